@@ -1,0 +1,4 @@
+//! One module per subcommand: each owns its clap `Args` and a `run` returning the exit code.
+
+pub mod probe;
+pub mod trace;

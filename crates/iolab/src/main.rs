@@ -1,0 +1,40 @@
+//! `iolab`: the command-line front door. Only argument parsing and wiring live here; every piece
+//! of logic belongs to a library crate.
+
+use clap::{Parser, Subcommand};
+
+mod cmd;
+
+/// A storage lab: measure drives, run reviewers' methods, model hardware you do not have.
+#[derive(Parser)]
+#[command(name = "iolab", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Block traces: analyze, synthesise, convert and replay.
+    Trace(cmd::trace::TraceArgs),
+    /// Show the host path from a file or device to the CPU, with link speeds and ceilings.
+    Probe(cmd::probe::ProbeArgs),
+    /// Check that TRIM reaches the device under a filesystem path (trimcheck's method).
+    Trimcheck(cmd::probe::TrimcheckArgs),
+}
+
+fn main() {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Trace(args) => cmd::trace::run(args),
+        Command::Probe(args) => cmd::probe::run_probe(args),
+        Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),
+    };
+    match result {
+        Ok(code) => std::process::exit(code),
+        Err(err) => {
+            eprintln!("Error: {err:#}");
+            std::process::exit(2);
+        }
+    }
+}
