@@ -1,1 +1,31 @@
-//! placeholder
+//! iolab's pure core: what a workload is, what data it writes, and what a run measured.
+//!
+//! Nothing here performs I/O, reads a clock, spawns a thread or prints. The engine
+//! (`iolab-engine`) and the model (`iolab-sim`) drive the same [`workload::IoGenerator`]s and
+//! fill the same [`stats::DirectionStats`], so a real drive and a modelled one produce results of
+//! one schema ([`result::RunResult`]).
+//!
+//! ```
+//! use iolab_core::job::JobSpec;
+//! let spec: JobSpec = toml::from_str(r#"
+//!     name = "4k-random-read"
+//!     access = "randread"
+//!     block_size = "4k"
+//!     queue_depth = 32
+//!     size = "1g"
+//! "#).unwrap();
+//! let job = spec.validate().unwrap();
+//! assert_eq!(job.queue_depth, 32);
+//! ```
+#![deny(missing_docs)]
+
+pub mod data;
+pub mod hist;
+pub mod job;
+pub mod result;
+pub mod rng;
+pub mod size;
+pub mod stats;
+pub mod workload;
+
+pub use job::{Job, JobError, JobSpec};

@@ -1,19 +1,127 @@
-//! `iolab probe` and `iolab trimcheck` (placeholder until the probe crate lands).
+//! `iolab probe` and `iolab trimcheck`: thin wrappers over `iolab_probe`.
+
+use anyhow::Context;
+use iolab_probe::{TrimError, TrimOptions, Verdict};
+use std::path::PathBuf;
+use std::time::Duration;
 
 /// Arguments of `iolab probe`.
 #[derive(clap::Args)]
-pub struct ProbeArgs {}
+pub struct ProbeArgs {
+    /// A file, directory or block device (default: the current directory).
+    pub target: Option<PathBuf>,
+    /// Print the probe as JSON instead of the readable view.
+    #[arg(long)]
+    pub json: bool,
+    /// Print only the one-line summary.
+    #[arg(long, conflicts_with = "json")]
+    pub summary: bool,
+}
 
 /// Arguments of `iolab trimcheck`.
 #[derive(clap::Args)]
-pub struct TrimcheckArgs {}
-
-/// Runs `iolab probe`.
-pub fn run_probe(_args: ProbeArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("iolab probe is not built yet")
+pub struct TrimcheckArgs {
+    /// A directory on the filesystem to check (a file path means its directory). Needs root.
+    pub path: PathBuf,
+    /// If the block is still there, wait this many seconds and read again (trimcheck suggests 20).
+    #[arg(long, value_name = "SECONDS")]
+    pub wait: Option<u64>,
+    /// Random padding before and after the test block, MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    pub padding_mib: u64,
+    /// Do not read the block from the device before deleting it (trimcheck ≥ 0.4 behaviour;
+    /// trusts FIEMAP without proof).
+    #[arg(long)]
+    pub no_verify: bool,
+    /// Print the report as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
-/// Runs `iolab trimcheck`.
-pub fn run_trimcheck(_args: TrimcheckArgs) -> anyhow::Result<i32> {
-    anyhow::bail!("iolab trimcheck is not built yet")
+/// Prints `text`; a closed pipe (`iolab probe | head`) is not an error.
+fn emit(text: &str) -> anyhow::Result<()> {
+    use std::io::Write;
+    match std::io::stdout().lock().write_all(text.as_bytes()) {
+        Err(e) if e.kind() != std::io::ErrorKind::BrokenPipe => Err(e.into()),
+        _ => Ok(()),
+    }
+}
+
+/// Runs `iolab probe`. Exit code 0 (findings are reported, not failures).
+pub fn run_probe(args: ProbeArgs) -> anyhow::Result<i32> {
+    let target = args.target.unwrap_or_else(|| PathBuf::from("."));
+    let p =
+        iolab_probe::probe(&target).with_context(|| format!("probing '{}'", target.display()))?;
+    if args.json {
+        emit(&(serde_json::to_string_pretty(&p)? + "\n"))?;
+    } else if args.summary {
+        emit(&(p.summary() + "\n"))?;
+    } else {
+        emit(&p.render_text())?;
+    }
+    Ok(0)
+}
+
+/// Exit codes of `iolab trimcheck`.
+const EXIT_WORKING: i32 = 0;
+const EXIT_NOT_WORKING: i32 = 1;
+const EXIT_INDETERMINATE: i32 = 3;
+const EXIT_CANNOT_CHECK: i32 = 4;
+
+/// Runs `iolab trimcheck`. Exit code 0 WORKING, 1 NOT WORKING, 3 INDETERMINATE, 4 when the
+/// method cannot work here (with the reason), 2 on other errors.
+pub fn run_trimcheck(args: TrimcheckArgs) -> anyhow::Result<i32> {
+    let opts = TrimOptions {
+        padding_bytes: args.padding_mib << 20,
+        wait: args.wait.map(Duration::from_secs),
+        verify_location: !args.no_verify,
+        ..TrimOptions::default()
+    };
+    let report = match iolab_probe::trimcheck(&args.path, &opts) {
+        Ok(r) => r,
+        Err(e @ (TrimError::Unsupported { .. } | TrimError::Unmappable { .. })) => {
+            if args.json {
+                let v = serde_json::json!({ "verdict": "CANNOT_CHECK", "reason": e.to_string() });
+                println!("{}", serde_json::to_string_pretty(&v)?);
+            } else {
+                println!("CANNOT CHECK: {e}");
+            }
+            return Ok(EXIT_CANNOT_CHECK);
+        }
+        Err(e) => return Err(e).context("trimcheck"),
+    };
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("{}: {}", report.verdict.label(), report.reason);
+        println!(
+            "  {} on {}, block of {} B at byte {} of {}",
+            report.fs_type,
+            report.directory.display(),
+            report.block_bytes,
+            report.device_offset_bytes,
+            report.device.display()
+        );
+        match (&report.fitrim_trimmed_bytes, &report.fitrim_error) {
+            (Some(n), _) => println!("  FITRIM: {n} bytes trimmed"),
+            (None, Some(e)) => println!("  FITRIM failed: {e}"),
+            _ => {}
+        }
+        for r in &report.readings {
+            println!(
+                "  read after {:.1} s: {:?} → {}",
+                r.after_s,
+                r.readback,
+                r.verdict.label()
+            );
+        }
+        for n in &report.notes {
+            println!("  note: {n}");
+        }
+    }
+    Ok(match report.verdict {
+        Verdict::Working => EXIT_WORKING,
+        Verdict::NotWorking => EXIT_NOT_WORKING,
+        Verdict::Indeterminate => EXIT_INDETERMINATE,
+    })
 }

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Throughput and memory of `iolab trace analyze` on MSR Cambridge CSV traces.
+#
+# Generates two synthetic MSR traces (default 1 M and 10 M lines, The Destroyer profile)
+# with `iolab trace synth --format msr`, analyses each under /usr/bin/time -v, and prints
+# lines per second per core (lines / CPU seconds; analysis is single-threaded) and peak
+# RSS. Peak RSS should stay flat as the file grows: readers stream, and the analysis keeps
+# only per-extent state (bounded by the footprint, not by the number of lines).
+#
+# Usage: bench/trace_analyze.sh            # 1 M and 10 M lines
+#        SIZES="2000000 20000000" bench/trace_analyze.sh
+#        KEEP=1 BENCH_DIR=/tmp/tb bench/trace_analyze.sh   # keep the generated files
+# Target: >= 5 M lines/s per core.
+set -euo pipefail
+
+cd "$(dirname "$0")/.."
+SIZES=${SIZES:-"1000000 10000000"}
+DIR=${BENCH_DIR:-$(mktemp -d -t iolab-trace-bench.XXXXXX)}
+mkdir -p "$DIR"
+if [ -z "${KEEP:-}" ]; then
+    trap 'rm -rf "$DIR"' EXIT
+fi
+
+if [ ! -x /usr/bin/time ]; then
+    echo "error: /usr/bin/time is missing; install it (apt-get install time)" >&2
+    exit 1
+fi
+
+cargo build --release -p iolab >&2
+BIN=target/release/iolab
+
+printf '%-10s %8s %9s %8s %8s %14s %12s\n' lines MB gen_s wall_s cpu_s "lines/s/core" peak_RSS_MiB
+for n in $SIZES; do
+    f="$DIR/msr_$n.csv"
+    gen_start=$(date +%s.%N)
+    if [ ! -s "$f" ]; then
+        # FILETIME start in Feb 2007, so timestamps have 18 digits like the real traces.
+        "$BIN" trace synth --profile destroyer --requests "$n" --format msr \
+            --start-ns 12816638529551466300 -o "$f"
+    fi
+    gen_end=$(date +%s.%N)
+    lines=$(wc -l < "$f")
+    mb=$(( $(stat -c %s "$f") / 1000000 ))
+    /usr/bin/time -v "$BIN" trace analyze --json "$f" > "$DIR/report_$n.json" 2> "$DIR/time_$n.txt"
+    user=$(awk -F': ' '/User time/ {print $2}' "$DIR/time_$n.txt")
+    sys=$(awk -F': ' '/System time/ {print $2}' "$DIR/time_$n.txt")
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$DIR/time_$n.txt" \
+        | awk -F: '{ if (NF == 3) print $1*3600 + $2*60 + $3; else print $1*60 + $2 }')
+    rss_kb=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$DIR/time_$n.txt")
+    cpu=$(echo "$user + $sys" | bc -l)
+    rate=$(echo "$lines / $cpu" | bc -l)
+    printf '%-10s %8s %9.2f %8.2f %8.2f %14.0f %12.1f\n' \
+        "$lines" "$mb" "$(echo "$gen_end - $gen_start" | bc -l)" "$wall" "$cpu" "$rate" \
+        "$(echo "$rss_kb / 1024" | bc -l)"
+    # The analysis must have seen every line.
+    got=$(grep -m1 '"requests"' "$DIR/report_$n.json" | tr -dc 0-9)
+    if [ "$got" != "$lines" ]; then
+        echo "error: analysis counted $got requests, file has $lines lines" >&2
+        exit 1
+    fi
+done

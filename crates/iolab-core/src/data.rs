@@ -1,0 +1,150 @@
+//! The bytes a write carries: incompressible, zeros, compressible to a share, dedupable to a share.
+//!
+//! Each written block gets its own 64-bit content seed. A unique block draws a fresh seed; a
+//! duplicate (with probability `dedupe_pct`) reuses the seed of a recent block, so it repeats
+//! that block byte for byte. Within a block, every 512-byte segment is `(100 − compress_pct) %`
+//! random bytes followed by zeros, so any compressor saves about `compress_pct` percent whatever
+//! its window — the same construction as fio's `buffer_compress_percentage`.
+
+use crate::job::{DataKind, Job};
+use crate::rng::Rng;
+
+/// Bytes per segment of the compressible layout.
+const SEGMENT: usize = 512;
+/// How many recent block seeds a duplicate may repeat.
+const DEDUPE_POOL: usize = 64;
+
+/// Fills write buffers for one worker.
+#[derive(Clone, Debug)]
+pub struct DataGenerator {
+    rng: Rng,
+    kind: DataKind,
+    random_per_segment: usize,
+    dedupe_frac: f64,
+    pool: Vec<u64>,
+    next_slot: usize,
+}
+
+impl DataGenerator {
+    /// The generator for a job's worker, seeded from `seed`.
+    pub fn new(job: &Job, seed: u64) -> Self {
+        Self::with(job.data, job.compress_pct, job.dedupe_pct, seed)
+    }
+
+    /// A generator from the data settings alone.
+    pub fn with(kind: DataKind, compress_pct: f64, dedupe_pct: f64, seed: u64) -> Self {
+        let random_per_segment =
+            ((1.0 - compress_pct / 100.0) * SEGMENT as f64).round() as usize;
+        DataGenerator {
+            rng: Rng::new(seed ^ 0x5EED_DA7A),
+            kind,
+            random_per_segment,
+            dedupe_frac: dedupe_pct / 100.0,
+            pool: Vec::with_capacity(DEDUPE_POOL),
+            next_slot: 0,
+        }
+    }
+
+    /// True when buffers never change (zeros): the caller may fill once and skip refills.
+    pub fn is_constant(&self) -> bool {
+        self.kind == DataKind::Zeros
+    }
+
+    /// Fills `buf` with the content of the next written block.
+    #[inline]
+    pub fn fill(&mut self, buf: &mut [u8]) {
+        if self.kind == DataKind::Zeros {
+            buf.fill(0);
+            return;
+        }
+        let seed = if !self.pool.is_empty() && self.dedupe_frac > 0.0 && self.rng.unit() < self.dedupe_frac {
+            self.pool[self.rng.below(self.pool.len() as u64) as usize]
+        } else {
+            let seed = self.rng.next_u64();
+            if self.dedupe_frac > 0.0 {
+                if self.pool.len() < DEDUPE_POOL {
+                    self.pool.push(seed);
+                } else {
+                    self.pool[self.next_slot] = seed;
+                    self.next_slot = (self.next_slot + 1) % DEDUPE_POOL;
+                }
+            }
+            seed
+        };
+        let mut content = Rng::new(seed);
+        if self.random_per_segment >= SEGMENT {
+            content.fill(buf);
+            return;
+        }
+        for segment in buf.chunks_mut(SEGMENT) {
+            let random = self.random_per_segment.min(segment.len());
+            content.fill(&mut segment[..random]);
+            segment[random..].fill(0);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    fn saved_share(data: &[u8]) -> f64 {
+        let packed = zstd::bulk::compress(data, 3).unwrap();
+        100.0 * (1.0 - packed.len() as f64 / data.len() as f64)
+    }
+
+    fn sample(gen: &mut DataGenerator, blocks: usize, bs: usize) -> Vec<u8> {
+        let mut out = vec![0u8; blocks * bs];
+        for chunk in out.chunks_mut(bs) {
+            gen.fill(chunk);
+        }
+        out
+    }
+
+    #[test]
+    fn random_data_does_not_compress() {
+        let mut g = DataGenerator::with(DataKind::Random, 0.0, 0.0, 1);
+        let saved = saved_share(&sample(&mut g, 256, 4096));
+        assert!(saved < 1.0, "saved {saved}%");
+    }
+
+    #[test]
+    fn compressibility_is_within_a_few_points_of_the_request() {
+        for pct in [25.0, 50.0, 75.0, 90.0] {
+            let mut g = DataGenerator::with(DataKind::Random, pct, 0.0, 7);
+            let saved = saved_share(&sample(&mut g, 256, 4096));
+            assert!((saved - pct).abs() < 3.0, "asked {pct}%, zstd saved {saved:.1}%");
+        }
+    }
+
+    #[test]
+    fn dedupe_share_is_within_a_few_points_of_the_request() {
+        for pct in [20.0, 50.0, 80.0] {
+            let mut g = DataGenerator::with(DataKind::Random, 0.0, pct, 3);
+            let n = 20_000;
+            let data = sample(&mut g, n, 4096);
+            let unique: HashSet<&[u8]> = data.chunks(4096).collect();
+            let dup = 100.0 * (1.0 - unique.len() as f64 / n as f64);
+            assert!((dup - pct).abs() < 2.0, "asked {pct}%, measured {dup:.1}%");
+        }
+    }
+
+    #[test]
+    fn every_write_gets_fresh_content() {
+        let mut g = DataGenerator::with(DataKind::Random, 0.0, 0.0, 9);
+        let mut a = vec![0u8; 4096];
+        let mut b = vec![0u8; 4096];
+        g.fill(&mut a);
+        g.fill(&mut b);
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn zeros_are_zeros() {
+        let mut g = DataGenerator::with(DataKind::Zeros, 0.0, 0.0, 9);
+        let mut a = vec![1u8; 4096];
+        g.fill(&mut a);
+        assert!(a.iter().all(|&b| b == 0));
+    }
+}

@@ -1,0 +1,649 @@
+//! A job: one workload, as a user writes it in TOML or on the command line ([`JobSpec`]), and as
+//! the engine runs it once validated ([`Job`]).
+//!
+//! Parsing and validation are separate stages (ripgrep's LowArgs → HiArgs): [`JobSpec`] holds
+//! only what the user said; [`JobSpec::validate`] checks every cross-field rule and returns a
+//! [`Job`] whose fields are all resolved, or one [`JobError`] naming the key and the fix.
+
+use crate::size::{format_size, parse_size, ByteSize};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Whether an I/O reads or writes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Direction {
+    /// A read.
+    Read,
+    /// A write.
+    Write,
+}
+
+/// The access pattern, named as fio names it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Access {
+    /// Sequential reads.
+    Read,
+    /// Sequential writes.
+    Write,
+    /// Random reads.
+    RandRead,
+    /// Random writes.
+    RandWrite,
+    /// Sequential mix of reads and writes (`read_pct` decides the share).
+    Rw,
+    /// Random mix of reads and writes (`read_pct` decides the share).
+    RandRw,
+}
+
+impl Access {
+    /// True for the random patterns.
+    pub fn is_random(self) -> bool {
+        matches!(self, Access::RandRead | Access::RandWrite | Access::RandRw)
+    }
+
+    /// The share of reads this pattern implies, if it is not a mix.
+    fn fixed_read_pct(self) -> Option<f64> {
+        match self {
+            Access::Read | Access::RandRead => Some(100.0),
+            Access::Write | Access::RandWrite => Some(0.0),
+            Access::Rw | Access::RandRw => None,
+        }
+    }
+}
+
+impl std::str::FromStr for Access {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s {
+            "read" | "seqread" => Access::Read,
+            "write" | "seqwrite" => Access::Write,
+            "randread" => Access::RandRead,
+            "randwrite" => Access::RandWrite,
+            "rw" | "readwrite" | "mixed" => Access::Rw,
+            "randrw" => Access::RandRw,
+            other => {
+                return Err(format!(
+                    "unknown access '{other}': use read, write, randread, randwrite, rw or randrw"
+                ))
+            }
+        })
+    }
+}
+
+/// What the written bytes look like. Drives that compress or deduplicate (SandForce, some
+/// filesystems) are only measured honestly with `random`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum DataKind {
+    /// Fresh incompressible content for every write (the default).
+    #[default]
+    Random,
+    /// All zero bytes.
+    Zeros,
+}
+
+/// One block size and its share of I/Os in a split.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SizeShare {
+    /// Block size in bytes.
+    pub bytes: u64,
+    /// Weight (percent of I/Os; normalised if the weights do not add up to 100).
+    pub weight: f64,
+}
+
+/// Parses fio's `bssplit` form: `512/10:4k/60:64k/30` (size/percent pairs, `:`-separated).
+pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
+    let mut out = Vec::new();
+    for part in s.split(':').filter(|p| !p.trim().is_empty()) {
+        let (size, weight) = part
+            .split_once('/')
+            .ok_or_else(|| format!("'{part}' is not SIZE/PERCENT (e.g. 4k/60)"))?;
+        let bytes = parse_size(size).map_err(|e| e.to_string())?;
+        let weight: f64 = weight
+            .trim()
+            .parse()
+            .map_err(|_| format!("'{weight}' in '{part}' is not a percentage"))?;
+        out.push(SizeShare { bytes, weight });
+    }
+    if out.is_empty() {
+        return Err("the split is empty".into());
+    }
+    Ok(out)
+}
+
+/// A job as written by the user: every field optional except what has no sane default.
+///
+/// Unknown keys are rejected (`deny_unknown_fields`): a typo must not silently run another test.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JobSpec {
+    /// Name shown in results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub name: Option<String>,
+    /// Target path (file, block device, or `sim:DRIVE@PLATFORM`); may also come from the CLI.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<String>,
+    /// Access pattern (default `randread`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access: Option<Access>,
+    /// Percent of I/Os that are reads, for `rw`/`randrw` (default 50).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_pct: Option<f64>,
+    /// One block size (default 4k).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_size: Option<ByteSize>,
+    /// A weighted split of block sizes, fio's bssplit form `512/10:4k/60:64k/30`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bssplit: Option<String>,
+    /// I/Os kept in flight per thread (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub queue_depth: Option<u32>,
+    /// Worker threads, each with its own queue (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threads: Option<u32>,
+    /// Start of the span in the target (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<ByteSize>,
+    /// Length of the span (default: the whole target; required for a file that does not exist).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub size: Option<ByteSize>,
+    /// Give each thread its own non-overlapping zone of the span (X-bit's multithreaded test).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zones: Option<bool>,
+    /// Measured time in seconds (after ramp). Without it, the job ends after its byte/I/O limit,
+    /// or after one pass over the span.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub duration_s: Option<f64>,
+    /// Seconds run before measuring starts; their I/Os are excluded from results.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ramp_s: Option<f64>,
+    /// Stop after this many bytes in total (all threads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_limit: Option<ByteSize>,
+    /// Stop after this many I/Os in total (all threads).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ios_limit: Option<u64>,
+    /// Bypass the page cache with O_DIRECT (default true).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub direct: Option<bool>,
+    /// Content of written data (default `random`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<DataKind>,
+    /// Percent of each written block that compresses away (0–100), on top of `data = "random"`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub compress_pct: Option<f64>,
+    /// Percent of written blocks that repeat an earlier block (0–100).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_pct: Option<f64>,
+    /// Cap on I/Os per second for the whole job; latency then counts from each I/O's intended
+    /// start, so a stalled device is not hidden (no coordinated omission).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_iops: Option<f64>,
+    /// Cap on bytes per second for the whole job (same latency rule as `rate_iops`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_bytes_per_s: Option<ByteSize>,
+    /// Seed of every random choice (default 1): same seed, same offsets, same bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// Count I/O errors and go on instead of stopping the job (default false).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub continue_on_error: Option<bool>,
+}
+
+/// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
+/// when `size` was not given) are resolved by [`Job::resolve_span`].
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Job {
+    /// Name shown in results.
+    pub name: String,
+    /// Access pattern.
+    pub access: Access,
+    /// Percent of I/Os that are reads (0–100).
+    pub read_pct: f64,
+    /// Block sizes and their normalised weights (sum 1.0).
+    pub block_sizes: Vec<SizeShare>,
+    /// I/Os in flight per thread.
+    pub queue_depth: u32,
+    /// Worker threads.
+    pub threads: u32,
+    /// Start of the span.
+    pub offset_bytes: u64,
+    /// Length of the span; `None` until resolved against the target.
+    pub span_bytes: Option<u64>,
+    /// Threads work in separate zones.
+    pub zones: bool,
+    /// Measured seconds after ramp.
+    pub duration_s: Option<f64>,
+    /// Ramp seconds excluded from results.
+    pub ramp_s: f64,
+    /// Byte limit (all threads).
+    pub io_limit_bytes: Option<u64>,
+    /// I/O count limit (all threads).
+    pub ios_limit: Option<u64>,
+    /// O_DIRECT.
+    pub direct: bool,
+    /// Written content.
+    pub data: DataKind,
+    /// Percent of each block that compresses away.
+    pub compress_pct: f64,
+    /// Percent of blocks that repeat an earlier one.
+    pub dedupe_pct: f64,
+    /// I/O rate cap for the job.
+    pub rate_iops: Option<f64>,
+    /// Byte rate cap for the job.
+    pub rate_bytes_per_s: Option<u64>,
+    /// Seed.
+    pub seed: u64,
+    /// Continue on I/O errors.
+    pub continue_on_error: bool,
+}
+
+/// A job that cannot run, with the key at fault and what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("job '{job}': {key}: {message}")]
+pub struct JobError {
+    /// Job name.
+    pub job: String,
+    /// The offending key, as written in a job file.
+    pub key: &'static str,
+    /// What is wrong and how to fix it.
+    pub message: String,
+}
+
+/// The sector size O_DIRECT needs at the least; a target with larger logical blocks is checked
+/// again when it is opened ([`Job::check_alignment`]).
+pub const MIN_DIRECT_ALIGN: u64 = 512;
+
+impl JobSpec {
+    /// Parses a job from TOML text, naming `origin` (a file path) in errors.
+    pub fn from_toml(text: &str, origin: &str) -> Result<JobSpec, String> {
+        toml::from_str(text).map_err(|e| format!("{origin}: {e}"))
+    }
+
+    /// Checks every rule and resolves defaults.
+    pub fn validate(&self) -> Result<Job, JobError> {
+        let name = self.name.clone().unwrap_or_else(|| "job".to_string());
+        let fail = |key: &'static str, message: String| JobError {
+            job: name.clone(),
+            key,
+            message,
+        };
+        let access = self.access.unwrap_or(Access::RandRead);
+        let read_pct = match (access.fixed_read_pct(), self.read_pct) {
+            (Some(fixed), None) => fixed,
+            (Some(fixed), Some(p)) if (p - fixed).abs() < 1e-9 => fixed,
+            (Some(_), Some(_)) => {
+                return Err(fail(
+                    "read_pct",
+                    format!("only mixed access (rw, randrw) takes a read share; access is {access:?}"),
+                ))
+            }
+            (None, p) => p.unwrap_or(50.0),
+        };
+        if !(0.0..=100.0).contains(&read_pct) {
+            return Err(fail("read_pct", format!("{read_pct} is outside 0–100")));
+        }
+        let block_sizes = match (&self.block_size, &self.bssplit) {
+            (Some(_), Some(_)) => {
+                return Err(fail(
+                    "bssplit",
+                    "give either block_size or bssplit, not both".into(),
+                ))
+            }
+            (None, Some(split)) => parse_bssplit(split).map_err(|e| fail("bssplit", e))?,
+            (bs, None) => vec![SizeShare {
+                bytes: bs.map_or(4096, |b| b.0),
+                weight: 100.0,
+            }],
+        };
+        let key = if self.bssplit.is_some() { "bssplit" } else { "block_size" };
+        let total_weight: f64 = block_sizes.iter().map(|s| s.weight).sum();
+        if block_sizes.iter().any(|s| s.weight < 0.0) || total_weight <= 0.0 {
+            return Err(fail(key, "weights must be positive".into()));
+        }
+        let direct = self.direct.unwrap_or(true);
+        for s in &block_sizes {
+            if s.bytes == 0 {
+                return Err(fail(key, "a block size of 0 bytes cannot be issued; use e.g. 4k".into()));
+            }
+            if s.bytes > (1 << 30) {
+                return Err(fail(key, format!("{} is above the 1 GiB limit per I/O", format_size(s.bytes))));
+            }
+            if direct && s.bytes % MIN_DIRECT_ALIGN != 0 {
+                return Err(fail(
+                    key,
+                    format!(
+                        "{} bytes is not a multiple of {MIN_DIRECT_ALIGN}, which O_DIRECT needs; \
+                         use a multiple of the sector size or set direct = false",
+                        s.bytes
+                    ),
+                ));
+            }
+        }
+        let block_sizes = block_sizes
+            .into_iter()
+            .map(|s| SizeShare {
+                bytes: s.bytes,
+                weight: s.weight / total_weight,
+            })
+            .collect::<Vec<_>>();
+        let queue_depth = self.queue_depth.unwrap_or(1);
+        if queue_depth == 0 || queue_depth > 4096 {
+            return Err(fail("queue_depth", format!("{queue_depth} is outside 1–4096")));
+        }
+        let threads = self.threads.unwrap_or(1);
+        if threads == 0 || threads > 1024 {
+            return Err(fail("threads", format!("{threads} is outside 1–1024")));
+        }
+        let offset_bytes = self.offset.map_or(0, |o| o.0);
+        if direct && offset_bytes % MIN_DIRECT_ALIGN != 0 {
+            return Err(fail("offset", format!("{offset_bytes} is not sector-aligned (multiple of {MIN_DIRECT_ALIGN}) as O_DIRECT needs")));
+        }
+        let positive = |key: &'static str, v: Option<f64>| -> Result<Option<f64>, JobError> {
+            match v {
+                Some(x) if !(x.is_finite() && x > 0.0) => {
+                    Err(fail(key, format!("{x} must be a positive number")))
+                }
+                _ => Ok(v),
+            }
+        };
+        let duration_s = positive("duration_s", self.duration_s)?;
+        let rate_iops = positive("rate_iops", self.rate_iops)?;
+        let ramp_s = self.ramp_s.unwrap_or(0.0);
+        if !(ramp_s.is_finite() && ramp_s >= 0.0) {
+            return Err(fail("ramp_s", format!("{ramp_s} must be zero or more seconds")));
+        }
+        let pct = |key: &'static str, v: Option<f64>| -> Result<f64, JobError> {
+            let v = v.unwrap_or(0.0);
+            if (0.0..=100.0).contains(&v) {
+                Ok(v)
+            } else {
+                Err(fail(key, format!("{v} is outside 0–100")))
+            }
+        };
+        let compress_pct = pct("compress_pct", self.compress_pct)?;
+        let dedupe_pct = pct("dedupe_pct", self.dedupe_pct)?;
+        let data = self.data.unwrap_or_default();
+        if data == DataKind::Zeros && (compress_pct > 0.0 || dedupe_pct > 0.0) {
+            return Err(fail("data", "zeros are already fully compressible and duplicate; drop compress_pct/dedupe_pct or use data = \"random\"".into()));
+        }
+        if self.io_limit.is_some_and(|b| b.0 == 0) {
+            return Err(fail("io_limit", "0 bytes would issue nothing".into()));
+        }
+        if self.ios_limit == Some(0) {
+            return Err(fail("ios_limit", "0 I/Os would issue nothing".into()));
+        }
+        if self.rate_bytes_per_s.is_some_and(|b| b.0 == 0) {
+            return Err(fail("rate_bytes_per_s", "a rate of 0 would issue nothing".into()));
+        }
+        let mut job = Job {
+            name: name.clone(),
+            access,
+            read_pct,
+            block_sizes,
+            queue_depth,
+            threads,
+            offset_bytes,
+            span_bytes: None,
+            zones: self.zones.unwrap_or(false),
+            duration_s,
+            ramp_s,
+            io_limit_bytes: self.io_limit.map(|b| b.0),
+            ios_limit: self.ios_limit,
+            direct,
+            data,
+            compress_pct,
+            dedupe_pct,
+            rate_iops,
+            rate_bytes_per_s: self.rate_bytes_per_s.map(|b| b.0),
+            seed: self.seed.unwrap_or(1),
+            continue_on_error: self.continue_on_error.unwrap_or(false),
+        };
+        if let Some(size) = self.size {
+            job.set_span(size.0)?;
+        }
+        Ok(job)
+    }
+}
+
+impl Job {
+    /// The largest block size of the job.
+    pub fn max_block(&self) -> u64 {
+        self.block_sizes.iter().map(|s| s.bytes).max().unwrap_or(4096)
+    }
+
+    /// Whether the job writes at all.
+    pub fn writes(&self) -> bool {
+        self.read_pct < 100.0
+    }
+
+    /// Whether the job reads at all.
+    pub fn reads(&self) -> bool {
+        self.read_pct > 0.0
+    }
+
+    /// The span in bytes; zero until resolved.
+    pub fn span(&self) -> u64 {
+        self.span_bytes.unwrap_or(0)
+    }
+
+    fn error(&self, key: &'static str, message: String) -> JobError {
+        JobError {
+            job: self.name.clone(),
+            key,
+            message,
+        }
+    }
+
+    /// Sets the span and checks it against the block sizes and zones.
+    pub fn set_span(&mut self, span: u64) -> Result<(), JobError> {
+        let max_block = self.max_block();
+        if span < max_block {
+            return Err(self.error(
+                "size",
+                format!(
+                    "the span of {} is smaller than one block of {}; make size at least the block size",
+                    format_size(span),
+                    format_size(max_block)
+                ),
+            ));
+        }
+        if self.zones {
+            let zone = span / self.threads as u64;
+            if zone < max_block {
+                return Err(self.error(
+                    "zones",
+                    format!(
+                        "{} threads split {} into zones of {} bytes, smaller than one block of {}; \
+                         use fewer threads or a larger size",
+                        self.threads,
+                        format_size(span),
+                        zone,
+                        format_size(max_block)
+                    ),
+                ));
+            }
+        }
+        self.span_bytes = Some(span);
+        Ok(())
+    }
+
+    /// Resolves the span against a target of `target_bytes`: the default span is everything
+    /// from `offset` to the end; a span past the end is an error.
+    pub fn resolve_span(&mut self, target_bytes: u64) -> Result<(), JobError> {
+        if self.offset_bytes >= target_bytes {
+            return Err(self.error(
+                "offset",
+                format!(
+                    "{} is at or past the end of the target ({} bytes)",
+                    self.offset_bytes, target_bytes
+                ),
+            ));
+        }
+        match self.span_bytes {
+            Some(span) if self.offset_bytes + span > target_bytes => Err(self.error(
+                "size",
+                format!(
+                    "offset {} + size {} runs past the end of the target ({} bytes); \
+                     shrink size or offset",
+                    self.offset_bytes, span, target_bytes
+                ),
+            )),
+            Some(_) => Ok(()),
+            None => {
+                let span = target_bytes - self.offset_bytes;
+                self.set_span(span - span % MIN_DIRECT_ALIGN)
+            }
+        }
+    }
+
+    /// Checks sizes and offsets against the target's logical block size (O_DIRECT only).
+    pub fn check_alignment(&self, logical_block: u64) -> Result<(), JobError> {
+        if !self.direct || logical_block <= 1 {
+            return Ok(());
+        }
+        let key = if self.block_sizes.len() > 1 { "bssplit" } else { "block_size" };
+        if let Some(bad) = self.block_sizes.iter().find(|s| s.bytes % logical_block != 0) {
+            return Err(self.error(
+                key,
+                format!(
+                    "{} bytes is not a multiple of the target's {logical_block}-byte logical block, \
+                     which O_DIRECT needs; use a multiple of {logical_block} or set direct = false",
+                    bad.bytes
+                ),
+            ));
+        }
+        if self.offset_bytes % logical_block != 0 {
+            return Err(self.error(
+                "offset",
+                format!("{} is not a multiple of the target's {logical_block}-byte logical block", self.offset_bytes),
+            ));
+        }
+        Ok(())
+    }
+
+    /// The byte range `[start, end)` worker `index` of `threads` works in.
+    pub fn worker_range(&self, index: u32) -> (u64, u64) {
+        let span = self.span();
+        let start = self.offset_bytes;
+        if !self.zones {
+            return (start, start + span);
+        }
+        let zone = span / self.threads as u64;
+        let zone = zone - zone % MIN_DIRECT_ALIGN.min(zone);
+        let zs = start + zone * index as u64;
+        (zs, zs + zone)
+    }
+}
+
+impl fmt::Display for Job {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bs = if self.block_sizes.len() == 1 {
+            format_size(self.block_sizes[0].bytes)
+        } else {
+            self.block_sizes
+                .iter()
+                .map(|s| format!("{}/{:.0}", format_size(s.bytes), s.weight * 100.0))
+                .collect::<Vec<_>>()
+                .join(":")
+        };
+        write!(f, "{:?} {} QD{} T{}", self.access, bs, self.queue_depth, self.threads)?;
+        if matches!(self.access, Access::Rw | Access::RandRw) {
+            write!(f, " {:.0}% read", self.read_pct)?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> JobSpec {
+        toml::from_str(text).unwrap()
+    }
+
+    #[test]
+    fn defaults_resolve() {
+        let job = JobSpec::default().validate().unwrap();
+        assert_eq!(job.access, Access::RandRead);
+        assert_eq!(job.block_sizes[0].bytes, 4096);
+        assert_eq!(job.queue_depth, 1);
+        assert!(job.direct);
+        assert_eq!(job.read_pct, 100.0);
+    }
+
+    #[test]
+    fn unknown_key_is_rejected_by_name() {
+        let e = toml::from_str::<JobSpec>("blocksize = \"4k\"").unwrap_err();
+        assert!(e.to_string().contains("unknown field `blocksize`"), "{e}");
+    }
+
+    #[test]
+    fn bad_values_name_the_key_and_the_fix() {
+        let cases = [
+            ("block_size = 0", "block_size", "0 bytes"),
+            ("block_size = 4100", "block_size", "O_DIRECT"),
+            ("queue_depth = 0", "queue_depth", "outside"),
+            ("threads = 0", "threads", "outside"),
+            ("size = \"2k\"\nblock_size = \"4k\"", "size", "smaller than one block"),
+            ("access = \"randread\"\nread_pct = 70", "read_pct", "mixed"),
+            ("bssplit = \"4k/x\"", "bssplit", "percentage"),
+            ("zones = true\nthreads = 4\nsize = \"8k\"", "zones", "zones of"),
+            ("compress_pct = 120", "compress_pct", "0–100"),
+            ("duration_s = -1", "duration_s", "positive"),
+        ];
+        for (text, key, hint) in cases {
+            let e = spec(text).validate().unwrap_err();
+            assert_eq!(e.key, key, "{text}");
+            assert!(e.to_string().contains(hint), "{text}: {e}");
+        }
+    }
+
+    #[test]
+    fn unaligned_block_is_fine_when_buffered() {
+        let job = spec("block_size = 4100\ndirect = false").validate().unwrap();
+        assert_eq!(job.max_block(), 4100);
+    }
+
+    #[test]
+    fn alignment_against_a_4k_target() {
+        let job = spec("block_size = 512").validate().unwrap();
+        assert!(job.check_alignment(512).is_ok());
+        let e = job.check_alignment(4096).unwrap_err();
+        assert!(e.message.contains("4096-byte logical block"));
+    }
+
+    #[test]
+    fn bssplit_weights_are_normalised() {
+        let job = spec("bssplit = \"512/10:4k/60:64k/10\"").validate().unwrap();
+        let sum: f64 = job.block_sizes.iter().map(|s| s.weight).sum();
+        assert!((sum - 1.0).abs() < 1e-12);
+        assert!((job.block_sizes[1].weight - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn zones_do_not_overlap_and_cover_the_span() {
+        let mut job = spec("zones = true\nthreads = 3").validate().unwrap();
+        job.offset_bytes = 1 << 20;
+        job.set_span(3 << 30).unwrap();
+        let ranges: Vec<_> = (0..3).map(|i| job.worker_range(i)).collect();
+        for w in ranges.windows(2) {
+            assert!(w[0].1 <= w[1].0, "{ranges:?}");
+        }
+        assert_eq!(ranges[0].0, 1 << 20);
+        assert!(ranges[2].1 <= (1 << 20) + (3 << 30));
+    }
+
+    #[test]
+    fn span_past_the_end_is_refused() {
+        let mut job = spec("size = \"2g\"").validate().unwrap();
+        let e = job.resolve_span(1 << 30).unwrap_err();
+        assert_eq!(e.key, "size");
+        let mut job = JobSpec::default().validate().unwrap();
+        job.resolve_span(1 << 30).unwrap();
+        assert_eq!(job.span(), 1 << 30);
+    }
+}

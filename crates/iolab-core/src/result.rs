@@ -1,0 +1,206 @@
+//! The one result schema every run writes and every renderer reads.
+//!
+//! Rules (learned from fio's drifting formats): every field is always present, units are in the
+//! field names, and [`SCHEMA_VERSION`] changes whenever a field changes meaning.
+
+use crate::hist::SparseHistogram;
+use crate::job::Job;
+use serde::{Deserialize, Serialize};
+
+/// Version of this schema; bump on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// A whole run: one or more jobs on one target.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct RunResult {
+    /// Schema version ([`SCHEMA_VERSION`]).
+    pub schema_version: u32,
+    /// The tool that wrote this.
+    pub tool: ToolInfo,
+    /// What kind of run: `run`, `quick`, `suite:NAME`, `replay`.
+    pub kind: String,
+    /// Seconds since the Unix epoch when the run started.
+    pub started_unix_s: f64,
+    /// False when the run was interrupted or failed before all jobs finished.
+    pub complete: bool,
+    /// Why the run is incomplete, if it is.
+    pub incomplete_reason: Option<String>,
+    /// The machine that ran it.
+    pub host: HostInfo,
+    /// The target measured.
+    pub target: TargetInfo,
+    /// Free-form notes the run wants readers to see (e.g. "psync fallback: io_uring unavailable").
+    pub notes: Vec<String>,
+    /// One entry per job, in run order.
+    pub jobs: Vec<JobResult>,
+}
+
+/// Tool name and version.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ToolInfo {
+    /// "iolab".
+    pub name: String,
+    /// Crate version.
+    pub version: String,
+}
+
+/// Facts about the host.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct HostInfo {
+    /// Host name.
+    pub hostname: String,
+    /// Kernel release (`uname -r`).
+    pub kernel: String,
+    /// CPU model.
+    pub cpu_model: String,
+    /// Logical CPUs.
+    pub cpus: u32,
+    /// Memory in bytes.
+    pub memory_bytes: u64,
+}
+
+/// Facts about the target.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct TargetInfo {
+    /// Path or `sim:` name as given.
+    pub path: String,
+    /// `file`, `block`, `sim` or `null`.
+    pub kind: String,
+    /// Size in bytes.
+    pub size_bytes: u64,
+    /// Logical block size in bytes.
+    pub logical_block_bytes: u64,
+    /// I/O engine used: `io_uring`, `psync`, `sim`, `null`.
+    pub engine: String,
+    /// True when the figures come from a model, not a device.
+    pub modelled: bool,
+    /// The model's parameters, when modelled.
+    pub model: Option<serde_json::Value>,
+    /// The host-path probe of the target, when one was taken.
+    pub probe: Option<serde_json::Value>,
+}
+
+/// One job's measurements.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct JobResult {
+    /// Job name.
+    pub name: String,
+    /// The job exactly as run.
+    pub job: Job,
+    /// False when the job was cut short (interrupt, error).
+    pub complete: bool,
+    /// Measured time (after ramp) in ns.
+    pub measured_ns: u64,
+    /// Ramp time excluded, in ns.
+    pub ramp_ns: u64,
+    /// Reads.
+    pub read: DirectionResult,
+    /// Writes.
+    pub write: DirectionResult,
+    /// Per-interval series.
+    pub series: SeriesResult,
+    /// CPU time of the whole process during the job.
+    pub cpu: CpuResult,
+    /// I/O errors by errno.
+    pub errors: Vec<ErrorCount>,
+    /// Latency counted from each I/O's intended start (rate-limited jobs) rather than from
+    /// submission.
+    pub latency_from_intended_start: bool,
+}
+
+/// One direction's figures.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct DirectionResult {
+    /// Completed I/Os.
+    pub ios: u64,
+    /// Completed bytes.
+    pub bytes: u64,
+    /// I/Os per second.
+    pub iops: f64,
+    /// Bytes per second.
+    pub bw_bytes_per_s: f64,
+    /// 10^6 bytes per second.
+    pub bw_mb_per_s: f64,
+    /// 2^20 bytes per second.
+    pub bw_mib_per_s: f64,
+    /// Latency summary in ns.
+    pub lat_ns: LatencySummary,
+    /// Full latency histogram, mergeable.
+    pub lat_histogram: SparseHistogram,
+}
+
+/// Latency figures in nanoseconds (percentiles within ±0.39 %, see [`crate::hist`]).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct LatencySummary {
+    /// Minimum.
+    pub min: u64,
+    /// Mean.
+    pub mean: f64,
+    /// Population standard deviation.
+    pub stddev: f64,
+    /// Maximum.
+    pub max: u64,
+    /// Median.
+    pub p50: u64,
+    /// 90th percentile.
+    pub p90: u64,
+    /// 99th percentile.
+    pub p99: u64,
+    /// 99.9th percentile.
+    pub p99_9: u64,
+    /// 99.99th percentile.
+    pub p99_99: u64,
+}
+
+/// Per-interval series (bins end at `t_end_s`).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SeriesResult {
+    /// Bin width in ms.
+    pub interval_ms: f64,
+    /// End of each bin, seconds after measuring started.
+    pub t_end_s: Vec<f64>,
+    /// Reads per second in each bin.
+    pub read_iops: Vec<f64>,
+    /// Writes per second in each bin.
+    pub write_iops: Vec<f64>,
+    /// Read bytes per second.
+    pub read_bytes_per_s: Vec<f64>,
+    /// Write bytes per second.
+    pub write_bytes_per_s: Vec<f64>,
+    /// Mean latency of the I/Os completed in each bin.
+    pub mean_lat_ns: Vec<f64>,
+}
+
+/// CPU seconds used.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct CpuResult {
+    /// User-mode seconds.
+    pub user_s: f64,
+    /// Kernel-mode seconds.
+    pub system_s: f64,
+}
+
+/// Errors of one errno.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq)]
+pub struct ErrorCount {
+    /// errno value.
+    pub errno: i32,
+    /// Symbolic name.
+    pub name: String,
+    /// How many I/Os failed with it.
+    pub count: u64,
+    /// Byte offset of the first.
+    pub first_offset_bytes: u64,
+}
+
+impl JobResult {
+    /// Total I/Os per second, both directions.
+    pub fn total_iops(&self) -> f64 {
+        self.read.iops + self.write.iops
+    }
+
+    /// Total MB/s (10^6), both directions.
+    pub fn total_mb_per_s(&self) -> f64 {
+        self.read.bw_mb_per_s + self.write.bw_mb_per_s
+    }
+}

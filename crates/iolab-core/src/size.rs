@@ -1,0 +1,142 @@
+//! Byte sizes as users write them: `4k`, `128KiB`, `1m`, `1 GiB`, `512`, or a plain integer.
+//!
+//! Like fio, a bare `k`/`m`/`g`/`t` suffix means powers of 1024 (block sizes are always binary);
+//! `kB`/`MB`/`GB`/`TB` mean powers of 1000, as drive makers use them.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A size in bytes that parses from and prints to the human form.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
+pub struct ByteSize(pub u64);
+
+/// Why a size string did not parse.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{input}' is not a size: {why} (write e.g. 4096, 4k, 128KiB, 1m, 1GiB or 16GB)")]
+pub struct SizeError {
+    /// The text that failed.
+    pub input: String,
+    /// What was wrong with it.
+    pub why: &'static str,
+}
+
+/// Parses a human size such as `4k` or `1.5GiB` into bytes.
+pub fn parse_size(input: &str) -> Result<u64, SizeError> {
+    let err = |why| SizeError {
+        input: input.to_string(),
+        why,
+    };
+    let s = input.trim();
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    if num.is_empty() {
+        return Err(err("it does not start with a number"));
+    }
+    let value: f64 = num.parse().map_err(|_| err("the number is malformed"))?;
+    let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
+        "" | "b" => 1,
+        "k" | "kib" | "ki" => 1 << 10,
+        "m" | "mib" | "mi" => 1 << 20,
+        "g" | "gib" | "gi" => 1 << 30,
+        "t" | "tib" | "ti" => 1 << 40,
+        "kb" => 1_000,
+        "mb" => 1_000_000,
+        "gb" => 1_000_000_000,
+        "tb" => 1_000_000_000_000,
+        _ => return Err(err("the unit is unknown")),
+    };
+    let bytes = value * mult as f64;
+    if bytes.fract() != 0.0 {
+        return Err(err("it is not a whole number of bytes"));
+    }
+    if bytes > u64::MAX as f64 {
+        return Err(err("it is too large"));
+    }
+    Ok(bytes as u64)
+}
+
+/// Formats bytes in the shortest exact binary form (`4k`, `1m`, `1536`).
+pub fn format_size(bytes: u64) -> String {
+    for (shift, suffix) in [(40, "t"), (30, "g"), (20, "m"), (10, "k")] {
+        if bytes >= 1 << shift && bytes % (1 << shift) == 0 {
+            return format!("{}{}", bytes >> shift, suffix);
+        }
+    }
+    bytes.to_string()
+}
+
+impl fmt::Display for ByteSize {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&format_size(self.0))
+    }
+}
+
+impl std::str::FromStr for ByteSize {
+    type Err = SizeError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        parse_size(s).map(ByteSize)
+    }
+}
+
+impl Serialize for ByteSize {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_u64(self.0)
+    }
+}
+
+impl<'de> Deserialize<'de> for ByteSize {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = ByteSize;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a size in bytes, as an integer or a string such as \"4k\"")
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<ByteSize, E> {
+                Ok(ByteSize(v))
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<ByteSize, E> {
+                u64::try_from(v)
+                    .map(ByteSize)
+                    .map_err(|_| E::custom("a size cannot be negative"))
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<ByteSize, E> {
+                parse_size(v).map(ByteSize).map_err(E::custom)
+            }
+        }
+        d.deserialize_any(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_binary_and_decimal_units() {
+        assert_eq!(parse_size("4k").unwrap(), 4096);
+        assert_eq!(parse_size("128KiB").unwrap(), 131072);
+        assert_eq!(parse_size("1m").unwrap(), 1 << 20);
+        assert_eq!(parse_size("1.5g").unwrap(), 3 << 29);
+        assert_eq!(parse_size("16GB").unwrap(), 16_000_000_000);
+        assert_eq!(parse_size("512").unwrap(), 512);
+        assert_eq!(parse_size(" 8 KiB ").unwrap(), 8192);
+    }
+
+    #[test]
+    fn rejects_nonsense_with_a_hint() {
+        let e = parse_size("4q").unwrap_err();
+        assert!(e.to_string().contains("unit is unknown"));
+        assert!(parse_size("k").is_err());
+        assert!(parse_size("0.3").is_err());
+    }
+
+    #[test]
+    fn formats_round_trip() {
+        for v in [512, 4096, 1 << 20, 3 << 30, 1536] {
+            assert_eq!(parse_size(&format_size(v)).unwrap(), v);
+        }
+    }
+}

@@ -1,0 +1,276 @@
+//! Per-run accumulators the drivers fill, and the pure summaries they turn into.
+//!
+//! A driver owns one [`RunStats`] per worker, records every completed I/O into it, and merges
+//! the workers' stats at the end; [`RunStats::direction_summary`] and [`RunStats::series`] turn
+//! them into the result schema. No clock is read here: times are passed in.
+
+use crate::hist::Histogram;
+use crate::job::Direction;
+use crate::result::{DirectionResult, ErrorCount, LatencySummary, SeriesResult};
+use std::collections::BTreeMap;
+
+const NS_PER_S: f64 = 1e9;
+
+/// Counts and latencies of one direction.
+#[derive(Clone, Debug, Default)]
+pub struct DirectionStats {
+    /// Completed I/Os.
+    pub ios: u64,
+    /// Completed bytes.
+    pub bytes: u64,
+    /// Latency of every completed I/O.
+    pub latency: Histogram,
+}
+
+impl DirectionStats {
+    fn merge(&mut self, other: &DirectionStats) {
+        self.ios += other.ios;
+        self.bytes += other.bytes;
+        self.latency.merge(&other.latency);
+    }
+}
+
+/// One per-interval bin of the time series.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SeriesBin {
+    /// Reads completed in the interval.
+    pub read_ios: u64,
+    /// Writes completed in the interval.
+    pub write_ios: u64,
+    /// Bytes read.
+    pub read_bytes: u64,
+    /// Bytes written.
+    pub write_bytes: u64,
+    /// Sum of the latencies of the I/Os completed in the interval.
+    pub lat_sum_ns: u128,
+}
+
+/// Everything one worker (or a merge of workers) measured.
+#[derive(Clone, Debug)]
+pub struct RunStats {
+    /// Reads.
+    pub read: DirectionStats,
+    /// Writes.
+    pub write: DirectionStats,
+    /// Per-interval bins, indexed by completion time since measuring started.
+    pub bins: Vec<SeriesBin>,
+    /// Width of a bin.
+    pub interval_ns: u64,
+    /// I/O errors by errno: count and the offset of the first.
+    pub errors: BTreeMap<i32, (u64, u64)>,
+}
+
+impl RunStats {
+    /// Empty stats with series bins of `interval_ns` (1 s is the usual).
+    pub fn new(interval_ns: u64) -> Self {
+        RunStats {
+            read: DirectionStats::default(),
+            write: DirectionStats::default(),
+            bins: Vec::new(),
+            interval_ns: interval_ns.max(1),
+            errors: BTreeMap::new(),
+        }
+    }
+
+    /// Records one completed I/O that finished `at_ns` after measuring started.
+    #[inline]
+    pub fn record(&mut self, dir: Direction, bytes: u64, latency_ns: u64, at_ns: u64) {
+        let d = match dir {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
+        };
+        d.ios += 1;
+        d.bytes += bytes;
+        d.latency.record(latency_ns);
+        let idx = (at_ns / self.interval_ns) as usize;
+        if idx >= self.bins.len() {
+            self.bins.resize(idx + 1, SeriesBin::default());
+        }
+        let bin = &mut self.bins[idx];
+        match dir {
+            Direction::Read => {
+                bin.read_ios += 1;
+                bin.read_bytes += bytes;
+            }
+            Direction::Write => {
+                bin.write_ios += 1;
+                bin.write_bytes += bytes;
+            }
+        }
+        bin.lat_sum_ns += latency_ns as u128;
+    }
+
+    /// Records a failed I/O.
+    pub fn record_error(&mut self, errno: i32, offset: u64) {
+        let e = self.errors.entry(errno).or_insert((0, offset));
+        e.0 += 1;
+    }
+
+    /// Total I/O errors.
+    pub fn error_count(&self) -> u64 {
+        self.errors.values().map(|e| e.0).sum()
+    }
+
+    /// Adds another worker's stats.
+    pub fn merge(&mut self, other: &RunStats) {
+        self.read.merge(&other.read);
+        self.write.merge(&other.write);
+        if other.bins.len() > self.bins.len() {
+            self.bins.resize(other.bins.len(), SeriesBin::default());
+        }
+        for (a, b) in self.bins.iter_mut().zip(&other.bins) {
+            a.read_ios += b.read_ios;
+            a.write_ios += b.write_ios;
+            a.read_bytes += b.read_bytes;
+            a.write_bytes += b.write_bytes;
+            a.lat_sum_ns += b.lat_sum_ns;
+        }
+        for (errno, (count, first)) in &other.errors {
+            let e = self.errors.entry(*errno).or_insert((0, *first));
+            e.0 += count;
+        }
+    }
+
+    /// Summary of one direction over `measured_ns` of measuring.
+    pub fn direction_summary(&self, dir: Direction, measured_ns: u64) -> DirectionResult {
+        let d = match dir {
+            Direction::Read => &self.read,
+            Direction::Write => &self.write,
+        };
+        summarize(d, measured_ns)
+    }
+
+    /// The time series, cut to `measured_ns` (a last partial bin is scaled by its length).
+    pub fn series(&self, measured_ns: u64) -> SeriesResult {
+        let full_bins = (measured_ns / self.interval_ns) as usize;
+        let partial_ns = measured_ns % self.interval_ns;
+        let n = if partial_ns > 0 { full_bins + 1 } else { full_bins };
+        let mut out = SeriesResult {
+            interval_ms: self.interval_ns as f64 / 1e6,
+            ..SeriesResult::default()
+        };
+        for i in 0..n {
+            let b = self.bins.get(i).copied().unwrap_or_default();
+            let secs = if i == full_bins {
+                partial_ns as f64 / NS_PER_S
+            } else {
+                self.interval_ns as f64 / NS_PER_S
+            };
+            let ios = b.read_ios + b.write_ios;
+            out.t_end_s.push((i as f64 * self.interval_ns as f64) / NS_PER_S + secs);
+            out.read_iops.push(b.read_ios as f64 / secs);
+            out.write_iops.push(b.write_ios as f64 / secs);
+            out.read_bytes_per_s.push(b.read_bytes as f64 / secs);
+            out.write_bytes_per_s.push(b.write_bytes as f64 / secs);
+            out.mean_lat_ns.push(if ios == 0 { 0.0 } else { b.lat_sum_ns as f64 / ios as f64 });
+        }
+        out
+    }
+
+    /// Errors in result form, with readable names.
+    pub fn error_list(&self) -> Vec<ErrorCount> {
+        self.errors
+            .iter()
+            .map(|(&errno, &(count, first))| ErrorCount {
+                errno,
+                name: errno_name(errno).to_string(),
+                count,
+                first_offset_bytes: first,
+            })
+            .collect()
+    }
+}
+
+/// Turns one direction's stats into its result over `measured_ns`.
+pub fn summarize(d: &DirectionStats, measured_ns: u64) -> DirectionResult {
+    let secs = measured_ns as f64 / NS_PER_S;
+    let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
+    let h = &d.latency;
+    DirectionResult {
+        ios: d.ios,
+        bytes: d.bytes,
+        iops: rate(d.ios),
+        bw_bytes_per_s: rate(d.bytes),
+        bw_mb_per_s: rate(d.bytes) / 1e6,
+        bw_mib_per_s: rate(d.bytes) / (1u64 << 20) as f64,
+        lat_ns: LatencySummary {
+            min: h.min(),
+            mean: h.mean(),
+            stddev: h.stddev(),
+            max: h.max(),
+            p50: h.percentile(50.0),
+            p90: h.percentile(90.0),
+            p99: h.percentile(99.0),
+            p99_9: h.percentile(99.9),
+            p99_99: h.percentile(99.99),
+        },
+        lat_histogram: h.to_sparse(),
+    }
+}
+
+/// The symbolic name of common errnos (for readable results without libc).
+pub fn errno_name(errno: i32) -> &'static str {
+    match errno {
+        1 => "EPERM",
+        2 => "ENOENT",
+        5 => "EIO",
+        6 => "ENXIO",
+        9 => "EBADF",
+        11 => "EAGAIN",
+        12 => "ENOMEM",
+        13 => "EACCES",
+        14 => "EFAULT",
+        16 => "EBUSY",
+        22 => "EINVAL",
+        27 => "EFBIG",
+        28 => "ENOSPC",
+        30 => "EROFS",
+        61 => "ENODATA",
+        95 => "EOPNOTSUPP",
+        110 => "ETIMEDOUT",
+        121 => "EREMOTEIO",
+        125 => "ECANCELED",
+        _ => "E?",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rates_and_series_from_recorded_ios() {
+        let mut s = RunStats::new(1_000_000_000);
+        for i in 0..2000u64 {
+            // 1000 reads in second 0, 1000 writes in second 1.
+            let (dir, at) = if i < 1000 {
+                (Direction::Read, i * 1_000_000)
+            } else {
+                (Direction::Write, i * 1_000_000)
+            };
+            s.record(dir, 4096, 100_000, at);
+        }
+        let r = s.direction_summary(Direction::Read, 2_000_000_000);
+        assert_eq!(r.ios, 1000);
+        assert!((r.iops - 500.0).abs() < 1e-9);
+        assert!((r.bw_mb_per_s - 500.0 * 4096.0 / 1e6).abs() < 1e-9);
+        let series = s.series(2_000_000_000);
+        assert_eq!(series.read_iops, vec![1000.0, 0.0]);
+        assert_eq!(series.write_iops, vec![0.0, 1000.0]);
+        assert_eq!(series.mean_lat_ns, vec![100_000.0, 100_000.0]);
+    }
+
+    #[test]
+    fn merge_adds_workers() {
+        let mut a = RunStats::new(1_000_000_000);
+        let mut b = RunStats::new(1_000_000_000);
+        a.record(Direction::Read, 4096, 10, 0);
+        b.record(Direction::Read, 4096, 30, 1_500_000_000);
+        b.record_error(5, 8192);
+        a.merge(&b);
+        assert_eq!(a.read.ios, 2);
+        assert_eq!(a.bins.len(), 2);
+        assert_eq!(a.error_list()[0].name, "EIO");
+        assert_eq!(a.error_list()[0].first_offset_bytes, 8192);
+    }
+}

@@ -1,0 +1,206 @@
+//! Turning a [`Job`] into a stream of I/O requests: one [`IoGenerator`] per worker thread.
+//!
+//! Pure and seeded: the same job, worker index and seed always give the same requests, which
+//! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O.
+
+use crate::job::{Direction, Job, SizeShare};
+use crate::rng::{splitmix64, Rng};
+
+/// One request as the workload decides it: direction, byte offset and length.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoRequest {
+    /// Read or write.
+    pub dir: Direction,
+    /// Byte offset in the target.
+    pub offset: u64,
+    /// Length in bytes.
+    pub len: u64,
+}
+
+/// Produces the requests of one worker.
+#[derive(Clone, Debug)]
+pub struct IoGenerator {
+    rng: Rng,
+    random: bool,
+    read_frac: f64,
+    /// Cumulative weights for the block-size split, paired with the size.
+    sizes: Vec<(f64, u64)>,
+    start: u64,
+    end: u64,
+    align: u64,
+    seq_pos: u64,
+}
+
+/// The seed of worker `index` of a job seeded with `seed`: distinct per worker, fixed per seed.
+pub fn worker_seed(seed: u64, index: u32) -> u64 {
+    let mut s = seed ^ (index as u64).wrapping_mul(0xD1B5_4A32_D192_ED03);
+    splitmix64(&mut s)
+}
+
+impl IoGenerator {
+    /// The generator for worker `index` of `job` (whose span must be resolved).
+    pub fn new(job: &Job, index: u32) -> Self {
+        let (start, end) = job.worker_range(index);
+        let mut acc = 0.0;
+        let sizes = job
+            .block_sizes
+            .iter()
+            .map(|&SizeShare { bytes, weight }| {
+                acc += weight;
+                (acc, bytes)
+            })
+            .collect::<Vec<_>>();
+        let align = job
+            .block_sizes
+            .iter()
+            .map(|s| s.bytes)
+            .min()
+            .unwrap_or(4096);
+        // Sequential workers sharing one span start at staggered points, so that T threads read
+        // T different places rather than the same blocks T times (which a cache would serve).
+        let seq_pos = if job.zones || job.threads == 1 {
+            start
+        } else {
+            let step = (end - start) / job.threads as u64;
+            start + (step * index as u64) / align * align
+        };
+        IoGenerator {
+            rng: Rng::new(worker_seed(job.seed, index)),
+            random: job.access.is_random(),
+            read_frac: job.read_pct / 100.0,
+            sizes,
+            start,
+            end,
+            align,
+            seq_pos,
+        }
+    }
+
+    /// The byte range this worker stays in.
+    pub fn range(&self) -> (u64, u64) {
+        (self.start, self.end)
+    }
+
+    /// The next request.
+    #[inline]
+    pub fn next_request(&mut self) -> IoRequest {
+        let dir = if self.read_frac >= 1.0 || (self.read_frac > 0.0 && self.rng.unit() < self.read_frac) {
+            Direction::Read
+        } else {
+            Direction::Write
+        };
+        let len = if self.sizes.len() == 1 {
+            self.sizes[0].1
+        } else {
+            let u = self.rng.unit();
+            self.sizes
+                .iter()
+                .find(|(cum, _)| u < *cum)
+                .unwrap_or(&self.sizes[self.sizes.len() - 1])
+                .1
+        };
+        let offset = if self.random {
+            let slots = (self.end - self.start - len) / self.align + 1;
+            self.start + self.rng.below(slots) * self.align
+        } else {
+            if self.seq_pos + len > self.end {
+                self.seq_pos = self.start;
+            }
+            let at = self.seq_pos;
+            self.seq_pos += len;
+            at
+        };
+        IoRequest { dir, offset, len }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::JobSpec;
+
+    fn job(text: &str, span: u64) -> Job {
+        let mut job = toml::from_str::<JobSpec>(text).unwrap().validate().unwrap();
+        job.set_span(span).unwrap();
+        job
+    }
+
+    #[test]
+    fn random_offsets_stay_in_span_and_aligned() {
+        let mut j = job("access = \"randread\"\nbssplit = \"4k/50:64k/50\"", 10 << 20);
+        j.offset_bytes = 1 << 20;
+        let mut g = IoGenerator::new(&j, 0);
+        for _ in 0..100_000 {
+            let r = g.next_request();
+            assert!(r.offset >= 1 << 20);
+            assert!(r.offset + r.len <= (1 << 20) + (10 << 20));
+            assert_eq!(r.offset % 4096, 0);
+        }
+    }
+
+    #[test]
+    fn zoned_workers_never_leave_their_zone() {
+        let j = job("access = \"randwrite\"\nzones = true\nthreads = 4\nblock_size = \"8k\"", 64 << 20);
+        let mut seen = Vec::new();
+        for w in 0..4 {
+            let mut g = IoGenerator::new(&j, w);
+            let (lo, hi) = g.range();
+            for _ in 0..20_000 {
+                let r = g.next_request();
+                assert!(r.offset >= lo && r.offset + r.len <= hi, "worker {w}");
+            }
+            seen.push((lo, hi));
+        }
+        for pair in seen.windows(2) {
+            assert!(pair[0].1 <= pair[1].0, "zones overlap: {seen:?}");
+        }
+    }
+
+    #[test]
+    fn mix_and_split_shares_match_within_tolerance() {
+        let j = job(
+            "access = \"randrw\"\nread_pct = 70\nbssplit = \"512/10:4k/60:64k/30\"",
+            1 << 30,
+        );
+        let mut g = IoGenerator::new(&j, 0);
+        let n = 200_000;
+        let (mut reads, mut small, mut mid, mut big) = (0, 0, 0, 0);
+        for _ in 0..n {
+            let r = g.next_request();
+            reads += (r.dir == Direction::Read) as u32;
+            match r.len {
+                512 => small += 1,
+                4096 => mid += 1,
+                65536 => big += 1,
+                other => panic!("unexpected size {other}"),
+            }
+        }
+        let share = |c: u32| c as f64 / n as f64 * 100.0;
+        assert!((share(reads) - 70.0).abs() < 1.0, "reads {}", share(reads));
+        assert!((share(small) - 10.0).abs() < 1.0);
+        assert!((share(mid) - 60.0).abs() < 1.0);
+        assert!((share(big) - 30.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn sequential_walks_and_wraps() {
+        let j = job("access = \"read\"\nblock_size = \"1m\"", 4 << 20);
+        let mut g = IoGenerator::new(&j, 0);
+        let offsets: Vec<u64> = (0..6).map(|_| g.next_request().offset).collect();
+        assert_eq!(offsets, vec![0, 1 << 20, 2 << 20, 3 << 20, 0, 1 << 20]);
+    }
+
+    #[test]
+    fn same_seed_same_requests() {
+        let j = job("access = \"randrw\"", 1 << 30);
+        let a: Vec<_> = {
+            let mut g = IoGenerator::new(&j, 2);
+            (0..1000).map(|_| g.next_request()).collect()
+        };
+        let mut g = IoGenerator::new(&j, 2);
+        let b: Vec<_> = (0..1000).map(|_| g.next_request()).collect();
+        assert_eq!(a, b);
+        let mut other = IoGenerator::new(&j, 3);
+        assert_ne!(a[0..10], (0..10).map(|_| other.next_request()).collect::<Vec<_>>()[..]);
+    }
+}

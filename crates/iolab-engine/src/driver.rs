@@ -1,0 +1,364 @@
+//! The driver: keeps every worker's queue full, stamps and records every I/O.
+//!
+//! One driver loop serves one or more workers over one [`Target`]. The real runner gives each
+//! thread its own target (its own ring) and one worker; a model runs all workers through one
+//! driver over one simulated target in virtual time. Either way the loop is the same:
+//!
+//! 1. top up each worker to its queue depth with requests whose intended time has come,
+//! 2. submit them as one batch, stamped once,
+//! 3. reap at least one completion (or wait for the next intended start), stamped once per batch,
+//! 4. record each completion's latency unless it finished during the ramp.
+//!
+//! Latency runs from submission, or — for paced workloads (rate limits, trace timestamps) —
+//! from the intended start, so a stalled device shows up in the latency instead of silently
+//! lowering the offered load (no coordinated omission).
+
+use crate::clock::Clock;
+use crate::target::{Completion, IoReq, Target};
+use iolab_core::data::DataGenerator;
+use iolab_core::job::{Direction, Job};
+use iolab_core::stats::RunStats;
+use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+
+/// A request and the time it is meant to start (ns on the driver's clock), if paced.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Planned {
+    /// The request.
+    pub req: IoRequest,
+    /// Intended start; `None` means "as soon as a queue slot is free".
+    pub at_ns: Option<u64>,
+}
+
+/// Where a worker's requests come from: a job's generator, or a trace.
+pub trait RequestSource {
+    /// The next request, or `None` when the source is exhausted.
+    fn next_planned(&mut self) -> Option<Planned>;
+}
+
+/// A job's requests for one worker, with its share of the job's limits and rate.
+#[derive(Clone, Debug)]
+pub struct JobSource {
+    gen: IoGenerator,
+    ios_left: Option<u64>,
+    bytes_left: Option<u64>,
+    /// Nanoseconds between intended starts when paced by I/O rate.
+    ns_per_io: Option<f64>,
+    /// Nanoseconds per byte when paced by bandwidth.
+    ns_per_byte: Option<f64>,
+    next_at: f64,
+}
+
+impl RequestSource for JobSource {
+    #[inline]
+    fn next_planned(&mut self) -> Option<Planned> {
+        if self.ios_left == Some(0) || self.bytes_left == Some(0) {
+            return None;
+        }
+        let mut req = self.gen.next_request();
+        if let Some(left) = self.bytes_left.as_mut() {
+            // The last I/O of a byte budget is trimmed to fit, keeping totals exact.
+            req.len = req.len.min(*left);
+            *left -= req.len;
+        }
+        if let Some(left) = self.ios_left.as_mut() {
+            *left -= 1;
+        }
+        let at_ns = if self.ns_per_io.is_some() || self.ns_per_byte.is_some() {
+            let at = self.next_at;
+            self.next_at += self.ns_per_io.unwrap_or(0.0) + self.ns_per_byte.unwrap_or(0.0) * req.len as f64;
+            Some(at as u64)
+        } else {
+            None
+        };
+        Some(Planned { req, at_ns })
+    }
+}
+
+/// One worker of a job: its request source, data and queue depth.
+pub struct Worker<S = JobSource> {
+    /// Worker index within the job.
+    pub index: u32,
+    /// Its requests.
+    pub source: S,
+    /// Fills its write buffers.
+    pub data: DataGenerator,
+    /// I/Os it keeps in flight.
+    pub queue_depth: u32,
+}
+
+/// Splits `total` into `parts` shares that add up to it exactly.
+fn share(total: u64, parts: u32, index: u32) -> u64 {
+    total / parts as u64 + u64::from((index as u64) < total % parts as u64)
+}
+
+/// The workers of a job whose span is resolved. `start_ns` is when the run begins on the
+/// driver's clock (paced requests are scheduled from it).
+pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
+    let n = job.threads;
+    (0..n)
+        .map(|i| {
+            let gen = IoGenerator::new(job, i);
+            // Without a duration or a limit a job makes one pass over its span.
+            let default_bytes = if job.duration_s.is_none() && job.ios_limit.is_none() && job.io_limit_bytes.is_none() {
+                Some(if job.zones {
+                    let (lo, hi) = gen.range();
+                    hi - lo
+                } else {
+                    share(job.span(), n, i)
+                })
+            } else {
+                None
+            };
+            let per_worker_rate = |r: f64| r / n as f64;
+            Worker {
+                index: i,
+                source: JobSource {
+                    gen,
+                    ios_left: job.ios_limit.map(|t| share(t, n, i)),
+                    bytes_left: job.io_limit_bytes.map(|t| share(t, n, i)).or(default_bytes),
+                    ns_per_io: job.rate_iops.map(|r| 1e9 / per_worker_rate(r)),
+                    ns_per_byte: job.rate_bytes_per_s.map(|r| 1e9 / per_worker_rate(r as f64)),
+                    next_at: start_ns as f64,
+                },
+                data: DataGenerator::new(job, worker_seed(job.seed, i)),
+                queue_depth: job.queue_depth,
+            }
+        })
+        .collect()
+}
+
+/// Shared counters a progress display reads while a run goes on.
+#[derive(Debug, Default)]
+pub struct Progress {
+    /// Completed I/Os so far (all workers, ramp included).
+    pub ios: AtomicU64,
+    /// Completed bytes so far.
+    pub bytes: AtomicU64,
+}
+
+/// How a drive ends.
+pub struct DriveOptions<'a> {
+    /// Ramp time from the start, excluded from statistics.
+    pub ramp_ns: u64,
+    /// Measured time after the ramp; `None` runs until every source is exhausted.
+    pub duration_ns: Option<u64>,
+    /// Width of the series bins.
+    pub interval_ns: u64,
+    /// Stop issuing when set (Ctrl-C); what completed is kept.
+    pub stop: Option<&'a AtomicBool>,
+    /// Live counters, if someone is watching.
+    pub progress: Option<&'a Progress>,
+    /// Count I/O errors and go on.
+    pub continue_on_error: bool,
+}
+
+/// What a drive measured.
+#[derive(Debug)]
+pub struct DriveOutcome {
+    /// Statistics of the measured period.
+    pub stats: RunStats,
+    /// Length of the measured period in ns.
+    pub measured_ns: u64,
+    /// Ramp actually excluded, in ns.
+    pub ramp_ns: u64,
+    /// False when stopped early (interrupt or error).
+    pub complete: bool,
+    /// Why it stopped early.
+    pub stopped_by: Option<String>,
+    /// Whether latency counted from intended starts.
+    pub paced: bool,
+}
+
+#[derive(Clone, Copy)]
+struct InFlight {
+    worker: u32,
+    dir: Direction,
+    offset: u64,
+    len: u32,
+    /// Latency origin: submission or intended start.
+    origin_ns: u64,
+}
+
+struct WorkerState<S> {
+    w: Worker<S>,
+    inflight: u32,
+    pending: Option<Planned>,
+    exhausted: bool,
+    free_tags: Vec<u32>,
+}
+
+/// Runs `workers` over `target` until their sources end, the duration passes, `stop` is set or
+/// an error stops it.
+pub fn drive<T, C, S>(target: &mut T, clock: &C, workers: Vec<Worker<S>>, opts: &DriveOptions) -> std::io::Result<DriveOutcome>
+where
+    T: Target + ?Sized,
+    C: Clock + ?Sized,
+    S: RequestSource,
+{
+    let needs_data = target.capabilities().needs_data;
+    let total_slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
+    let mut states: Vec<WorkerState<S>> = Vec::with_capacity(workers.len());
+    let mut next_tag = 0u32;
+    for (position, mut w) in workers.into_iter().enumerate() {
+        // From here on a worker is known by its position, so completions find it in O(1).
+        w.index = position as u32;
+        let tags = (next_tag..next_tag + w.queue_depth).rev().collect();
+        next_tag += w.queue_depth;
+        states.push(WorkerState { w, inflight: 0, pending: None, exhausted: false, free_tags: tags });
+    }
+    let mut table = vec![
+        InFlight { worker: 0, dir: Direction::Read, offset: 0, len: 0, origin_ns: 0 };
+        total_slots as usize
+    ];
+    let start_ns = clock.now_ns();
+    let measure_start = start_ns + opts.ramp_ns;
+    let end_ns = opts.duration_ns.map(|d| measure_start + d);
+    let mut stats = RunStats::new(opts.interval_ns);
+    let mut batch: Vec<IoReq> = Vec::with_capacity(total_slots as usize);
+    let mut done: Vec<Completion> = Vec::with_capacity(total_slots as usize);
+    let mut inflight_total = 0u32;
+    let mut stopped_by: Option<String> = None;
+    let mut last_done_ns = measure_start;
+    let mut paced = false;
+    let mut const_filled = vec![false; total_slots as usize];
+
+    loop {
+        let now = clock.now_ns();
+        let issuing = stopped_by.is_none() && end_ns.is_none_or(|e| now < e);
+        if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            stopped_by = Some("interrupted".into());
+        }
+        let mut next_wake: Option<u64> = None;
+        if issuing && stopped_by.is_none() {
+            for st in states.iter_mut() {
+                while st.inflight < st.w.queue_depth && !st.exhausted {
+                    let planned = match st.pending.take() {
+                        Some(p) => p,
+                        None => match st.w.source.next_planned() {
+                            Some(p) => p,
+                            None => {
+                                st.exhausted = true;
+                                break;
+                            }
+                        },
+                    };
+                    let origin = match planned.at_ns {
+                        Some(at) => {
+                            paced = true;
+                            if at > now {
+                                next_wake = Some(next_wake.map_or(at, |w: u64| w.min(at)));
+                                st.pending = Some(planned);
+                                break;
+                            }
+                            at
+                        }
+                        None => now,
+                    };
+                    let tag = st.free_tags.pop().expect("a free tag per queue slot");
+                    let len = planned.req.len as u32;
+                    if planned.req.dir == Direction::Write && needs_data {
+                        let buf = &mut target.buffer_mut(tag)[..len as usize];
+                        if st.w.data.is_constant() {
+                            if !const_filled[tag as usize] {
+                                st.w.data.fill(buf);
+                                const_filled[tag as usize] = true;
+                            }
+                        } else {
+                            st.w.data.fill(buf);
+                        }
+                    }
+                    table[tag as usize] = InFlight { worker: st.w.index, dir: planned.req.dir, offset: planned.req.offset, len, origin_ns: origin };
+                    batch.push(IoReq { tag, dir: planned.req.dir, offset: planned.req.offset, len });
+                    st.inflight += 1;
+                }
+            }
+        }
+        if !batch.is_empty() {
+            target.submit(&batch)?;
+            inflight_total += batch.len() as u32;
+            batch.clear();
+        }
+        if inflight_total == 0 {
+            let all_done = states.iter().all(|s| s.exhausted && s.pending.is_none());
+            if stopped_by.is_some() || !issuing || all_done {
+                break;
+            }
+            if let Some(at) = next_wake {
+                clock.sleep_until_ns(at);
+            }
+            continue;
+        }
+        let timeout = next_wake.map(|at| at.saturating_sub(clock.now_ns()).max(1));
+        target.reap(1, timeout, &mut done)?;
+        if done.is_empty() {
+            continue;
+        }
+        let stamp = clock.now_ns();
+        let mut done_bytes = 0u64;
+        let n_done = done.len() as u64;
+        for c in done.drain(..) {
+            let f = table[c.tag as usize];
+            let st = &mut states[f.worker as usize];
+            st.inflight -= 1;
+            st.free_tags.push(c.tag);
+            inflight_total -= 1;
+            let at = c.done_ns.unwrap_or(stamp);
+            if c.result < 0 || c.result as u64 != f.len as u64 {
+                // A short transfer is an error too: the data did not all move.
+                let errno = if c.result < 0 { (-c.result) as i32 } else { SHORT_TRANSFER };
+                if at >= measure_start {
+                    stats.record_error(errno, f.offset);
+                }
+                if !opts.continue_on_error && stopped_by.is_none() {
+                    stopped_by = Some(format!(
+                        "{} error {} at offset {} ({} bytes): {}",
+                        match f.dir { Direction::Read => "read", Direction::Write => "write" },
+                        iolab_core::stats::errno_name(errno),
+                        f.offset,
+                        f.len,
+                        describe_errno(errno)
+                    ));
+                }
+                continue;
+            }
+            done_bytes += f.len as u64;
+            let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
+            if counted {
+                stats.record(f.dir, f.len as u64, at.saturating_sub(f.origin_ns), at - measure_start);
+                last_done_ns = last_done_ns.max(at);
+            }
+        }
+        if let Some(p) = opts.progress {
+            p.ios.fetch_add(n_done, Ordering::Relaxed);
+            p.bytes.fetch_add(done_bytes, Ordering::Relaxed);
+        }
+    }
+    let finished = clock.now_ns();
+    let measured_ns = match (end_ns, &stopped_by) {
+        // Cut short: everything measured up to the stop counts.
+        (end, Some(_)) => finished.min(end.unwrap_or(u64::MAX)).saturating_sub(measure_start),
+        // Timed: the full duration, unless the sources ran out first.
+        (Some(end), None) if finished >= end => end - measure_start,
+        _ => last_done_ns.saturating_sub(measure_start),
+    };
+    Ok(DriveOutcome {
+        stats,
+        measured_ns,
+        ramp_ns: opts.ramp_ns.min(finished - start_ns),
+        complete: stopped_by.is_none(),
+        stopped_by,
+        paced,
+    })
+}
+
+/// Pseudo-errno recorded for a transfer shorter than requested.
+pub const SHORT_TRANSFER: i32 = 0;
+
+/// A readable description of an errno.
+pub fn describe_errno(errno: i32) -> String {
+    if errno == SHORT_TRANSFER {
+        return "short transfer (fewer bytes than requested; past the end of the target?)".into();
+    }
+    std::io::Error::from_raw_os_error(errno).to_string()
+}

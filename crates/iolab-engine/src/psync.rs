@@ -1,0 +1,121 @@
+//! The portable fallback: positional `pread`/`pwrite`, one I/O at a time per thread.
+//! Used where io_uring is unavailable (old kernels, seccomp'd containers); queue depth then
+//! comes only from threads, and results say so.
+
+use crate::buf::SlotBuffers;
+use crate::target::{Capabilities, Completion, IoReq, Target};
+use iolab_core::job::Direction;
+use std::fs::File;
+use std::io;
+use std::os::unix::fs::FileExt;
+
+/// Synchronous positional I/O on an open file or device.
+pub struct PsyncTarget {
+    file: File,
+    caps: Capabilities,
+    bufs: SlotBuffers,
+    done: Vec<Completion>,
+}
+
+impl PsyncTarget {
+    /// Wraps an open file.
+    pub fn new(file: File, mut caps: Capabilities) -> Self {
+        caps.engine = "psync";
+        PsyncTarget {
+            file,
+            caps,
+            bufs: SlotBuffers::default(),
+            done: Vec::new(),
+        }
+    }
+}
+
+impl Target for PsyncTarget {
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+
+    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
+        self.bufs = SlotBuffers::new(slots as usize, slot_bytes);
+        Ok(())
+    }
+
+    fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
+        self.bufs.slot_mut(tag)
+    }
+
+    fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
+        for r in reqs {
+            let len = r.len as usize;
+            let res = match r.dir {
+                Direction::Read => self.file.read_at(&mut self.bufs.slot_mut(r.tag)[..len], r.offset),
+                Direction::Write => self.file.write_at(&self.bufs.slot(r.tag)[..len], r.offset),
+            };
+            let result = match res {
+                Ok(n) => n as i64,
+                Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+            };
+            self.done.push(Completion {
+                tag: r.tag,
+                result,
+                done_ns: None,
+            });
+        }
+        Ok(())
+    }
+
+    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()> {
+        out.append(&mut self.done);
+        Ok(())
+    }
+}
+
+/// Completes every request at once without touching anything: measures the driver's own cost.
+pub struct NullTarget {
+    caps: Capabilities,
+    bufs: SlotBuffers,
+    done: Vec<Completion>,
+}
+
+impl NullTarget {
+    /// A null target of `size_bytes`.
+    pub fn new(size_bytes: u64) -> Self {
+        NullTarget {
+            caps: Capabilities {
+                kind: crate::target::TargetKind::Null,
+                engine: "null",
+                size_bytes,
+                logical_block_bytes: 512,
+                needs_data: false,
+                modelled: false,
+            },
+            bufs: SlotBuffers::default(),
+            done: Vec::new(),
+        }
+    }
+}
+
+impl Target for NullTarget {
+    fn capabilities(&self) -> &Capabilities {
+        &self.caps
+    }
+    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
+        self.bufs = SlotBuffers::new(slots as usize, slot_bytes.min(4096));
+        Ok(())
+    }
+    fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
+        self.bufs.slot_mut(tag)
+    }
+    fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
+        self.done.extend(reqs.iter().map(|r| Completion {
+            tag: r.tag,
+            result: r.len as i64,
+            done_ns: None,
+        }));
+        Ok(())
+    }
+    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()> {
+        out.append(&mut self.done);
+        Ok(())
+    }
+}

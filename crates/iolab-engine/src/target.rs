@@ -1,0 +1,130 @@
+//! The seam between the workload and whatever serves it: a real file or device, or a model.
+//!
+//! Everything above this trait (queue keeping, rate limits, ramp, statistics, suites) is shared
+//! and cannot tell a real target from a simulated one. Modelled on fio's engine ops table, kept
+//! small: capabilities, buffers, submit, reap.
+
+use iolab_core::job::Direction;
+use std::io;
+
+/// One I/O handed to a target.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IoReq {
+    /// Buffer slot (`0..slots` from [`Target::prepare`]); returned in the completion.
+    pub tag: u32,
+    /// Read or write.
+    pub dir: Direction,
+    /// Byte offset.
+    pub offset: u64,
+    /// Length in bytes (at most the slot size).
+    pub len: u32,
+}
+
+/// A finished I/O.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Completion {
+    /// The request's tag.
+    pub tag: u32,
+    /// Bytes transferred, or `-errno`.
+    pub result: i64,
+    /// Completion time on the target's clock when the target knows it exactly (a model does);
+    /// `None` lets the driver stamp it from its clock.
+    pub done_ns: Option<u64>,
+}
+
+/// What kind of thing a target is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TargetKind {
+    /// A regular file.
+    File,
+    /// A block device.
+    Block,
+    /// A modelled drive.
+    Sim,
+    /// Discards everything (engine self-test).
+    Null,
+}
+
+impl TargetKind {
+    /// Lower-case name used in results.
+    pub fn name(self) -> &'static str {
+        match self {
+            TargetKind::File => "file",
+            TargetKind::Block => "block",
+            TargetKind::Sim => "sim",
+            TargetKind::Null => "null",
+        }
+    }
+}
+
+/// Fixed facts about an open target.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Capabilities {
+    /// What it is.
+    pub kind: TargetKind,
+    /// Engine name for results (`io_uring`, `psync`, `sim`, `null`).
+    pub engine: &'static str,
+    /// Usable size in bytes.
+    pub size_bytes: u64,
+    /// Logical block size: O_DIRECT offsets and lengths must be multiples of it.
+    pub logical_block_bytes: u64,
+    /// Whether the content of written buffers matters (false lets the driver skip filling them).
+    pub needs_data: bool,
+    /// Whether results are modelled rather than measured.
+    pub modelled: bool,
+}
+
+/// A file, device or model that serves I/O.
+///
+/// Protocol: [`prepare`](Target::prepare) once, then any interleaving of
+/// [`submit`](Target::submit) and [`reap`](Target::reap). A target may hold submitted requests
+/// until the next `reap` (io_uring batches them into one system call there).
+pub trait Target {
+    /// The target's fixed facts.
+    fn capabilities(&self) -> &Capabilities;
+
+    /// Allocates `slots` buffers of `slot_bytes` each; requests use tags `0..slots`.
+    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()>;
+
+    /// The buffer of slot `tag`, for the driver to fill before a write.
+    fn buffer_mut(&mut self, tag: u32) -> &mut [u8];
+
+    /// Queues requests; each tag must not be in flight already.
+    fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()>;
+
+    /// Pushes queued requests to the device and appends completions to `out`, waiting until at
+    /// least `min` have arrived or `timeout_ns` has passed (`None`: no timeout).
+    fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Completion>)
+        -> io::Result<()>;
+
+    /// The model's parameters, for modelled targets.
+    fn model_info(&self) -> Option<serde_json::Value> {
+        None
+    }
+}
+
+impl<T: Target + ?Sized> Target for Box<T> {
+    fn capabilities(&self) -> &Capabilities {
+        (**self).capabilities()
+    }
+    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
+        (**self).prepare(slots, slot_bytes)
+    }
+    fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
+        (**self).buffer_mut(tag)
+    }
+    fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
+        (**self).submit(reqs)
+    }
+    fn reap(
+        &mut self,
+        min: usize,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
+        (**self).reap(min, timeout_ns, out)
+    }
+    fn model_info(&self) -> Option<serde_json::Value> {
+        (**self).model_info()
+    }
+}

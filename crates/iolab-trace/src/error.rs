@@ -1,0 +1,80 @@
+//! Errors of the trace library; every one names the file and, for bad input, the line.
+
+use std::io;
+
+/// Result alias of this crate.
+pub type Result<T, E = TraceError> = std::result::Result<T, E>;
+
+/// What went wrong while reading, writing, analysing or synthesising a trace.
+#[derive(Debug, thiserror::Error)]
+pub enum TraceError {
+    /// A line (or binary record) could not be parsed.
+    #[error(
+        "{file}:{line}: {msg} (format {format}); fix the line, pass --format if the format \
+         was guessed wrong, or pass --skip-bad to count bad lines and go on"
+    )]
+    BadLine {
+        /// File name as given by the caller.
+        file: String,
+        /// 1-based line number (for binary traces: 1-based record number).
+        line: u64,
+        /// Format the reader was parsing.
+        format: &'static str,
+        /// What is wrong with it.
+        msg: String,
+    },
+    /// Reading or writing failed at the operating-system level.
+    #[error("{file}: {source}")]
+    Io {
+        /// File name as given by the caller.
+        file: String,
+        /// The underlying error.
+        #[source]
+        source: io::Error,
+    },
+    /// The format could not be recognised from the first lines.
+    #[error(
+        "{file}: cannot tell the trace format ({why}); name it with --format (one of: {known})"
+    )]
+    UnknownFormat {
+        /// File name as given by the caller.
+        file: String,
+        /// Why detection failed.
+        why: String,
+        /// The accepted format names.
+        known: String,
+    },
+    /// A format name was not recognised.
+    #[error("unknown trace format '{0}'; use one of: {known}", known = crate::Format::names())]
+    UnknownFormatName(String),
+    /// A record cannot be expressed in the output format.
+    #[error("{file}: cannot write record at {time_ns} ns as {format}: {msg}")]
+    Unwritable {
+        /// Output file name.
+        file: String,
+        /// Output format name.
+        format: &'static str,
+        /// Time of the offending record.
+        time_ns: u64,
+        /// What the format cannot hold.
+        msg: String,
+    },
+    /// A synthesis profile is invalid.
+    #[error("profile {name}: {msg}")]
+    Profile {
+        /// Profile name or path.
+        name: String,
+        /// What is wrong and how to fix it.
+        msg: String,
+    },
+}
+
+impl TraceError {
+    /// Wraps an I/O error with the file it happened on.
+    pub fn io(file: &str, source: io::Error) -> Self {
+        TraceError::Io {
+            file: file.to_string(),
+            source,
+        }
+    }
+}
