@@ -84,6 +84,17 @@ pub enum DataKind {
     Zeros,
 }
 
+impl std::str::FromStr for DataKind {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "random" => Ok(DataKind::Random),
+            "zeros" | "zero" => Ok(DataKind::Zeros),
+            other => Err(format!("unknown data '{other}': use random or zeros")),
+        }
+    }
+}
+
 /// One block size and its share of I/Os in a split.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SizeShare {

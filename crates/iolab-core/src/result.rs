@@ -78,6 +78,11 @@ pub struct TargetInfo {
     pub model: Option<serde_json::Value>,
     /// The host-path probe of the target, when one was taken.
     pub probe: Option<serde_json::Value>,
+    /// One line describing the path (drive, filesystem, narrowest link), from the probe.
+    pub path_summary: Option<String>,
+    /// The narrowest link's effective rate in bytes/s (one direction), when the probe knows it:
+    /// no measured figure can exceed it.
+    pub path_ceiling_bytes_per_s: Option<f64>,
 }
 
 /// One job's measurements.
@@ -89,6 +94,8 @@ pub struct JobResult {
     pub job: Job,
     /// False when the job was cut short (interrupt, error).
     pub complete: bool,
+    /// Why it was cut short (the first I/O error with its offset, or "interrupted").
+    pub stop_reason: Option<String>,
     /// Measured time (after ramp) in ns.
     pub measured_ns: u64,
     /// Ramp time excluded, in ns.
@@ -106,6 +113,43 @@ pub struct JobResult {
     /// Latency counted from each I/O's intended start (rate-limited jobs) rather than from
     /// submission.
     pub latency_from_intended_start: bool,
+    /// When the job's figures combine repeated runs (quick's counted runs), each run's own
+    /// figures; the job's rates are then their mean. Empty for a single run.
+    pub repeats: Vec<RepeatFigures>,
+}
+
+/// The headline figures of one of several repeated runs.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct RepeatFigures {
+    /// Measured time in ns.
+    pub measured_ns: u64,
+    /// Reads per second.
+    pub read_iops: f64,
+    /// Writes per second.
+    pub write_iops: f64,
+    /// Read 10^6 bytes per second.
+    pub read_mb_per_s: f64,
+    /// Write 10^6 bytes per second.
+    pub write_mb_per_s: f64,
+    /// Mean read latency in ns.
+    pub read_lat_mean_ns: f64,
+    /// Mean write latency in ns.
+    pub write_lat_mean_ns: f64,
+}
+
+impl RepeatFigures {
+    /// The figures of one job result.
+    pub fn of(r: &JobResult) -> Self {
+        RepeatFigures {
+            measured_ns: r.measured_ns,
+            read_iops: r.read.iops,
+            write_iops: r.write.iops,
+            read_mb_per_s: r.read.bw_mb_per_s,
+            write_mb_per_s: r.write.bw_mb_per_s,
+            read_lat_mean_ns: r.read.lat_ns.mean,
+            write_lat_mean_ns: r.write.lat_ns.mean,
+        }
+    }
 }
 
 /// One direction's figures.

@@ -49,6 +49,13 @@ pub struct JobSource {
     next_at: f64,
 }
 
+impl JobSource {
+    /// Schedules paced requests from `t_ns` on (the moment the worker actually starts).
+    pub fn start_at(&mut self, t_ns: u64) {
+        self.next_at = t_ns as f64;
+    }
+}
+
 impl RequestSource for JobSource {
     #[inline]
     fn next_planned(&mut self) -> Option<Planned> {
@@ -147,6 +154,8 @@ pub struct DriveOptions<'a> {
     pub interval_ns: u64,
     /// Stop issuing when set (Ctrl-C); what completed is kept.
     pub stop: Option<&'a AtomicBool>,
+    /// Stop issuing when set because another worker of the same job failed.
+    pub abort: Option<&'a AtomicBool>,
     /// Live counters, if someone is watching.
     pub progress: Option<&'a Progress>,
     /// Count I/O errors and go on.
@@ -229,6 +238,9 @@ where
         if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped_by = Some("interrupted".into());
         }
+        if stopped_by.is_none() && opts.abort.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            stopped_by = Some("stopped because another thread of the job failed".into());
+        }
         let mut next_wake: Option<u64> = None;
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
@@ -243,6 +255,7 @@ where
                             }
                         },
                     };
+                    // Unpaced I/Os count from submission, stamped below once the batch is built.
                     let origin = match planned.at_ns {
                         Some(at) => {
                             paced = true;
@@ -253,7 +266,7 @@ where
                             }
                             at
                         }
-                        None => now,
+                        None => UNSTAMPED,
                     };
                     let tag = st.free_tags.pop().expect("a free tag per queue slot");
                     let len = planned.req.len as u32;
@@ -275,6 +288,15 @@ where
             }
         }
         if !batch.is_empty() {
+            // One stamp per batch, taken after the buffers are filled: generating data is the
+            // tool's work, not the device's, and must not show up as latency.
+            let submit_ns = clock.now_ns();
+            for r in &batch {
+                let f = &mut table[r.tag as usize];
+                if f.origin_ns == UNSTAMPED {
+                    f.origin_ns = submit_ns;
+                }
+            }
             target.submit(&batch)?;
             inflight_total += batch.len() as u32;
             batch.clear();
@@ -351,6 +373,9 @@ where
         paced,
     })
 }
+
+/// Marks an in-flight entry whose latency origin is the coming submission stamp.
+const UNSTAMPED: u64 = u64::MAX;
 
 /// Pseudo-errno recorded for a transfer shorter than requested.
 pub const SHORT_TRANSFER: i32 = 0;

@@ -6,6 +6,10 @@
 pub mod buf;
 pub mod clock;
 pub mod driver;
+pub mod guard;
+pub mod host;
+pub mod open;
 pub mod psync;
+pub mod runner;
 pub mod sys;
 pub mod target;

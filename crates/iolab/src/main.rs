@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod session;
 
 /// A storage lab: measure drives, run reviewers' methods, model hardware you do not have.
 #[derive(Parser)]
@@ -15,6 +16,10 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// CrystalDiskMark's tests in under a minute (default: a 1 GiB test file here, removed after).
+    Quick(cmd::quick::QuickArgs),
+    /// Run any workload: a job file (TOML) and/or flags, on a file or block device.
+    Run(cmd::run::RunArgs),
     /// Block traces: analyze, synthesise, convert and replay.
     Trace(cmd::trace::TraceArgs),
     /// Show the host path from a file or device to the CPU, with link speeds and ceilings.
@@ -26,6 +31,8 @@ enum Command {
 fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
+        Command::Quick(args) => cmd::quick::run(args),
+        Command::Run(args) => cmd::run::run(args),
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),

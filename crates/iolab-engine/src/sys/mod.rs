@@ -43,3 +43,41 @@ pub fn install_interrupt_handler() {
         libc::signal(libc::SIGTERM, on_signal as *const () as libc::sighandler_t);
     }
 }
+
+/// The extended attribute that marks a file iolab created (so a later run may overwrite it).
+pub const CREATED_XATTR: &str = "user.iolab.created";
+
+/// Marks `file` as created by iolab. Filesystems without user xattrs (some tmpfs, FUSE) return
+/// an error; the file is then simply not recognised as iolab's later.
+pub fn mark_created(file: &std::fs::File) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(CREATED_XATTR).expect("no NUL in the name");
+    let value = b"1";
+    // SAFETY: name is a valid C string, value a live buffer of the given length, fd is open.
+    let rc = unsafe { libc::fsetxattr(file.as_raw_fd(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Whether `file` carries iolab's creation mark.
+pub fn is_marked_created(file: &std::fs::File) -> bool {
+    use std::os::fd::AsRawFd;
+    let name = std::ffi::CString::new(CREATED_XATTR).expect("no NUL in the name");
+    let mut value = [0u8; 8];
+    // SAFETY: name is a valid C string; value is a live buffer of the length passed.
+    let rc = unsafe { libc::fgetxattr(file.as_raw_fd(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    rc == 1 && value[0] == b'1'
+}
+
+/// Drops `file`'s pages from the page cache (after a buffered fill, so that reads measure the
+/// device and not memory). Advisory: errors are ignored.
+pub fn drop_cached_pages(file: &std::fs::File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: plain advisory call on an open descriptor; offset 0 and length 0 mean "all".
+    unsafe {
+        libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}

@@ -1,0 +1,326 @@
+//! The safety guard: iolab never destroys data the user did not offer.
+//!
+//! Before a job writes to a block device, [`check_block_write`] looks for every sign that the
+//! device holds something: a mount (of it or of a partition on it), active swap, partitions,
+//! holders (device-mapper, MD RAID, LVM, bcache stacked on it), an on-disk signature (partition
+//! tables, filesystems, RAID, LVM, swap, LUKS), or an exclusive opener. Any of them refuses the
+//! write with the reason, unless the user named that exact device to `--destroy-data`. A
+//! mounted device (or one with mounted partitions) is refused even then: writing under a live
+//! filesystem corrupts it, and unmounting first is always possible.
+//!
+//! Reads are always allowed. Regular files are guarded in [`crate::open`].
+
+use std::fmt;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Read, Seek, SeekFrom};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// One reason a device must not be written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Hazard {
+    /// The device, or a partition on it, is mounted at this place.
+    Mounted(String),
+    /// The device, or a partition on it, is active swap.
+    Swap(String),
+    /// The device has partitions (their names).
+    Partitions(Vec<String>),
+    /// Something is stacked on the device (dm, md, bcache; names from `holders/`).
+    Holders(Vec<String>),
+    /// An on-disk signature was found.
+    Signature(&'static str),
+    /// Someone holds the device open exclusively (O_EXCL gave EBUSY).
+    Busy,
+}
+
+impl Hazard {
+    /// Whether `--destroy-data` may override it.
+    pub fn overridable(&self) -> bool {
+        !matches!(self, Hazard::Mounted(_) | Hazard::Swap(_))
+    }
+}
+
+impl fmt::Display for Hazard {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Hazard::Mounted(at) => write!(f, "it is mounted ({at})"),
+            Hazard::Swap(dev) => write!(f, "it is active swap ({dev})"),
+            Hazard::Partitions(p) => write!(f, "it has partitions ({})", p.join(", ")),
+            Hazard::Holders(h) => write!(f, "it is in use by {} (device-mapper, RAID or LVM)", h.join(", ")),
+            Hazard::Signature(what) => write!(f, "it carries a {what} signature"),
+            Hazard::Busy => write!(f, "another program holds it open exclusively"),
+        }
+    }
+}
+
+/// A refused write, with every reason found and what to do.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub struct Refusal {
+    /// The device.
+    pub device: PathBuf,
+    /// Why.
+    pub hazards: Vec<Hazard>,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let dev = self.device.display();
+        let reasons = self.hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>().join("; ");
+        write!(f, "refusing to write to {dev}: {reasons}")?;
+        if self.hazards.iter().all(Hazard::overridable) {
+            write!(
+                f,
+                ". Writing would destroy what is on it. If you really mean to, name the device \
+                 again with --destroy-data={dev}"
+            )
+        } else {
+            write!(f, ". Unmount it (or swapoff) first; --destroy-data does not override this")
+        }
+    }
+}
+
+/// The kernel's name of a block device node (`/dev/loop3` → `loop3`), following symlinks.
+pub fn block_name(dev: &Path) -> io::Result<String> {
+    let meta = fs::metadata(dev)?;
+    if !meta.file_type().is_block_device() {
+        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a block device", dev.display())));
+    }
+    let rdev = meta.rdev();
+    let link = fs::read_link(format!("/sys/dev/block/{}:{}", major(rdev), minor(rdev)))?;
+    Ok(link.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+}
+
+/// Major number of a `dev_t` (glibc's encoding).
+pub fn major(dev: u64) -> u64 {
+    ((dev >> 32) & 0xffff_f000) | ((dev >> 8) & 0xfff)
+}
+
+/// Minor number of a `dev_t` (glibc's encoding).
+pub fn minor(dev: u64) -> u64 {
+    ((dev >> 12) & 0xffff_ff00) | (dev & 0xff)
+}
+
+/// Whether `a` and `b` name the same block device (by device number, so `/dev/disk/by-id/…`
+/// links match the node they point to).
+pub fn same_device(a: &Path, b: &Path) -> bool {
+    match (fs::metadata(a), fs::metadata(b)) {
+        (Ok(x), Ok(y)) => x.file_type().is_block_device() && y.file_type().is_block_device() && x.rdev() == y.rdev(),
+        _ => false,
+    }
+}
+
+/// Every hazard of writing to block device `dev`; empty means safe to write.
+pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
+    let name = block_name(dev)?;
+    let sys = PathBuf::from(format!("/sys/class/block/{name}"));
+    let mut found = Vec::new();
+    let partitions = child_partitions(&sys);
+    // The device itself and its partitions, as MAJ:MIN, for the mount and swap checks.
+    let mut family = vec![name.clone()];
+    family.extend(partitions.iter().cloned());
+    let devnums: Vec<String> = family
+        .iter()
+        .filter_map(|n| fs::read_to_string(format!("/sys/class/block/{n}/dev")).ok())
+        .map(|s| s.trim().to_string())
+        .collect();
+    for (devnum, mount_point) in mounts()? {
+        if devnums.contains(&devnum) {
+            found.push(Hazard::Mounted(mount_point));
+        }
+    }
+    for swap in fs::read_to_string("/proc/swaps").unwrap_or_default().lines().skip(1) {
+        let Some(path) = swap.split_whitespace().next() else { continue };
+        if block_name(Path::new(path)).is_ok_and(|n| family.contains(&n)) {
+            found.push(Hazard::Swap(path.to_string()));
+        }
+    }
+    if !partitions.is_empty() {
+        found.push(Hazard::Partitions(partitions));
+    }
+    let holders = list_dir(&sys.join("holders"));
+    if !holders.is_empty() {
+        found.push(Hazard::Holders(holders));
+    }
+    if let Some(sig) = read_signature(dev)? {
+        found.push(Hazard::Signature(sig));
+    }
+    // A mounted device is also busy; say it once.
+    if !found.iter().any(|h| matches!(h, Hazard::Mounted(_) | Hazard::Holders(_) | Hazard::Swap(_))) {
+        match OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(dev) {
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => found.push(Hazard::Busy),
+            _ => {}
+        }
+    }
+    Ok(found)
+}
+
+/// Refuses a write to `dev` unless it is safe or the user named it to `--destroy-data`.
+pub fn check_block_write(dev: &Path, destroy_data: Option<&Path>) -> Result<(), GuardError> {
+    let found = hazards(dev).map_err(|e| GuardError::Inspect(dev.to_path_buf(), e))?;
+    if found.is_empty() {
+        return Ok(());
+    }
+    let allowed = destroy_data.is_some_and(|d| same_device(d, dev));
+    if allowed && found.iter().all(Hazard::overridable) {
+        return Ok(());
+    }
+    Err(GuardError::Refused(Refusal { device: dev.to_path_buf(), hazards: found }))
+}
+
+/// Why the guard stopped a write.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum GuardError {
+    /// The device holds data (or is in use); the message says what and how to override.
+    #[error("{0}")]
+    Refused(Refusal),
+    /// The device could not be inspected, so it is not written.
+    #[error("cannot inspect {0} to make sure writing is safe: {1}; nothing was written")]
+    Inspect(PathBuf, #[source] io::Error),
+}
+
+fn list_dir(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = fs::read_dir(dir)
+        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    names.sort();
+    names
+}
+
+fn child_partitions(sys: &Path) -> Vec<String> {
+    list_dir(sys).into_iter().filter(|n| sys.join(n).join("partition").exists()).collect()
+}
+
+/// `(MAJ:MIN, mount point)` of every mount this process can see.
+fn mounts() -> io::Result<Vec<(String, String)>> {
+    let text = fs::read_to_string("/proc/self/mountinfo")?;
+    Ok(text
+        .lines()
+        .filter_map(|l| {
+            let mut f = l.split_whitespace();
+            let devnum = f.nth(2)?.to_string();
+            let point = f.nth(1)?.to_string();
+            Some((devnum, point))
+        })
+        .collect())
+}
+
+/// The MD RAID superblock magic, 0xa92b4efc little-endian.
+const MD_MAGIC: [u8; 4] = [0xfc, 0x4e, 0x2b, 0xa9];
+
+/// On-disk signatures: (what, byte offset from the start, magic bytes). Offsets from blkid and
+/// the formats' own headers. Enough to recognise anything a user would miss.
+const SIGNATURES: &[(&str, u64, &[u8])] = &[
+    ("GPT partition table", 512, b"EFI PART"),
+    ("GPT partition table (4K sectors)", 4096, b"EFI PART"),
+    ("ext2/3/4 filesystem", 1080, &[0x53, 0xEF]),
+    ("XFS filesystem", 0, b"XFSB"),
+    ("btrfs filesystem", 0x10040, b"_BHRfS_M"),
+    ("F2FS filesystem", 1024, &[0x10, 0x20, 0xF5, 0xF2]),
+    ("NTFS filesystem", 3, b"NTFS    "),
+    ("exFAT filesystem", 3, b"EXFAT   "),
+    ("ISO 9660 filesystem", 32769, b"CD001"),
+    ("swap", 4086, b"SWAPSPACE2"),
+    ("swap", 4086, b"SWAP-SPACE"),
+    ("swap (64K pages)", 65526, b"SWAPSPACE2"),
+    ("LVM physical volume", 512 + 0x18, b"LVM2 001"),
+    ("LVM physical volume", 512, b"LABELONE"),
+    ("LUKS encrypted volume", 0, b"LUKS\xba\xbe"),
+    ("LUKS2 encrypted volume", 0, b"SKUL\xba\xbe"),
+    ("MD RAID (v1.1) member", 0, &MD_MAGIC),
+    ("MD RAID (v1.2) member", 4096, &MD_MAGIC),
+    ("bcache backing device", 4096 + 24, &[0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca]),
+    ("ZFS pool member", 0x20000 + 0x2000, &[0x0c, 0xb1, 0xba, 0x00]),
+];
+
+/// The first signature found on `dev`, reading its first 160 KiB and its last 128 KiB.
+pub fn read_signature(dev: &Path) -> io::Result<Option<&'static str>> {
+    let mut f = File::open(dev)?;
+    let size = f.seek(SeekFrom::End(0))?;
+    f.seek(SeekFrom::Start(0))?;
+    let mut head = vec![0u8; (160 * 1024).min(size as usize)];
+    f.read_exact(&mut head)?;
+    if let Some(sig) = signature_in_head(&head) {
+        return Ok(Some(sig));
+    }
+    // MD RAID 0.90 and 1.0 keep their superblock at the end of the device.
+    if size >= 128 * 1024 {
+        let tail_at = size - 128 * 1024;
+        f.seek(SeekFrom::Start(tail_at))?;
+        let mut tail = vec![0u8; 128 * 1024];
+        f.read_exact(&mut tail)?;
+        let v090 = (size & !(64 * 1024 - 1)) - 64 * 1024;
+        let v10 = (size - 8 * 1024) & !(4 * 1024 - 1);
+        for (what, at) in [("MD RAID (v0.90) member", v090), ("MD RAID (v1.0) member", v10)] {
+            if at >= tail_at {
+                let i = (at - tail_at) as usize;
+                if tail.get(i..i + 4) == Some(&MD_MAGIC[..]) {
+                    return Ok(Some(what));
+                }
+            }
+        }
+    }
+    Ok(None)
+}
+
+/// The signature in the first bytes of a device, if any (pure; see [`SIGNATURES`]).
+pub fn signature_in_head(head: &[u8]) -> Option<&'static str> {
+    for &(what, at, magic) in SIGNATURES {
+        let at = at as usize;
+        if head.get(at..at + magic.len()) == Some(magic) {
+            return Some(what);
+        }
+    }
+    // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
+    // sectors carry 0x55AA too, and are data just the same).
+    if head.get(510..512) == Some(&[0x55, 0xAA]) {
+        return Some("MBR partition table or boot sector");
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn blank_head_has_no_signature() {
+        assert_eq!(signature_in_head(&vec![0u8; 160 * 1024]), None);
+    }
+
+    #[test]
+    fn known_signatures_are_found() {
+        let mut head = vec![0u8; 160 * 1024];
+        head[1080] = 0x53;
+        head[1081] = 0xEF;
+        assert_eq!(signature_in_head(&head), Some("ext2/3/4 filesystem"));
+        let mut head = vec![0u8; 160 * 1024];
+        head[512..520].copy_from_slice(b"EFI PART");
+        assert_eq!(signature_in_head(&head), Some("GPT partition table"));
+        let mut head = vec![0u8; 160 * 1024];
+        head[510] = 0x55;
+        head[511] = 0xAA;
+        assert!(signature_in_head(&head).unwrap().contains("MBR"));
+        let mut head = vec![0u8; 8192];
+        head[4086..4096].copy_from_slice(b"SWAPSPACE2");
+        assert_eq!(signature_in_head(&head), Some("swap"));
+    }
+
+    #[test]
+    fn device_numbers_split_like_glibc() {
+        // makedev(259, 3) = 0x10300 | (3 & 0xff)
+        let dev = ((259u64 & 0xfff) << 8) | 3;
+        assert_eq!((major(dev), minor(dev)), (259, 3));
+        let big = ((7u64 & 0xfff) << 8) | (300 & 0xff) | ((300u64 & !0xff) << 12);
+        assert_eq!((major(big), minor(big)), (7, 300));
+    }
+
+    #[test]
+    fn refusal_says_how_to_override() {
+        let r = Refusal { device: "/dev/loop9".into(), hazards: vec![Hazard::Signature("ext2/3/4 filesystem")] };
+        let msg = r.to_string();
+        assert!(msg.contains("ext2/3/4") && msg.contains("--destroy-data=/dev/loop9"), "{msg}");
+        let r = Refusal { device: "/dev/loop9".into(), hazards: vec![Hazard::Mounted("/mnt".into())] };
+        assert!(r.to_string().contains("Unmount"));
+    }
+}

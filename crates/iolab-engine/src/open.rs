@@ -1,0 +1,273 @@
+//! Opening what a job runs on: a regular file (created and fully written before use, never
+//! sparse) or a block device (used as it is, behind the [`crate::guard`]).
+//!
+//! [`prepare_target`] runs once per job and does everything that may refuse or fail — checks,
+//! creation, filling, span resolution — before a single measured I/O. [`PreparedTarget::open_worker`]
+//! then gives each worker thread its own descriptor and its own io_uring (or the psync fallback).
+
+use crate::guard::{self, GuardError};
+use crate::psync::PsyncTarget;
+use crate::sys;
+use crate::sys::uring::UringTarget;
+use crate::target::{Capabilities, Target, TargetKind};
+use iolab_core::data::DataGenerator;
+use iolab_core::job::{Job, JobError};
+use iolab_core::size::format_size;
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, Write};
+use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
+use std::path::{Path, PathBuf};
+
+/// Which I/O engine to use.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EngineChoice {
+    /// io_uring, or psync with a note when io_uring is unavailable.
+    #[default]
+    Auto,
+    /// io_uring or fail.
+    Uring,
+    /// Positional read/write, one I/O at a time per thread.
+    Psync,
+}
+
+/// What the user allowed.
+#[derive(Clone, Debug, Default)]
+pub struct WritePolicy {
+    /// The one device the user offered for destruction (`--destroy-data=DEVICE`).
+    pub destroy_data: Option<PathBuf>,
+    /// Overwrite an existing regular file iolab did not create (`--overwrite`).
+    pub overwrite: bool,
+}
+
+/// Why a target cannot be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum OpenError {
+    /// The job does not fit the target.
+    #[error(transparent)]
+    Job(#[from] JobError),
+    /// The safety guard refused.
+    #[error(transparent)]
+    Guard(#[from] GuardError),
+    /// A file iolab did not create would be overwritten.
+    #[error(
+        "{0} exists and was not created by iolab; this job would overwrite it. Pass --overwrite \
+         if its content may be destroyed, or name a new file"
+    )]
+    NotOurs(PathBuf),
+    /// A file that does not exist, and no size to create it with.
+    #[error("{0} does not exist; give the job a size (e.g. --size 1g) to create it")]
+    NeedSize(PathBuf),
+    /// Not a file or block device.
+    #[error("{0} is {1}; give a regular file or a block device")]
+    Unsupported(PathBuf, &'static str),
+    /// io_uring was demanded and is unavailable.
+    #[error("io_uring is unavailable here ({0}); use --engine psync or auto")]
+    NoUring(io::Error),
+    /// Any other I/O failure, with what was being done.
+    #[error("{what} {path}: {source}")]
+    Io {
+        /// What was being done.
+        what: &'static str,
+        /// On which path.
+        path: PathBuf,
+        /// The error.
+        source: io::Error,
+    },
+}
+
+fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> OpenError + 'a {
+    move |source| OpenError::Io { what, path: path.to_path_buf(), source }
+}
+
+/// A target ready for a job: checked, created or filled, with the job's span resolved.
+#[derive(Debug)]
+pub struct PreparedTarget {
+    /// The path as given.
+    pub path: PathBuf,
+    /// File or block device.
+    pub kind: TargetKind,
+    /// Size in bytes.
+    pub size_bytes: u64,
+    /// Logical block size (O_DIRECT alignment).
+    pub logical_block_bytes: u64,
+    /// True when this run created the file (the caller may remove it afterwards).
+    pub created: bool,
+    /// The engine every worker uses.
+    pub engine: EngineChoice,
+    /// Things the results should say (fallbacks, warnings).
+    pub notes: Vec<String>,
+    /// Held with O_EXCL while a write job runs on a block device, so nobody mounts it meanwhile.
+    _exclusive: Option<File>,
+}
+
+/// Checks and prepares `path` for `job`, resolving the job's span against it.
+pub fn prepare_target(
+    path: &Path,
+    job: &mut Job,
+    policy: &WritePolicy,
+    engine: EngineChoice,
+) -> Result<PreparedTarget, OpenError> {
+    let mut notes = Vec::new();
+    let (kind, size_bytes, logical, created, exclusive) = match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => {
+            let span = job.span_bytes.ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
+            let size = job.offset_bytes + span;
+            create_filled(path, size, job, 0)?;
+            (TargetKind::File, size, file_logical_block(path), true, None)
+        }
+        Err(e) => return Err(io_err("cannot inspect", path)(e)),
+        Ok(m) if m.is_file() => {
+            let needed = job.span_bytes.map(|s| job.offset_bytes + s).unwrap_or(0);
+            let grows = needed > m.len();
+            if job.writes() || grows {
+                let file = File::open(path).map_err(io_err("cannot open", path))?;
+                if !policy.overwrite && !sys::is_marked_created(&file) {
+                    return Err(OpenError::NotOurs(path.to_path_buf()));
+                }
+            }
+            if grows {
+                create_filled(path, needed, job, m.len())?;
+            } else if m.blocks() * 512 < m.len() && job.reads() {
+                notes.push(format!(
+                    "{} is sparse: reads of its holes never reach the device and look too fast",
+                    path.display()
+                ));
+            }
+            (TargetKind::File, m.len().max(needed), file_logical_block(path), false, None)
+        }
+        Ok(m) if m.file_type().is_block_device() => {
+            let name = guard::block_name(path).map_err(io_err("cannot resolve", path))?;
+            let size = read_sys_u64(&format!("/sys/class/block/{name}/size")).map(|s| s * 512);
+            let size = size.ok_or_else(|| OpenError::Io {
+                what: "cannot read the size of",
+                path: path.to_path_buf(),
+                source: io::Error::other("no size in sysfs"),
+            })?;
+            let mut exclusive = None;
+            if job.writes() {
+                guard::check_block_write(path, policy.destroy_data.as_deref())?;
+                exclusive = OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(path).ok();
+            }
+            (TargetKind::Block, size, block_logical_block(&name), false, exclusive)
+        }
+        Ok(m) if m.is_dir() => return Err(OpenError::Unsupported(path.to_path_buf(), "a directory")),
+        Ok(_) => return Err(OpenError::Unsupported(path.to_path_buf(), "neither a regular file nor a block device")),
+    };
+    job.resolve_span(size_bytes)?;
+    job.check_alignment(logical)?;
+    let engine = match engine {
+        EngineChoice::Auto => match io_uring::IoUring::new(2) {
+            Ok(_) => EngineChoice::Uring,
+            Err(e) => {
+                notes.push(format!(
+                    "psync fallback: io_uring is unavailable ({e}); each thread keeps one I/O in flight"
+                ));
+                EngineChoice::Psync
+            }
+        },
+        EngineChoice::Uring => {
+            io_uring::IoUring::new(2).map_err(OpenError::NoUring)?;
+            EngineChoice::Uring
+        }
+        EngineChoice::Psync => EngineChoice::Psync,
+    };
+    Ok(PreparedTarget {
+        path: path.to_path_buf(),
+        kind,
+        size_bytes,
+        logical_block_bytes: logical,
+        created,
+        engine,
+        notes,
+        _exclusive: exclusive,
+    })
+}
+
+impl PreparedTarget {
+    /// A fresh descriptor and engine for one worker thread.
+    pub fn open_worker(&self, job: &Job) -> io::Result<Box<dyn Target + Send>> {
+        let mut opts = OpenOptions::new();
+        opts.read(true).write(job.writes());
+        if job.direct {
+            opts.custom_flags(libc::O_DIRECT);
+        }
+        let file = opts.open(&self.path)?;
+        let caps = Capabilities {
+            kind: self.kind,
+            engine: "psync",
+            size_bytes: self.size_bytes,
+            logical_block_bytes: self.logical_block_bytes,
+            needs_data: true,
+            modelled: false,
+        };
+        Ok(match self.engine {
+            EngineChoice::Psync => Box::new(PsyncTarget::new(file, caps)),
+            _ => Box::new(UringTarget::new(file, caps)?),
+        })
+    }
+
+    /// Removes the file if this run created it.
+    pub fn remove_if_created(&self) -> io::Result<()> {
+        if self.created {
+            fs::remove_file(&self.path)?;
+        }
+        Ok(())
+    }
+}
+
+/// Creates (or extends from `from`) a regular file to `size` bytes, writing every byte with the
+/// job's data so that nothing is sparse, then drops it from the page cache.
+fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), OpenError> {
+    let mut file = OpenOptions::new()
+        .write(true)
+        .create(from == 0)
+        .truncate(false)
+        .open(path)
+        .map_err(io_err("cannot create", path))?;
+    if from == 0 {
+        // Best effort: on filesystems without user xattrs the file is just not recognised later.
+        let _ = sys::mark_created(&file);
+    }
+    let mut data = DataGenerator::new(job, job.seed ^ 0xF111);
+    let mut chunk = vec![0u8; 1 << 20];
+    let mut at = from;
+    use std::io::Seek;
+    file.seek(io::SeekFrom::Start(from)).map_err(io_err("cannot seek in", path))?;
+    while at < size {
+        let n = ((size - at) as usize).min(chunk.len());
+        for block in chunk[..n].chunks_mut(64 * 1024) {
+            data.fill(block);
+        }
+        file.write_all(&chunk[..n]).map_err(|e| OpenError::Io {
+            what: "cannot fill",
+            path: path.to_path_buf(),
+            source: io::Error::new(e.kind(), format!("{e} after {}", format_size(at))),
+        })?;
+        at += n as u64;
+    }
+    file.sync_all().map_err(io_err("cannot sync", path))?;
+    sys::drop_cached_pages(&file);
+    Ok(())
+}
+
+fn read_sys_u64(path: &str) -> Option<u64> {
+    fs::read_to_string(path).ok()?.trim().parse().ok()
+}
+
+/// Logical block size of a block device (a partition answers with its disk's queue).
+fn block_logical_block(name: &str) -> u64 {
+    read_sys_u64(&format!("/sys/class/block/{name}/queue/logical_block_size"))
+        .or_else(|| read_sys_u64(&format!("/sys/class/block/{name}/../queue/logical_block_size")))
+        .unwrap_or(512)
+}
+
+/// Logical block size of the device under a file's filesystem (512 when unknown, e.g. tmpfs).
+fn file_logical_block(path: &Path) -> u64 {
+    let Ok(m) = fs::metadata(path) else { return 512 };
+    let dev = m.dev();
+    let base = format!("/sys/dev/block/{}:{}", guard::major(dev), guard::minor(dev));
+    read_sys_u64(&format!("{base}/queue/logical_block_size"))
+        .or_else(|| read_sys_u64(&format!("{base}/../queue/logical_block_size")))
+        .unwrap_or(512)
+}

@@ -1,0 +1,156 @@
+//! Plain-text tables for a terminal: the CrystalDiskMark-like table of `iolab quick` and the
+//! per-job table of `iolab run`.
+
+use iolab_core::result::{DirectionResult, JobResult, RunResult};
+use iolab_core::size::format_size;
+use std::fmt::Write;
+
+/// The header line: what was measured, where, with what.
+fn header(r: &RunResult) -> String {
+    let t = &r.target;
+    let mut s = format!(
+        "{} on {} ({}, {}, {})",
+        r.kind,
+        t.path,
+        t.kind,
+        format_size(t.size_bytes),
+        if t.modelled { "modelled".to_string() } else { t.engine.clone() }
+    );
+    if !r.complete {
+        let _ = write!(s, " — INCOMPLETE: {}", r.incomplete_reason.as_deref().unwrap_or("stopped early"));
+    }
+    s
+}
+
+/// The path and its ceiling, and how close the best measured throughput came to it.
+fn ceiling_lines(r: &RunResult, out: &mut String) {
+    if let Some(p) = &r.target.path_summary {
+        let _ = writeln!(out, "path: {p}");
+    }
+    if let Some(c) = r.target.path_ceiling_bytes_per_s {
+        let best = r.jobs.iter().map(|j| j.read.bw_bytes_per_s.max(j.write.bw_bytes_per_s)).fold(0.0, f64::max);
+        let _ = writeln!(
+            out,
+            "ceiling of the path: {:.0} MB/s; best measured {:.0} MB/s = {:.0} % of it",
+            c / 1e6,
+            best / 1e6,
+            100.0 * best / c
+        );
+    }
+}
+
+fn notes(r: &RunResult, out: &mut String) {
+    for n in &r.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+}
+
+/// The test label of a quick job (`SEQ1M Q8T1 read` → `SEQ1M Q8T1`) and whether it reads.
+fn split_label(name: &str) -> (&str, bool) {
+    match name.rsplit_once(' ') {
+        Some((label, "read")) => (label, true),
+        Some((label, _)) => (label, false),
+        None => (name, true),
+    }
+}
+
+/// CrystalDiskMark's table: one row per test, read and write side by side, MB/s = 10^6 B/s.
+pub fn quick_table(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header(r));
+    if let Some(j) = r.jobs.first() {
+        let runs = j.repeats.len().max(1);
+        let secs = j.measured_ns as f64 / 1e9 / runs as f64;
+        let _ = writeln!(out, "figures: mean of {runs} counted run(s) of {secs:.1} s each (warm-up not counted); MB/s = 10^6 B/s");
+    }
+    let mut labels: Vec<&str> = Vec::new();
+    for j in &r.jobs {
+        let (label, _) = split_label(&j.name);
+        if !labels.contains(&label) {
+            labels.push(label);
+        }
+    }
+    let _ = writeln!(out, "{:<14}|{:>28} |{:>28}", "", "Read", "Write");
+    let _ = writeln!(out, "{:<14}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}", "Test", "MB/s", "IOPS", "µs", "MB/s", "IOPS", "µs");
+    for label in labels {
+        let cell = |read: bool| -> String {
+            r.jobs
+                .iter()
+                .find(|j| split_label(&j.name) == (label, read))
+                .map(|j| {
+                    let d = if read { &j.read } else { &j.write };
+                    format!("{:>10.2}{:>10.0}{:>8.0}", d.bw_mb_per_s, d.iops, d.lat_ns.mean / 1e3)
+                })
+                .unwrap_or_else(|| format!("{:>28}", "-"))
+        };
+        let _ = writeln!(out, "{:<14}|{} |{}", label, cell(true), cell(false));
+    }
+    ceiling_lines(r, &mut out);
+    notes(r, &mut out);
+    out
+}
+
+fn direction_row(name: &str, d: &DirectionResult) -> String {
+    let us = |ns: f64| ns / 1e3;
+    format!(
+        "{:<6}{:>12}{:>12.0}{:>10.2}{:>10.2}  {:.1} / {:.1} / {:.1} / {:.1} / {:.1} / {:.1}",
+        name,
+        d.ios,
+        d.iops,
+        d.bw_mb_per_s,
+        d.bw_mib_per_s,
+        us(d.lat_ns.min as f64),
+        us(d.lat_ns.mean),
+        us(d.lat_ns.p50 as f64),
+        us(d.lat_ns.p99 as f64),
+        us(d.lat_ns.p99_9 as f64),
+        us(d.lat_ns.max as f64),
+    )
+}
+
+/// One job's block of the run table.
+pub fn job_block(j: &JobResult) -> String {
+    let mut out = String::new();
+    let state = match &j.stop_reason {
+        None => "complete".to_string(),
+        Some(why) => format!("INCOMPLETE: {why}"),
+    };
+    let _ = writeln!(out, "job {}: {}  ({:.2} s measured, {state})", j.name, j.job, j.measured_ns as f64 / 1e9);
+    let _ = writeln!(
+        out,
+        "{:<6}{:>12}{:>12}{:>10}{:>10}  latency µs: min / mean / p50 / p99 / p99.9 / max",
+        "", "I/Os", "IOPS", "MB/s", "MiB/s"
+    );
+    if j.read.ios > 0 || j.job.reads() {
+        let _ = writeln!(out, "{}", direction_row("read", &j.read));
+    }
+    if j.write.ios > 0 || j.job.writes() {
+        let _ = writeln!(out, "{}", direction_row("write", &j.write));
+    }
+    let ios = (j.read.ios + j.write.ios).max(1) as f64;
+    let cpu = j.cpu.user_s + j.cpu.system_s;
+    let _ = writeln!(
+        out,
+        "cpu   user {:.2} s, system {:.2} s ({:.2} µs per I/O){}",
+        j.cpu.user_s,
+        j.cpu.system_s,
+        cpu / ios * 1e6,
+        if j.latency_from_intended_start { "; latency counted from each I/O's intended start" } else { "" }
+    );
+    for e in &j.errors {
+        let _ = writeln!(out, "errors {} ({}) ×{}, first at offset {}", e.name, e.errno, e.count, e.first_offset_bytes);
+    }
+    out
+}
+
+/// The table of `iolab run`: a block per job.
+pub fn run_table(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header(r));
+    for j in &r.jobs {
+        out.push_str(&job_block(j));
+    }
+    ceiling_lines(r, &mut out);
+    notes(r, &mut out);
+    out
+}

@@ -1,0 +1,247 @@
+//! `iolab run [JOB.toml] [TARGET] [flags]`: any workload, from a job file, from flags, or both
+//! (flags override the file's keys for every job in it).
+
+use crate::session;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use iolab_core::job::{Access, DataKind, Job, JobSpec};
+use iolab_core::size::ByteSize;
+use iolab_engine::open::{prepare_target, EngineChoice, WritePolicy};
+use iolab_engine::runner::{run_job, RunControl};
+use serde::Deserialize;
+use std::path::{Path, PathBuf};
+
+/// The workload flags: each one sets the job key of the same name.
+#[derive(Args, Clone, Debug, Default)]
+pub struct JobFlags {
+    /// read, write, randread, randwrite, rw or randrw [key: access].
+    #[arg(long)]
+    pub access: Option<Access>,
+    /// Percent of reads for rw/randrw [key: read_pct].
+    #[arg(long)]
+    pub read_pct: Option<f64>,
+    /// Block size, e.g. 4k, 1m [key: block_size].
+    #[arg(long = "bs")]
+    pub block_size: Option<ByteSize>,
+    /// Weighted block sizes in fio's form, e.g. 4k/60:64k/40 [key: bssplit].
+    #[arg(long)]
+    pub bssplit: Option<String>,
+    /// I/Os in flight per thread [key: queue_depth].
+    #[arg(long = "qd")]
+    pub queue_depth: Option<u32>,
+    /// Worker threads [key: threads].
+    #[arg(long)]
+    pub threads: Option<u32>,
+    /// Start of the span [key: offset].
+    #[arg(long)]
+    pub offset: Option<ByteSize>,
+    /// Length of the span; creates a file of this size if it does not exist [key: size].
+    #[arg(long)]
+    pub size: Option<ByteSize>,
+    /// Give each thread its own zone of the span [key: zones].
+    #[arg(long)]
+    pub zones: bool,
+    /// Measured seconds [key: duration_s].
+    #[arg(long = "duration")]
+    pub duration_s: Option<f64>,
+    /// Seconds of ramp-up excluded from results [key: ramp_s].
+    #[arg(long = "ramp")]
+    pub ramp_s: Option<f64>,
+    /// Stop after this many bytes [key: io_limit].
+    #[arg(long)]
+    pub io_limit: Option<ByteSize>,
+    /// Stop after this many I/Os [key: ios_limit].
+    #[arg(long)]
+    pub ios_limit: Option<u64>,
+    /// Go through the page cache instead of O_DIRECT [key: direct = false].
+    #[arg(long)]
+    pub buffered: bool,
+    /// Written data: random (fresh incompressible content per write) or zeros [key: data].
+    #[arg(long)]
+    pub data: Option<DataKind>,
+    /// Percent of each written block that compresses away [key: compress_pct].
+    #[arg(long)]
+    pub compress_pct: Option<f64>,
+    /// Percent of written blocks that repeat an earlier one [key: dedupe_pct].
+    #[arg(long)]
+    pub dedupe_pct: Option<f64>,
+    /// Cap on I/Os per second for the job [key: rate_iops].
+    #[arg(long)]
+    pub rate_iops: Option<f64>,
+    /// Cap on bytes per second for the job, e.g. 100m [key: rate_bytes_per_s].
+    #[arg(long = "rate-bw")]
+    pub rate_bytes_per_s: Option<ByteSize>,
+    /// Seed of every random choice [key: seed].
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Count I/O errors and go on [key: continue_on_error].
+    #[arg(long)]
+    pub continue_on_error: bool,
+}
+
+impl JobFlags {
+    /// Sets every key the flags name on `spec`.
+    pub fn apply(&self, spec: &mut JobSpec) {
+        macro_rules! set {
+            ($($field:ident),*) => { $( if self.$field.is_some() { spec.$field = self.$field.clone(); } )* };
+        }
+        set!(access, read_pct, block_size, bssplit, queue_depth, threads, offset, size, duration_s, ramp_s);
+        set!(io_limit, ios_limit, data, compress_pct, dedupe_pct, rate_iops, rate_bytes_per_s, seed);
+        if self.block_size.is_some() {
+            spec.bssplit = None;
+        }
+        if self.bssplit.is_some() {
+            spec.block_size = None;
+        }
+        if self.zones {
+            spec.zones = Some(true);
+        }
+        if self.buffered {
+            spec.direct = Some(false);
+        }
+        if self.continue_on_error {
+            spec.continue_on_error = Some(true);
+        }
+    }
+}
+
+/// What may be written, and how.
+#[derive(Args, Clone, Debug, Default)]
+pub struct SafetyFlags {
+    /// Allow writing to this block device although it holds data (partitions, a filesystem,
+    /// RAID/LVM/swap signatures). Name the same device as the target.
+    #[arg(long, value_name = "DEVICE")]
+    pub destroy_data: Option<PathBuf>,
+    /// Allow overwriting an existing regular file that iolab did not create.
+    #[arg(long)]
+    pub overwrite: bool,
+    /// I/O engine: auto (io_uring, psync if unavailable), io_uring, psync.
+    #[arg(long, default_value = "auto", value_parser = session::parse_engine)]
+    pub engine: EngineChoice,
+    /// Write the JSON result here (`-` for standard output) instead of the results directory.
+    #[arg(long, value_name = "PATH")]
+    pub json: Option<PathBuf>,
+    /// Do not probe the host path (drive, links, ceiling) for the result.
+    #[arg(long)]
+    pub no_probe: bool,
+}
+
+impl SafetyFlags {
+    /// The guard's policy.
+    pub fn policy(&self) -> WritePolicy {
+        WritePolicy { destroy_data: self.destroy_data.clone(), overwrite: self.overwrite }
+    }
+}
+
+/// `iolab run`.
+#[derive(Args, Debug)]
+pub struct RunArgs {
+    /// A job file (`*.toml`) and/or the target (file or block device), in any order.
+    #[arg(value_name = "JOB.toml|TARGET", num_args = 0..=2)]
+    pub inputs: Vec<PathBuf>,
+    /// Job name for one-off jobs.
+    #[arg(long)]
+    pub name: Option<String>,
+    #[command(flatten)]
+    pub job: JobFlags,
+    #[command(flatten)]
+    pub safety: SafetyFlags,
+}
+
+/// A job file: either one job at the top level, or `[[job]]` tables.
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobList {
+    job: Vec<JobSpec>,
+}
+
+/// Reads a job file into its job specs, naming the file (and line, via TOML's message) on error.
+pub fn read_job_file(path: &Path) -> Result<Vec<JobSpec>> {
+    let text = std::fs::read_to_string(path).with_context(|| format!("reading job file {}", path.display()))?;
+    let origin = path.display();
+    let parsed: toml::Table = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    if parsed.contains_key("job") {
+        let list: JobList = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+        if list.job.is_empty() {
+            bail!("{origin}: no [[job]] tables; add at least one job");
+        }
+        Ok(list.job)
+    } else {
+        Ok(vec![JobSpec::from_toml(&text, &origin.to_string()).map_err(anyhow::Error::msg)?])
+    }
+}
+
+/// Runs `iolab run`; returns the exit code.
+pub fn run(args: RunArgs) -> Result<i32> {
+    let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
+    for p in &args.inputs {
+        if p.extension().is_some_and(|e| e == "toml") {
+            files.push(p);
+        } else {
+            targets.push(p);
+        }
+    }
+    if files.len() > 1 || targets.len() > 1 {
+        bail!("give at most one job file (*.toml) and one target; got {:?}", args.inputs);
+    }
+    let mut specs = match files.first() {
+        Some(f) => read_job_file(f)?,
+        None => vec![JobSpec::default()],
+    };
+    for (i, spec) in specs.iter_mut().enumerate() {
+        args.job.apply(spec);
+        if spec.name.is_none() {
+            spec.name = Some(args.name.clone().unwrap_or_else(|| format!("job{}", i + 1)));
+        }
+    }
+    let target = match targets.first() {
+        Some(t) => t.to_path_buf(),
+        None => {
+            let named: Vec<&String> = specs.iter().filter_map(|s| s.target.as_ref()).collect();
+            match named.first() {
+                Some(t) if named.iter().all(|x| x == t) => PathBuf::from(t),
+                Some(_) => bail!("the jobs name different targets; one run measures one target"),
+                None => bail!("no target: give a file or block device (e.g. iolab run --size 1g ./test.bin), or set `target` in the job file"),
+            }
+        }
+    };
+    let mut jobs: Vec<Job> = specs.iter().map(|s| s.validate()).collect::<Result<_, _>>()?;
+    iolab_engine::sys::install_interrupt_handler();
+    // The job that writes, if any, decides what the guard checks; the others share the target.
+    let first_writer = jobs.iter().position(|j| j.writes()).unwrap_or(0);
+    let prepared = prepare_target(&target, &mut jobs[first_writer], &args.safety.policy(), args.safety.engine)
+        .with_context(|| format!("target {}", target.display()))?;
+    for (i, job) in jobs.iter_mut().enumerate() {
+        if i != first_writer {
+            job.resolve_span(prepared.size_bytes)?;
+            job.check_alignment(prepared.logical_block_bytes)?;
+        }
+    }
+    let mut result = session::new_result("run", &prepared, !args.safety.no_probe);
+    for job in &jobs {
+        if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
+            break;
+        }
+        let expected = job.duration_s.map(|d| d + job.ramp_s);
+        let outcome = session::with_progress(&job.name, expected, |progress| {
+            run_job(
+                &prepared,
+                job,
+                RunControl { stop: Some(&iolab_engine::sys::INTERRUPTED), progress: Some(progress) },
+            )
+        });
+        match outcome {
+            Ok(run) => result.jobs.push(run.result),
+            Err(e) => {
+                result.complete = false;
+                result.incomplete_reason = Some(format!("job '{}': {e}", job.name));
+                break;
+            }
+        }
+    }
+    session::settle(&mut result);
+    print!("{}", iolab_report::terminal::run_table(&result));
+    let saved = session::save(&result, args.safety.json.as_deref())?;
+    eprintln!("result saved to {saved}");
+    Ok(session::exit_code(&result))
+}

@@ -1,0 +1,187 @@
+//! What every measuring command shares: the result's frame (tool, host, target, probe), live
+//! progress on a terminal, saving the JSON result, and the exit code.
+
+use anyhow::{Context, Result};
+use iolab_core::result::{RunResult, TargetInfo, ToolInfo, SCHEMA_VERSION};
+use iolab_engine::driver::Progress;
+use iolab_engine::open::{EngineChoice, PreparedTarget};
+use iolab_engine::sys::INTERRUPTED;
+use std::io::{IsTerminal, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
+
+/// Exit code when I/O errors stopped a job.
+pub const EXIT_IO_ERROR: i32 = 1;
+/// Exit code after Ctrl-C or SIGTERM (the shell's convention for SIGINT).
+pub const EXIT_INTERRUPTED: i32 = 130;
+
+/// The engine names accepted by `--engine`.
+pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
+    match s {
+        "auto" => Ok(EngineChoice::Auto),
+        "io_uring" | "uring" => Ok(EngineChoice::Uring),
+        "psync" => Ok(EngineChoice::Psync),
+        other => Err(format!("unknown engine '{other}': use auto, io_uring or psync")),
+    }
+}
+
+/// A new result frame for a run of `kind` on `target`, with host facts and the host-path probe.
+pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult {
+    let started_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let mut info = TargetInfo {
+        path: target.path.display().to_string(),
+        kind: target.kind.name().to_string(),
+        size_bytes: target.size_bytes,
+        logical_block_bytes: target.logical_block_bytes,
+        engine: match target.engine {
+            EngineChoice::Psync => "psync",
+            _ => "io_uring",
+        }
+        .to_string(),
+        ..TargetInfo::default()
+    };
+    if probe {
+        // The probe only reads sysfs; a failure costs the path facts, never the run.
+        if let Ok(p) = iolab_probe::probe(&target.path) {
+            info.path_summary = Some(p.summary());
+            info.path_ceiling_bytes_per_s = p.ceiling_bytes_per_s();
+            info.probe = serde_json::to_value(&p).ok();
+        }
+    }
+    RunResult {
+        schema_version: SCHEMA_VERSION,
+        tool: ToolInfo { name: "iolab".into(), version: env!("CARGO_PKG_VERSION").into() },
+        kind: kind.to_string(),
+        started_unix_s,
+        complete: true,
+        incomplete_reason: None,
+        host: iolab_engine::host::host_info(),
+        target: info,
+        notes: target.notes.clone(),
+        jobs: Vec::new(),
+    }
+}
+
+/// Marks the result incomplete when a job was cut short, and says why.
+pub fn settle(result: &mut RunResult) {
+    if let Some(j) = result.jobs.iter().find(|j| !j.complete) {
+        result.complete = false;
+        result.incomplete_reason = Some(format!("job '{}': {}", j.name, j.stop_reason.as_deref().unwrap_or("stopped early")));
+    }
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        result.complete = false;
+        result.incomplete_reason.get_or_insert_with(|| "interrupted".into());
+    }
+}
+
+/// The exit code a settled result deserves.
+pub fn exit_code(result: &RunResult) -> i32 {
+    if INTERRUPTED.load(Ordering::Relaxed) {
+        EXIT_INTERRUPTED
+    } else if result.complete {
+        0
+    } else {
+        EXIT_IO_ERROR
+    }
+}
+
+/// Where results go when `--json` is not given: `$IOLAB_RESULTS_DIR`, else the user's data
+/// directory (`$XDG_DATA_HOME/iolab/results`, `~/.local/share/iolab/results`).
+pub fn default_results_dir() -> PathBuf {
+    if let Some(d) = std::env::var_os("IOLAB_RESULTS_DIR") {
+        return PathBuf::from(d);
+    }
+    let data = std::env::var_os("XDG_DATA_HOME")
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".local/share")))
+        .unwrap_or_else(|| PathBuf::from("."));
+    data.join("iolab/results")
+}
+
+/// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
+/// results directory. Returns where it went.
+pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
+    let text = serde_json::to_string_pretty(result).context("serialising the result")?;
+    if json == Some(Path::new("-")) {
+        println!("{text}");
+        return Ok("standard output".into());
+    }
+    let path = match json {
+        Some(p) => p.to_path_buf(),
+        None => {
+            let dir = default_results_dir();
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating the results directory {}", dir.display()))?;
+            dir.join(format!("{}-{}-{}.json", result.kind.replace([':', '/'], "-"), utc_stamp(result.started_unix_s), std::process::id()))
+        }
+    };
+    std::fs::write(&path, text + "\n").with_context(|| format!("writing the result to {}", path.display()))?;
+    Ok(path.display().to_string())
+}
+
+/// `YYYYmmddTHHMMSSZ` for a Unix time (civil-from-days, Howard Hinnant's algorithm).
+pub fn utc_stamp(unix_s: f64) -> String {
+    let secs = unix_s as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!("{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+}
+
+/// Runs `f` while a line on standard error shows live IOPS, MB/s and time left — only when
+/// standard error is a terminal, so logs and pipes stay clean.
+pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Progress) -> T) -> T {
+    let progress = Progress::default();
+    if !std::io::stderr().is_terminal() {
+        return f(&progress);
+    }
+    let done = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        scope.spawn(|| {
+            let start = Instant::now();
+            let (mut last_ios, mut last_bytes, mut last_t) = (0u64, 0u64, start);
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last_t.elapsed() < Duration::from_secs(1) {
+                    continue;
+                }
+                let now = Instant::now();
+                let dt = now.duration_since(last_t).as_secs_f64();
+                let ios = progress.ios.load(Ordering::Relaxed);
+                let bytes = progress.bytes.load(Ordering::Relaxed);
+                let left = expected_s
+                    .map(|e| format!(", {:.0} s left", (e - start.elapsed().as_secs_f64()).max(0.0)))
+                    .unwrap_or_default();
+                eprint!(
+                    "\r\x1b[2K{label}: {:.0} IOPS, {:.1} MB/s{left}",
+                    (ios - last_ios) as f64 / dt,
+                    (bytes - last_bytes) as f64 / dt / 1e6
+                );
+                let _ = std::io::stderr().flush();
+                (last_ios, last_bytes, last_t) = (ios, bytes, now);
+            }
+            eprint!("\r\x1b[2K");
+        });
+        let out = f(&progress);
+        done.store(true, Ordering::Relaxed);
+        out
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_stamps() {
+        assert_eq!(utc_stamp(0.0), "19700101T000000Z");
+        assert_eq!(utc_stamp(1_795_392_000.0 + 3661.0), "20261123T010101Z");
+    }
+}
