@@ -211,6 +211,7 @@ pub fn summarize(d: &DirectionStats, measured_ns: u64) -> DirectionResult {
 /// The symbolic name of common errnos (for readable results without libc).
 pub fn errno_name(errno: i32) -> &'static str {
     match errno {
+        0 => "SHORT_TRANSFER",
         1 => "EPERM",
         2 => "ENOENT",
         5 => "EIO",
