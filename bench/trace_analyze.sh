@@ -10,6 +10,9 @@
 # Usage: bench/trace_analyze.sh            # 1 M and 10 M lines
 #        SIZES="2000000 20000000" bench/trace_analyze.sh
 #        KEEP=1 BENCH_DIR=/tmp/tb bench/trace_analyze.sh   # keep the generated files
+#        IOLAB_BIN=/path/to/iolab bench/trace_analyze.sh    # use a built binary
+# Builds with `cargo build --release -p iolab` (honours CARGO_TARGET_DIR) unless IOLAB_BIN
+# is set.
 # Target: >= 5 M lines/s per core.
 set -euo pipefail
 
@@ -26,8 +29,14 @@ if [ ! -x /usr/bin/time ]; then
     exit 1
 fi
 
-cargo build --release -p iolab >&2
-BIN=target/release/iolab
+if [ -n "${IOLAB_BIN:-}" ]; then
+    BIN=$IOLAB_BIN
+else
+    cargo build --release -p iolab >&2
+    BIN=${CARGO_TARGET_DIR:-target}/release/iolab
+fi
+echo "binary: $BIN ($("$BIN" --version 2>/dev/null || echo '?')); $(nproc) cores; $(uname -sr)" >&2
+echo "cpu: $(awk -F': ' '/model name/ {print $2; exit}' /proc/cpuinfo)" >&2
 
 printf '%-10s %8s %9s %8s %8s %14s %12s\n' lines MB gen_s wall_s cpu_s "lines/s/core" peak_RSS_MiB
 for n in $SIZES; do

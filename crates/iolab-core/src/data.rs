@@ -33,8 +33,7 @@ impl DataGenerator {
 
     /// A generator from the data settings alone.
     pub fn with(kind: DataKind, compress_pct: f64, dedupe_pct: f64, seed: u64) -> Self {
-        let random_per_segment =
-            ((1.0 - compress_pct / 100.0) * SEGMENT as f64).round() as usize;
+        let random_per_segment = ((1.0 - compress_pct / 100.0) * SEGMENT as f64).round() as usize;
         DataGenerator {
             rng: Rng::new(seed ^ 0x5EED_DA7A),
             kind,
@@ -57,7 +56,10 @@ impl DataGenerator {
             buf.fill(0);
             return;
         }
-        let seed = if !self.pool.is_empty() && self.dedupe_frac > 0.0 && self.rng.unit() < self.dedupe_frac {
+        let seed = if !self.pool.is_empty()
+            && self.dedupe_frac > 0.0
+            && self.rng.unit() < self.dedupe_frac
+        {
             self.pool[self.rng.below(self.pool.len() as u64) as usize]
         } else {
             let seed = self.rng.next_u64();
@@ -114,7 +116,10 @@ mod tests {
         for pct in [25.0, 50.0, 75.0, 90.0] {
             let mut g = DataGenerator::with(DataKind::Random, pct, 0.0, 7);
             let saved = saved_share(&sample(&mut g, 256, 4096));
-            assert!((saved - pct).abs() < 3.0, "asked {pct}%, zstd saved {saved:.1}%");
+            assert!(
+                (saved - pct).abs() < 3.0,
+                "asked {pct}%, zstd saved {saved:.1}%"
+            );
         }
     }
 

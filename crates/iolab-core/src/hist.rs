@@ -141,7 +141,9 @@ impl Histogram {
             return 0.0;
         }
         let mean = self.mean();
-        (self.sum_sq / self.total as f64 - mean * mean).max(0.0).sqrt()
+        (self.sum_sq / self.total as f64 - mean * mean)
+            .max(0.0)
+            .sqrt()
     }
 
     /// The value at percentile `p` (0–100): the smallest recorded bucket below which at least
@@ -225,7 +227,10 @@ mod tests {
             let exact = exact_percentile(&values, p) as f64;
             let got = h.percentile(p) as f64;
             let err = (got - exact).abs() / exact;
-            assert!(err <= 1.0 / 256.0 + 1e-9, "p{p}: exact {exact} got {got} err {err}");
+            assert!(
+                err <= 1.0 / 256.0 + 1e-9,
+                "p{p}: exact {exact} got {got} err {err}"
+            );
         }
         assert_eq!(h.min(), values[0]);
         assert_eq!(h.max(), *values.last().unwrap());
@@ -239,7 +244,11 @@ mod tests {
         let (mut a, mut b, mut all) = (Histogram::new(), Histogram::new(), Histogram::new());
         for i in 0..10_000 {
             let v = rng.below(10_000_000);
-            if i % 3 == 0 { a.record(v) } else { b.record(v) }
+            if i % 3 == 0 {
+                a.record(v)
+            } else {
+                b.record(v)
+            }
             all.record(v);
         }
         a.merge(&b);

@@ -282,17 +282,18 @@ impl JobSpec {
             message,
         };
         let access = self.access.unwrap_or(Access::RandRead);
-        let read_pct = match (access.fixed_read_pct(), self.read_pct) {
-            (Some(fixed), None) => fixed,
-            (Some(fixed), Some(p)) if (p - fixed).abs() < 1e-9 => fixed,
-            (Some(_), Some(_)) => {
-                return Err(fail(
+        let read_pct =
+            match (access.fixed_read_pct(), self.read_pct) {
+                (Some(fixed), None) => fixed,
+                (Some(fixed), Some(p)) if (p - fixed).abs() < 1e-9 => fixed,
+                (Some(_), Some(_)) => return Err(fail(
                     "read_pct",
-                    format!("only mixed access (rw, randrw) takes a read share; access is {access:?}"),
-                ))
-            }
-            (None, p) => p.unwrap_or(50.0),
-        };
+                    format!(
+                        "only mixed access (rw, randrw) takes a read share; access is {access:?}"
+                    ),
+                )),
+                (None, p) => p.unwrap_or(50.0),
+            };
         if !(0.0..=100.0).contains(&read_pct) {
             return Err(fail("read_pct", format!("{read_pct} is outside 0–100")));
         }
@@ -309,7 +310,11 @@ impl JobSpec {
                 weight: 100.0,
             }],
         };
-        let key = if self.bssplit.is_some() { "bssplit" } else { "block_size" };
+        let key = if self.bssplit.is_some() {
+            "bssplit"
+        } else {
+            "block_size"
+        };
         let total_weight: f64 = block_sizes.iter().map(|s| s.weight).sum();
         if block_sizes.iter().any(|s| s.weight < 0.0) || total_weight <= 0.0 {
             return Err(fail(key, "weights must be positive".into()));
@@ -317,10 +322,16 @@ impl JobSpec {
         let direct = self.direct.unwrap_or(true);
         for s in &block_sizes {
             if s.bytes == 0 {
-                return Err(fail(key, "a block size of 0 bytes cannot be issued; use e.g. 4k".into()));
+                return Err(fail(
+                    key,
+                    "a block size of 0 bytes cannot be issued; use e.g. 4k".into(),
+                ));
             }
             if s.bytes > (1 << 30) {
-                return Err(fail(key, format!("{} is above the 1 GiB limit per I/O", format_size(s.bytes))));
+                return Err(fail(
+                    key,
+                    format!("{} is above the 1 GiB limit per I/O", format_size(s.bytes)),
+                ));
             }
             if direct && s.bytes % MIN_DIRECT_ALIGN != 0 {
                 return Err(fail(
@@ -342,7 +353,10 @@ impl JobSpec {
             .collect::<Vec<_>>();
         let queue_depth = self.queue_depth.unwrap_or(1);
         if queue_depth == 0 || queue_depth > 4096 {
-            return Err(fail("queue_depth", format!("{queue_depth} is outside 1–4096")));
+            return Err(fail(
+                "queue_depth",
+                format!("{queue_depth} is outside 1–4096"),
+            ));
         }
         let threads = self.threads.unwrap_or(1);
         if threads == 0 || threads > 1024 {
@@ -364,7 +378,10 @@ impl JobSpec {
         let rate_iops = positive("rate_iops", self.rate_iops)?;
         let ramp_s = self.ramp_s.unwrap_or(0.0);
         if !(ramp_s.is_finite() && ramp_s >= 0.0) {
-            return Err(fail("ramp_s", format!("{ramp_s} must be zero or more seconds")));
+            return Err(fail(
+                "ramp_s",
+                format!("{ramp_s} must be zero or more seconds"),
+            ));
         }
         let pct = |key: &'static str, v: Option<f64>| -> Result<f64, JobError> {
             let v = v.unwrap_or(0.0);
@@ -387,7 +404,10 @@ impl JobSpec {
             return Err(fail("ios_limit", "0 I/Os would issue nothing".into()));
         }
         if self.rate_bytes_per_s.is_some_and(|b| b.0 == 0) {
-            return Err(fail("rate_bytes_per_s", "a rate of 0 would issue nothing".into()));
+            return Err(fail(
+                "rate_bytes_per_s",
+                "a rate of 0 would issue nothing".into(),
+            ));
         }
         let mut job = Job {
             name: name.clone(),
@@ -422,7 +442,11 @@ impl JobSpec {
 impl Job {
     /// The largest block size of the job.
     pub fn max_block(&self) -> u64 {
-        self.block_sizes.iter().map(|s| s.bytes).max().unwrap_or(4096)
+        self.block_sizes
+            .iter()
+            .map(|s| s.bytes)
+            .max()
+            .unwrap_or(4096)
     }
 
     /// Whether the job writes at all.
@@ -515,8 +539,16 @@ impl Job {
         if !self.direct || logical_block <= 1 {
             return Ok(());
         }
-        let key = if self.block_sizes.len() > 1 { "bssplit" } else { "block_size" };
-        if let Some(bad) = self.block_sizes.iter().find(|s| s.bytes % logical_block != 0) {
+        let key = if self.block_sizes.len() > 1 {
+            "bssplit"
+        } else {
+            "block_size"
+        };
+        if let Some(bad) = self
+            .block_sizes
+            .iter()
+            .find(|s| s.bytes % logical_block != 0)
+        {
             return Err(self.error(
                 key,
                 format!(
@@ -529,7 +561,10 @@ impl Job {
         if self.offset_bytes % logical_block != 0 {
             return Err(self.error(
                 "offset",
-                format!("{} is not a multiple of the target's {logical_block}-byte logical block", self.offset_bytes),
+                format!(
+                    "{} is not a multiple of the target's {logical_block}-byte logical block",
+                    self.offset_bytes
+                ),
             ));
         }
         Ok(())
@@ -560,7 +595,11 @@ impl fmt::Display for Job {
                 .collect::<Vec<_>>()
                 .join(":")
         };
-        write!(f, "{:?} {} QD{} T{}", self.access, bs, self.queue_depth, self.threads)?;
+        write!(
+            f,
+            "{:?} {} QD{} T{}",
+            self.access, bs, self.queue_depth, self.threads
+        )?;
         if matches!(self.access, Access::Rw | Access::RandRw) {
             write!(f, " {:.0}% read", self.read_pct)?;
         }
@@ -599,10 +638,18 @@ mod tests {
             ("block_size = 4100", "block_size", "O_DIRECT"),
             ("queue_depth = 0", "queue_depth", "outside"),
             ("threads = 0", "threads", "outside"),
-            ("size = \"2k\"\nblock_size = \"4k\"", "size", "smaller than one block"),
+            (
+                "size = \"2k\"\nblock_size = \"4k\"",
+                "size",
+                "smaller than one block",
+            ),
             ("access = \"randread\"\nread_pct = 70", "read_pct", "mixed"),
             ("bssplit = \"4k/x\"", "bssplit", "percentage"),
-            ("zones = true\nthreads = 4\nsize = \"8k\"", "zones", "zones of"),
+            (
+                "zones = true\nthreads = 4\nsize = \"8k\"",
+                "zones",
+                "zones of",
+            ),
             ("compress_pct = 120", "compress_pct", "0–100"),
             ("duration_s = -1", "duration_s", "positive"),
         ];
@@ -615,7 +662,9 @@ mod tests {
 
     #[test]
     fn unaligned_block_is_fine_when_buffered() {
-        let job = spec("block_size = 4100\ndirect = false").validate().unwrap();
+        let job = spec("block_size = 4100\ndirect = false")
+            .validate()
+            .unwrap();
         assert_eq!(job.max_block(), 4100);
     }
 
@@ -629,7 +678,9 @@ mod tests {
 
     #[test]
     fn bssplit_weights_are_normalised() {
-        let job = spec("bssplit = \"512/10:4k/60:64k/10\"").validate().unwrap();
+        let job = spec("bssplit = \"512/10:4k/60:64k/10\"")
+            .validate()
+            .unwrap();
         let sum: f64 = job.block_sizes.iter().map(|s| s.weight).sum();
         assert!((sum - 1.0).abs() < 1e-12);
         assert!((job.block_sizes[1].weight - 0.75).abs() < 1e-12);

@@ -167,8 +167,12 @@ pub struct DirectionResult {
     pub bw_mb_per_s: f64,
     /// 2^20 bytes per second.
     pub bw_mib_per_s: f64,
-    /// Latency summary in ns.
+    /// Latency summary in ns: from submission, or from the intended start for paced jobs
+    /// (rate limits, trace timestamps), so a stalled device cannot hide (no coordinated omission).
     pub lat_ns: LatencySummary,
+    /// Paced jobs only (else null): from submission to completion, the device's service time,
+    /// comparable with tools that start the clock at submission (fio).
+    pub service_lat_ns: Option<LatencySummary>,
     /// Full latency histogram, mergeable.
     pub lat_histogram: SparseHistogram,
 }

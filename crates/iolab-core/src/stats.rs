@@ -18,8 +18,10 @@ pub struct DirectionStats {
     pub ios: u64,
     /// Completed bytes.
     pub bytes: u64,
-    /// Latency of every completed I/O.
+    /// Latency of every completed I/O (from the intended start for paced I/Os).
     pub latency: Histogram,
+    /// For paced I/Os only: from submission to completion (the device's service time).
+    pub service_latency: Option<Histogram>,
 }
 
 impl DirectionStats {
@@ -27,6 +29,11 @@ impl DirectionStats {
         self.ios += other.ios;
         self.bytes += other.bytes;
         self.latency.merge(&other.latency);
+        if let Some(theirs) = &other.service_latency {
+            self.service_latency
+                .get_or_insert_with(Histogram::new)
+                .merge(theirs);
+        }
     }
 }
 
@@ -100,6 +107,26 @@ impl RunStats {
         bin.lat_sum_ns += latency_ns as u128;
     }
 
+    /// Records one paced I/O: `latency_ns` from its intended start, `service_ns` from its
+    /// submission.
+    pub fn record_paced(
+        &mut self,
+        dir: Direction,
+        bytes: u64,
+        latency_ns: u64,
+        service_ns: u64,
+        at_ns: u64,
+    ) {
+        self.record(dir, bytes, latency_ns, at_ns);
+        let d = match dir {
+            Direction::Read => &mut self.read,
+            Direction::Write => &mut self.write,
+        };
+        d.service_latency
+            .get_or_insert_with(Histogram::new)
+            .record(service_ns);
+    }
+
     /// Records a failed I/O.
     pub fn record_error(&mut self, errno: i32, offset: u64) {
         let e = self.errors.entry(errno).or_insert((0, offset));
@@ -144,7 +171,11 @@ impl RunStats {
     pub fn series(&self, measured_ns: u64) -> SeriesResult {
         let full_bins = (measured_ns / self.interval_ns) as usize;
         let partial_ns = measured_ns % self.interval_ns;
-        let n = if partial_ns > 0 { full_bins + 1 } else { full_bins };
+        let n = if partial_ns > 0 {
+            full_bins + 1
+        } else {
+            full_bins
+        };
         let mut out = SeriesResult {
             interval_ms: self.interval_ns as f64 / 1e6,
             ..SeriesResult::default()
@@ -157,12 +188,17 @@ impl RunStats {
                 self.interval_ns as f64 / NS_PER_S
             };
             let ios = b.read_ios + b.write_ios;
-            out.t_end_s.push((i as f64 * self.interval_ns as f64) / NS_PER_S + secs);
+            out.t_end_s
+                .push((i as f64 * self.interval_ns as f64) / NS_PER_S + secs);
             out.read_iops.push(b.read_ios as f64 / secs);
             out.write_iops.push(b.write_ios as f64 / secs);
             out.read_bytes_per_s.push(b.read_bytes as f64 / secs);
             out.write_bytes_per_s.push(b.write_bytes as f64 / secs);
-            out.mean_lat_ns.push(if ios == 0 { 0.0 } else { b.lat_sum_ns as f64 / ios as f64 });
+            out.mean_lat_ns.push(if ios == 0 {
+                0.0
+            } else {
+                b.lat_sum_ns as f64 / ios as f64
+            });
         }
         out
     }
@@ -187,24 +223,30 @@ pub fn summarize(d: &DirectionStats, measured_ns: u64) -> DirectionResult {
     let rate = |v: u64| if secs > 0.0 { v as f64 / secs } else { 0.0 };
     let h = &d.latency;
     DirectionResult {
+        service_lat_ns: d.service_latency.as_ref().map(latency_summary),
         ios: d.ios,
         bytes: d.bytes,
         iops: rate(d.ios),
         bw_bytes_per_s: rate(d.bytes),
         bw_mb_per_s: rate(d.bytes) / 1e6,
         bw_mib_per_s: rate(d.bytes) / (1u64 << 20) as f64,
-        lat_ns: LatencySummary {
-            min: h.min(),
-            mean: h.mean(),
-            stddev: h.stddev(),
-            max: h.max(),
-            p50: h.percentile(50.0),
-            p90: h.percentile(90.0),
-            p99: h.percentile(99.0),
-            p99_9: h.percentile(99.9),
-            p99_99: h.percentile(99.99),
-        },
+        lat_ns: latency_summary(h),
         lat_histogram: h.to_sparse(),
+    }
+}
+
+/// The summary figures of a latency histogram.
+pub fn latency_summary(h: &Histogram) -> LatencySummary {
+    LatencySummary {
+        min: h.min(),
+        mean: h.mean(),
+        stddev: h.stddev(),
+        max: h.max(),
+        p50: h.percentile(50.0),
+        p90: h.percentile(90.0),
+        p99: h.percentile(99.0),
+        p99_9: h.percentile(99.9),
+        p99_99: h.percentile(99.99),
     }
 }
 

@@ -84,7 +84,9 @@ impl IoGenerator {
     /// The next request.
     #[inline]
     pub fn next_request(&mut self) -> IoRequest {
-        let dir = if self.read_frac >= 1.0 || (self.read_frac > 0.0 && self.rng.unit() < self.read_frac) {
+        let dir = if self.read_frac >= 1.0
+            || (self.read_frac > 0.0 && self.rng.unit() < self.read_frac)
+        {
             Direction::Read
         } else {
             Direction::Write
@@ -127,7 +129,10 @@ mod tests {
 
     #[test]
     fn random_offsets_stay_in_span_and_aligned() {
-        let mut j = job("access = \"randread\"\nbssplit = \"4k/50:64k/50\"", 10 << 20);
+        let mut j = job(
+            "access = \"randread\"\nbssplit = \"4k/50:64k/50\"",
+            10 << 20,
+        );
         j.offset_bytes = 1 << 20;
         let mut g = IoGenerator::new(&j, 0);
         for _ in 0..100_000 {
@@ -140,7 +145,10 @@ mod tests {
 
     #[test]
     fn zoned_workers_never_leave_their_zone() {
-        let j = job("access = \"randwrite\"\nzones = true\nthreads = 4\nblock_size = \"8k\"", 64 << 20);
+        let j = job(
+            "access = \"randwrite\"\nzones = true\nthreads = 4\nblock_size = \"8k\"",
+            64 << 20,
+        );
         let mut seen = Vec::new();
         for w in 0..4 {
             let mut g = IoGenerator::new(&j, w);
@@ -201,6 +209,9 @@ mod tests {
         let b: Vec<_> = (0..1000).map(|_| g.next_request()).collect();
         assert_eq!(a, b);
         let mut other = IoGenerator::new(&j, 3);
-        assert_ne!(a[0..10], (0..10).map(|_| other.next_request()).collect::<Vec<_>>()[..]);
+        assert_ne!(
+            a[0..10],
+            (0..10).map(|_| other.next_request()).collect::<Vec<_>>()[..]
+        );
     }
 }

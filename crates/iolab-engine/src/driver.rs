@@ -73,7 +73,8 @@ impl RequestSource for JobSource {
         }
         let at_ns = if self.ns_per_io.is_some() || self.ns_per_byte.is_some() {
             let at = self.next_at;
-            self.next_at += self.ns_per_io.unwrap_or(0.0) + self.ns_per_byte.unwrap_or(0.0) * req.len as f64;
+            self.next_at +=
+                self.ns_per_io.unwrap_or(0.0) + self.ns_per_byte.unwrap_or(0.0) * req.len as f64;
             Some(at as u64)
         } else {
             None
@@ -107,7 +108,10 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
         .map(|i| {
             let gen = IoGenerator::new(job, i);
             // Without a duration or a limit a job makes one pass over its span.
-            let default_bytes = if job.duration_s.is_none() && job.ios_limit.is_none() && job.io_limit_bytes.is_none() {
+            let default_bytes = if job.duration_s.is_none()
+                && job.ios_limit.is_none()
+                && job.io_limit_bytes.is_none()
+            {
                 Some(if job.zones {
                     let (lo, hi) = gen.range();
                     hi - lo
@@ -125,7 +129,9 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
                     ios_left: job.ios_limit.map(|t| share(t, n, i)),
                     bytes_left: job.io_limit_bytes.map(|t| share(t, n, i)).or(default_bytes),
                     ns_per_io: job.rate_iops.map(|r| 1e9 / per_worker_rate(r)),
-                    ns_per_byte: job.rate_bytes_per_s.map(|r| 1e9 / per_worker_rate(r as f64)),
+                    ns_per_byte: job
+                        .rate_bytes_per_s
+                        .map(|r| 1e9 / per_worker_rate(r as f64)),
                     next_at: start_ns as f64,
                 },
                 data: DataGenerator::new(job, worker_seed(job.seed, i)),
@@ -187,6 +193,8 @@ struct InFlight {
     len: u32,
     /// Latency origin: submission or intended start.
     origin_ns: u64,
+    /// When it was submitted.
+    submit_ns: u64,
 }
 
 struct WorkerState<S> {
@@ -199,7 +207,12 @@ struct WorkerState<S> {
 
 /// Runs `workers` over `target` until their sources end, the duration passes, `stop` is set or
 /// an error stops it.
-pub fn drive<T, C, S>(target: &mut T, clock: &C, workers: Vec<Worker<S>>, opts: &DriveOptions) -> std::io::Result<DriveOutcome>
+pub fn drive<T, C, S>(
+    target: &mut T,
+    clock: &C,
+    workers: Vec<Worker<S>>,
+    opts: &DriveOptions,
+) -> std::io::Result<DriveOutcome>
 where
     T: Target + ?Sized,
     C: Clock + ?Sized,
@@ -214,10 +227,23 @@ where
         w.index = position as u32;
         let tags = (next_tag..next_tag + w.queue_depth).rev().collect();
         next_tag += w.queue_depth;
-        states.push(WorkerState { w, inflight: 0, pending: None, exhausted: false, free_tags: tags });
+        states.push(WorkerState {
+            w,
+            inflight: 0,
+            pending: None,
+            exhausted: false,
+            free_tags: tags,
+        });
     }
     let mut table = vec![
-        InFlight { worker: 0, dir: Direction::Read, offset: 0, len: 0, origin_ns: 0 };
+        InFlight {
+            worker: 0,
+            dir: Direction::Read,
+            offset: 0,
+            len: 0,
+            origin_ns: 0,
+            submit_ns: 0
+        };
         total_slots as usize
     ];
     let start_ns = clock.now_ns();
@@ -281,8 +307,20 @@ where
                             st.w.data.fill(buf);
                         }
                     }
-                    table[tag as usize] = InFlight { worker: st.w.index, dir: planned.req.dir, offset: planned.req.offset, len, origin_ns: origin };
-                    batch.push(IoReq { tag, dir: planned.req.dir, offset: planned.req.offset, len });
+                    table[tag as usize] = InFlight {
+                        worker: st.w.index,
+                        dir: planned.req.dir,
+                        offset: planned.req.offset,
+                        len,
+                        origin_ns: origin,
+                        submit_ns: 0,
+                    };
+                    batch.push(IoReq {
+                        tag,
+                        dir: planned.req.dir,
+                        offset: planned.req.offset,
+                        len,
+                    });
                     st.inflight += 1;
                 }
             }
@@ -293,6 +331,7 @@ where
             let submit_ns = clock.now_ns();
             for r in &batch {
                 let f = &mut table[r.tag as usize];
+                f.submit_ns = submit_ns;
                 if f.origin_ns == UNSTAMPED {
                     f.origin_ns = submit_ns;
                 }
@@ -311,7 +350,12 @@ where
             }
             continue;
         }
-        let timeout = next_wake.map(|at| at.saturating_sub(clock.now_ns()).max(1));
+        // Wait for a completion, but no later than just before the next intended start; the
+        // last stretch is polled (a zero timeout) so the next paced I/O leaves on time.
+        let timeout = next_wake.map(|at| {
+            at.saturating_sub(clock.now_ns())
+                .saturating_sub(clock.wake_early_ns())
+        });
         target.reap(1, timeout, &mut done)?;
         if done.is_empty() {
             continue;
@@ -328,14 +372,21 @@ where
             let at = c.done_ns.unwrap_or(stamp);
             if c.result < 0 || c.result as u64 != f.len as u64 {
                 // A short transfer is an error too: the data did not all move.
-                let errno = if c.result < 0 { (-c.result) as i32 } else { SHORT_TRANSFER };
+                let errno = if c.result < 0 {
+                    (-c.result) as i32
+                } else {
+                    SHORT_TRANSFER
+                };
                 if at >= measure_start {
                     stats.record_error(errno, f.offset);
                 }
                 if !opts.continue_on_error && stopped_by.is_none() {
                     stopped_by = Some(format!(
                         "{} error {} at offset {} ({} bytes): {}",
-                        match f.dir { Direction::Read => "read", Direction::Write => "write" },
+                        match f.dir {
+                            Direction::Read => "read",
+                            Direction::Write => "write",
+                        },
                         iolab_core::stats::errno_name(errno),
                         f.offset,
                         f.len,
@@ -347,7 +398,20 @@ where
             done_bytes += f.len as u64;
             let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
             if counted {
-                stats.record(f.dir, f.len as u64, at.saturating_sub(f.origin_ns), at - measure_start);
+                let latency = at.saturating_sub(f.origin_ns);
+                if f.origin_ns == f.submit_ns {
+                    stats.record(f.dir, f.len as u64, latency, at - measure_start);
+                } else {
+                    // Paced: also keep the device's own service time, comparable with tools
+                    // that count from submission.
+                    stats.record_paced(
+                        f.dir,
+                        f.len as u64,
+                        latency,
+                        at.saturating_sub(f.submit_ns),
+                        at - measure_start,
+                    );
+                }
                 last_done_ns = last_done_ns.max(at);
             }
         }
@@ -359,7 +423,9 @@ where
     let finished = clock.now_ns();
     let measured_ns = match (end_ns, &stopped_by) {
         // Cut short: everything measured up to the stop counts.
-        (end, Some(_)) => finished.min(end.unwrap_or(u64::MAX)).saturating_sub(measure_start),
+        (end, Some(_)) => finished
+            .min(end.unwrap_or(u64::MAX))
+            .saturating_sub(measure_start),
         // Timed: the full duration, unless the sources ran out first.
         (Some(end), None) if finished >= end => end - measure_start,
         _ => last_done_ns.saturating_sub(measure_start),

@@ -46,7 +46,11 @@ impl fmt::Display for Hazard {
             Hazard::Mounted(at) => write!(f, "it is mounted ({at})"),
             Hazard::Swap(dev) => write!(f, "it is active swap ({dev})"),
             Hazard::Partitions(p) => write!(f, "it has partitions ({})", p.join(", ")),
-            Hazard::Holders(h) => write!(f, "it is in use by {} (device-mapper, RAID or LVM)", h.join(", ")),
+            Hazard::Holders(h) => write!(
+                f,
+                "it is in use by {} (device-mapper, RAID or LVM)",
+                h.join(", ")
+            ),
             Hazard::Signature(what) => write!(f, "it carries a {what} signature"),
             Hazard::Busy => write!(f, "another program holds it open exclusively"),
         }
@@ -65,7 +69,12 @@ pub struct Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let dev = self.device.display();
-        let reasons = self.hazards.iter().map(|h| h.to_string()).collect::<Vec<_>>().join("; ");
+        let reasons = self
+            .hazards
+            .iter()
+            .map(|h| h.to_string())
+            .collect::<Vec<_>>()
+            .join("; ");
         write!(f, "refusing to write to {dev}: {reasons}")?;
         if self.hazards.iter().all(Hazard::overridable) {
             write!(
@@ -74,7 +83,10 @@ impl fmt::Display for Refusal {
                  again with --destroy-data={dev}"
             )
         } else {
-            write!(f, ". Unmount it (or swapoff) first; --destroy-data does not override this")
+            write!(
+                f,
+                ". Unmount it (or swapoff) first; --destroy-data does not override this"
+            )
         }
     }
 }
@@ -83,11 +95,17 @@ impl fmt::Display for Refusal {
 pub fn block_name(dev: &Path) -> io::Result<String> {
     let meta = fs::metadata(dev)?;
     if !meta.file_type().is_block_device() {
-        return Err(io::Error::new(io::ErrorKind::InvalidInput, format!("{} is not a block device", dev.display())));
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            format!("{} is not a block device", dev.display()),
+        ));
     }
     let rdev = meta.rdev();
     let link = fs::read_link(format!("/sys/dev/block/{}:{}", major(rdev), minor(rdev)))?;
-    Ok(link.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default())
+    Ok(link
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default())
 }
 
 /// Major number of a `dev_t` (glibc's encoding).
@@ -104,7 +122,11 @@ pub fn minor(dev: u64) -> u64 {
 /// links match the node they point to).
 pub fn same_device(a: &Path, b: &Path) -> bool {
     match (fs::metadata(a), fs::metadata(b)) {
-        (Ok(x), Ok(y)) => x.file_type().is_block_device() && y.file_type().is_block_device() && x.rdev() == y.rdev(),
+        (Ok(x), Ok(y)) => {
+            x.file_type().is_block_device()
+                && y.file_type().is_block_device()
+                && x.rdev() == y.rdev()
+        }
         _ => false,
     }
 }
@@ -128,8 +150,14 @@ pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
             found.push(Hazard::Mounted(mount_point));
         }
     }
-    for swap in fs::read_to_string("/proc/swaps").unwrap_or_default().lines().skip(1) {
-        let Some(path) = swap.split_whitespace().next() else { continue };
+    for swap in fs::read_to_string("/proc/swaps")
+        .unwrap_or_default()
+        .lines()
+        .skip(1)
+    {
+        let Some(path) = swap.split_whitespace().next() else {
+            continue;
+        };
         if block_name(Path::new(path)).is_ok_and(|n| family.contains(&n)) {
             found.push(Hazard::Swap(path.to_string()));
         }
@@ -145,8 +173,15 @@ pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
         found.push(Hazard::Signature(sig));
     }
     // A mounted device is also busy; say it once.
-    if !found.iter().any(|h| matches!(h, Hazard::Mounted(_) | Hazard::Holders(_) | Hazard::Swap(_))) {
-        match OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(dev) {
+    if !found
+        .iter()
+        .any(|h| matches!(h, Hazard::Mounted(_) | Hazard::Holders(_) | Hazard::Swap(_)))
+    {
+        match OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_EXCL)
+            .open(dev)
+        {
             Err(e) if e.raw_os_error() == Some(libc::EBUSY) => found.push(Hazard::Busy),
             _ => {}
         }
@@ -164,7 +199,10 @@ pub fn check_block_write(dev: &Path, destroy_data: Option<&Path>) -> Result<(), 
     if allowed && found.iter().all(Hazard::overridable) {
         return Ok(());
     }
-    Err(GuardError::Refused(Refusal { device: dev.to_path_buf(), hazards: found }))
+    Err(GuardError::Refused(Refusal {
+        device: dev.to_path_buf(),
+        hazards: found,
+    }))
 }
 
 /// Why the guard stopped a write.
@@ -181,14 +219,21 @@ pub enum GuardError {
 
 fn list_dir(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = fs::read_dir(dir)
-        .map(|rd| rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+        .map(|rd| {
+            rd.filter_map(|e| e.ok())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
         .unwrap_or_default();
     names.sort();
     names
 }
 
 fn child_partitions(sys: &Path) -> Vec<String> {
-    list_dir(sys).into_iter().filter(|n| sys.join(n).join("partition").exists()).collect()
+    list_dir(sys)
+        .into_iter()
+        .filter(|n| sys.join(n).join("partition").exists())
+        .collect()
 }
 
 /// `(MAJ:MIN, mount point)` of every mount this process can see.
@@ -229,8 +274,16 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("LUKS2 encrypted volume", 0, b"SKUL\xba\xbe"),
     ("MD RAID (v1.1) member", 0, &MD_MAGIC),
     ("MD RAID (v1.2) member", 4096, &MD_MAGIC),
-    ("bcache backing device", 4096 + 24, &[0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca]),
-    ("ZFS pool member", 0x20000 + 0x2000, &[0x0c, 0xb1, 0xba, 0x00]),
+    (
+        "bcache backing device",
+        4096 + 24,
+        &[0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca],
+    ),
+    (
+        "ZFS pool member",
+        0x20000 + 0x2000,
+        &[0x0c, 0xb1, 0xba, 0x00],
+    ),
 ];
 
 /// The first signature found on `dev`, reading its first 160 KiB and its last 128 KiB.
@@ -251,7 +304,10 @@ pub fn read_signature(dev: &Path) -> io::Result<Option<&'static str>> {
         f.read_exact(&mut tail)?;
         let v090 = (size & !(64 * 1024 - 1)) - 64 * 1024;
         let v10 = (size - 8 * 1024) & !(4 * 1024 - 1);
-        for (what, at) in [("MD RAID (v0.90) member", v090), ("MD RAID (v1.0) member", v10)] {
+        for (what, at) in [
+            ("MD RAID (v0.90) member", v090),
+            ("MD RAID (v1.0) member", v10),
+        ] {
             if at >= tail_at {
                 let i = (at - tail_at) as usize;
                 if tail.get(i..i + 4) == Some(&MD_MAGIC[..]) {
@@ -317,10 +373,19 @@ mod tests {
 
     #[test]
     fn refusal_says_how_to_override() {
-        let r = Refusal { device: "/dev/loop9".into(), hazards: vec![Hazard::Signature("ext2/3/4 filesystem")] };
+        let r = Refusal {
+            device: "/dev/loop9".into(),
+            hazards: vec![Hazard::Signature("ext2/3/4 filesystem")],
+        };
         let msg = r.to_string();
-        assert!(msg.contains("ext2/3/4") && msg.contains("--destroy-data=/dev/loop9"), "{msg}");
-        let r = Refusal { device: "/dev/loop9".into(), hazards: vec![Hazard::Mounted("/mnt".into())] };
+        assert!(
+            msg.contains("ext2/3/4") && msg.contains("--destroy-data=/dev/loop9"),
+            "{msg}"
+        );
+        let r = Refusal {
+            device: "/dev/loop9".into(),
+            hazards: vec![Hazard::Mounted("/mnt".into())],
+        };
         assert!(r.to_string().contains("Unmount"));
     }
 }

@@ -5,11 +5,19 @@ use std::fs;
 
 /// Reads host name, kernel, CPU model, CPU count and memory from procfs (missing facts stay empty).
 pub fn host_info() -> HostInfo {
-    let read = |p: &str| fs::read_to_string(p).map(|s| s.trim().to_string()).unwrap_or_default();
+    let read = |p: &str| {
+        fs::read_to_string(p)
+            .map(|s| s.trim().to_string())
+            .unwrap_or_default()
+    };
     let cpu_model = fs::read_to_string("/proc/cpuinfo")
         .unwrap_or_default()
         .lines()
-        .find_map(|l| l.strip_prefix("model name").and_then(|r| r.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .find_map(|l| {
+            l.strip_prefix("model name")
+                .and_then(|r| r.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_default();
     let memory_bytes = fs::read_to_string("/proc/meminfo")
         .unwrap_or_default()

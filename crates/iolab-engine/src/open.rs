@@ -77,7 +77,11 @@ pub enum OpenError {
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> OpenError + 'a {
-    move |source| OpenError::Io { what, path: path.to_path_buf(), source }
+    move |source| OpenError::Io {
+        what,
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// A target ready for a job: checked, created or filled, with the job's span resolved.
@@ -111,7 +115,9 @@ pub fn prepare_target(
     let mut notes = Vec::new();
     let (kind, size_bytes, logical, created, exclusive) = match fs::metadata(path) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let span = job.span_bytes.ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
+            let span = job
+                .span_bytes
+                .ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
             let size = job.offset_bytes + span;
             create_filled(path, size, job, 0)?;
             (TargetKind::File, size, file_logical_block(path), true, None)
@@ -134,7 +140,13 @@ pub fn prepare_target(
                     path.display()
                 ));
             }
-            (TargetKind::File, m.len().max(needed), file_logical_block(path), false, None)
+            (
+                TargetKind::File,
+                m.len().max(needed),
+                file_logical_block(path),
+                false,
+                None,
+            )
         }
         Ok(m) if m.file_type().is_block_device() => {
             let name = guard::block_name(path).map_err(io_err("cannot resolve", path))?;
@@ -147,12 +159,29 @@ pub fn prepare_target(
             let mut exclusive = None;
             if job.writes() {
                 guard::check_block_write(path, policy.destroy_data.as_deref())?;
-                exclusive = OpenOptions::new().read(true).custom_flags(libc::O_EXCL).open(path).ok();
+                exclusive = OpenOptions::new()
+                    .read(true)
+                    .custom_flags(libc::O_EXCL)
+                    .open(path)
+                    .ok();
             }
-            (TargetKind::Block, size, block_logical_block(&name), false, exclusive)
+            (
+                TargetKind::Block,
+                size,
+                block_logical_block(&name),
+                false,
+                exclusive,
+            )
         }
-        Ok(m) if m.is_dir() => return Err(OpenError::Unsupported(path.to_path_buf(), "a directory")),
-        Ok(_) => return Err(OpenError::Unsupported(path.to_path_buf(), "neither a regular file nor a block device")),
+        Ok(m) if m.is_dir() => {
+            return Err(OpenError::Unsupported(path.to_path_buf(), "a directory"))
+        }
+        Ok(_) => {
+            return Err(OpenError::Unsupported(
+                path.to_path_buf(),
+                "neither a regular file nor a block device",
+            ))
+        }
     };
     job.resolve_span(size_bytes)?;
     job.check_alignment(logical)?;
@@ -233,7 +262,8 @@ fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), Ope
     let mut chunk = vec![0u8; 1 << 20];
     let mut at = from;
     use std::io::Seek;
-    file.seek(io::SeekFrom::Start(from)).map_err(io_err("cannot seek in", path))?;
+    file.seek(io::SeekFrom::Start(from))
+        .map_err(io_err("cannot seek in", path))?;
     while at < size {
         let n = ((size - at) as usize).min(chunk.len());
         for block in chunk[..n].chunks_mut(64 * 1024) {
@@ -258,13 +288,19 @@ fn read_sys_u64(path: &str) -> Option<u64> {
 /// Logical block size of a block device (a partition answers with its disk's queue).
 fn block_logical_block(name: &str) -> u64 {
     read_sys_u64(&format!("/sys/class/block/{name}/queue/logical_block_size"))
-        .or_else(|| read_sys_u64(&format!("/sys/class/block/{name}/../queue/logical_block_size")))
+        .or_else(|| {
+            read_sys_u64(&format!(
+                "/sys/class/block/{name}/../queue/logical_block_size"
+            ))
+        })
         .unwrap_or(512)
 }
 
 /// Logical block size of the device under a file's filesystem (512 when unknown, e.g. tmpfs).
 fn file_logical_block(path: &Path) -> u64 {
-    let Ok(m) = fs::metadata(path) else { return 512 };
+    let Ok(m) = fs::metadata(path) else {
+        return 512;
+    };
     let dev = m.dev();
     let base = format!("/sys/dev/block/{}:{}", guard::major(dev), guard::minor(dev));
     read_sys_u64(&format!("{base}/queue/logical_block_size"))

@@ -48,7 +48,9 @@ impl Target for PsyncTarget {
         for r in reqs {
             let len = r.len as usize;
             let res = match r.dir {
-                Direction::Read => self.file.read_at(&mut self.bufs.slot_mut(r.tag)[..len], r.offset),
+                Direction::Read => self
+                    .file
+                    .read_at(&mut self.bufs.slot_mut(r.tag)[..len], r.offset),
                 Direction::Write => self.file.write_at(&self.bufs.slot(r.tag)[..len], r.offset),
             };
             let result = match res {
@@ -64,7 +66,12 @@ impl Target for PsyncTarget {
         Ok(())
     }
 
-    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
         out.append(&mut self.done);
         Ok(())
     }
@@ -114,7 +121,12 @@ impl Target for NullTarget {
         }));
         Ok(())
     }
-    fn reap(&mut self, _min: usize, _timeout_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()> {
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
         out.append(&mut self.done);
         Ok(())
     }

@@ -61,6 +61,7 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
             .map(|(mut t, w)| {
                 let (barrier, abort) = (&barrier, &abort);
                 scope.spawn(move || {
+                    sys::tighten_timer_slack();
                     // The ring is built on the thread that uses it (SINGLE_ISSUER).
                     let prepared = t.prepare(w.queue_depth, slot_bytes);
                     barrier.wait();
@@ -85,7 +86,13 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))).collect()
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
+            })
+            .collect()
     });
     let cpu_after = sys::process_cpu_seconds();
     let mut merged: Option<DriveOutcome> = None;
@@ -93,7 +100,10 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
     for o in outcomes {
         let o = o?;
         // The first real reason wins over "another thread failed".
-        if stopped_by.as_deref().is_none_or(|s| s.starts_with("stopped because")) {
+        if stopped_by
+            .as_deref()
+            .is_none_or(|s| s.starts_with("stopped because"))
+        {
             if let Some(reason) = &o.stopped_by {
                 stopped_by = Some(reason.clone());
             }
@@ -117,9 +127,15 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
         m.ramp_ns,
         m.paced,
         stopped_by,
-        CpuResult { user_s: cpu_after.0 - cpu_before.0, system_s: cpu_after.1 - cpu_before.1 },
+        CpuResult {
+            user_s: cpu_after.0 - cpu_before.0,
+            system_s: cpu_after.1 - cpu_before.1,
+        },
     );
-    Ok(JobRun { result, stats: m.stats })
+    Ok(JobRun {
+        result,
+        stats: m.stats,
+    })
 }
 
 /// Combines repeated runs of one job into one result whose rates are the **mean of the runs**
@@ -148,7 +164,10 @@ pub fn mean_of_repeats(job: &Job, runs: &[JobRun]) -> Option<JobResult> {
     );
     let mean = |f: &dyn Fn(&JobResult) -> f64| runs.iter().map(|r| f(&r.result)).sum::<f64>() / n;
     for (dir, pick) in [
-        (&mut out.read, (|r: &JobResult| &r.read) as fn(&JobResult) -> &iolab_core::result::DirectionResult),
+        (
+            &mut out.read,
+            (|r: &JobResult| &r.read) as fn(&JobResult) -> &iolab_core::result::DirectionResult,
+        ),
         (&mut out.write, |r: &JobResult| &r.write),
     ] {
         dir.iops = mean(&|r| pick(r).iops);

@@ -94,8 +94,12 @@ pub trait Target {
 
     /// Pushes queued requests to the device and appends completions to `out`, waiting until at
     /// least `min` have arrived or `timeout_ns` has passed (`None`: no timeout).
-    fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Completion>)
-        -> io::Result<()>;
+    fn reap(
+        &mut self,
+        min: usize,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()>;
 
     /// The model's parameters, for modelled targets.
     fn model_info(&self) -> Option<serde_json::Value> {

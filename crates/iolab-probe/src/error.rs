@@ -9,12 +9,12 @@ use std::path::PathBuf;
 #[non_exhaustive]
 pub enum ProbeError {
     /// The target could not be examined.
-    #[error("cannot examine '{path}': {source}; check the path exists and is readable")]
+    #[error("cannot examine '{path}': {cause}; check the path exists and is readable")]
     Target {
         /// The target.
         path: PathBuf,
-        /// The cause.
-        source: io::Error,
+        /// The cause (in the message, not a `source()`, so chains do not repeat it).
+        cause: io::Error,
     },
     /// The target is neither a file, a directory nor a block device.
     #[error("'{path}' is a {what}, not storage; give a file, a directory or a block device")]
@@ -25,12 +25,12 @@ pub enum ProbeError {
         what: &'static str,
     },
     /// The mount table could not be read.
-    #[error("cannot read the mount table '{path}': {source}; is /proc mounted?")]
+    #[error("cannot read the mount table '{path}': {cause}; is /proc mounted?")]
     MountTable {
         /// Where we looked.
         path: PathBuf,
-        /// The cause.
-        source: io::Error,
+        /// The cause (in the message, not a `source()`).
+        cause: io::Error,
     },
 }
 
@@ -58,14 +58,16 @@ pub enum TrimError {
         reason: String,
     },
     /// A step failed with an I/O error.
-    #[error("{step} '{path}': {source}{hint}")]
+    // The cause is part of the message and deliberately not a `source()`, so `{:#}` chains do
+    // not print it twice.
+    #[error("{step} '{path}': {cause}{hint}")]
     Io {
         /// What we were doing.
         step: &'static str,
         /// On what.
         path: PathBuf,
         /// The cause.
-        source: io::Error,
+        cause: io::Error,
         /// What to do about it (may be empty).
         hint: String,
     },
@@ -85,7 +87,7 @@ impl TrimError {
         TrimError::Io {
             step,
             path: path.into(),
-            source,
+            cause: source,
             hint: hint.to_string(),
         }
     }

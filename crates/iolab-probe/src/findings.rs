@@ -16,7 +16,7 @@ pub(crate) fn collect(p: &Probe) -> Vec<Finding> {
     let mut out = Vec::new();
     if let Some(d) = &p.disk {
         virtual_device(p, d.kind, &mut out);
-        if !d.kind.is_virtual() && d.discard.supported == Some(false) {
+        if d.discard.supported == Some(false) {
             out.push(Finding::new(
                 Severity::Info,
                 "no_discard",

@@ -42,14 +42,14 @@ fn existing_ancestor(path: &Path) -> Result<(PathBuf, fs::Metadata), ProbeError>
                     _ => {
                         return Err(ProbeError::Target {
                             path: path.into(),
-                            source: e,
+                            cause: e,
                         })
                     }
                 };
                 if parent == cur {
                     return Err(ProbeError::Target {
                         path: path.into(),
-                        source: e,
+                        cause: e,
                     });
                 }
                 cur = parent;
@@ -57,7 +57,7 @@ fn existing_ancestor(path: &Path) -> Result<(PathBuf, fs::Metadata), ProbeError>
             Err(e) => {
                 return Err(ProbeError::Target {
                     path: path.into(),
-                    source: e,
+                    cause: e,
                 })
             }
         }
@@ -65,9 +65,9 @@ fn existing_ancestor(path: &Path) -> Result<(PathBuf, fs::Metadata), ProbeError>
 }
 
 pub(crate) fn read_mounts(root: &SysRoot) -> Result<Vec<Mount>, ProbeError> {
-    let text = fs::read_to_string(&root.mountinfo).map_err(|source| ProbeError::MountTable {
+    let text = fs::read_to_string(&root.mountinfo).map_err(|cause| ProbeError::MountTable {
         path: root.mountinfo.clone(),
-        source,
+        cause,
     })?;
     Ok(mountinfo::parse(&text))
 }

@@ -157,6 +157,32 @@ pub(crate) fn syncfs(file: &File) -> io::Result<()> {
     Ok(())
 }
 
+/// Bytes available to unprivileged users on the filesystem `file` is on (`fstatvfs(2)`).
+pub(crate) fn free_bytes(file: &File) -> io::Result<u64> {
+    // SAFETY: an all-zero `statvfs` is a valid value of this plain C struct.
+    let mut st: libc::statvfs = unsafe { std::mem::zeroed() };
+    // SAFETY: the descriptor is open for the call; `st` is a live `struct statvfs` the kernel
+    // fills in.
+    let rc = unsafe { libc::fstatvfs(file.as_raw_fd(), &mut st) };
+    if rc < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
+}
+
+/// Whether this process has `CAP_SYS_ADMIN` in its effective set (what FITRIM requires), from
+/// `/proc/self/status`; `None` when that cannot be read.
+pub(crate) fn has_cap_sys_admin() -> Option<bool> {
+    const CAP_SYS_ADMIN: u32 = 21;
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    parse_cap_eff(&status).map(|caps| caps & (1u64 << CAP_SYS_ADMIN) != 0)
+}
+
+fn parse_cap_eff(status: &str) -> Option<u64> {
+    let hex = status.lines().find_map(|l| l.strip_prefix("CapEff:"))?;
+    u64::from_str_radix(hex.trim(), 16).ok()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,5 +193,16 @@ mod tests {
         assert_eq!(FITRIM, 0xC018_5879);
         assert_eq!(FS_IOC_FIEMAP, 0xC020_660B);
         assert_eq!(std::mem::size_of::<FiemapExtentRaw>(), 56);
+    }
+
+    #[test]
+    fn capabilities() {
+        let root = "Name:\tx\nCapInh:\t0000000000000000\nCapEff:\t000001ffffffffff\n";
+        assert_eq!(parse_cap_eff(root), Some(0x1ff_ffff_ffff));
+        assert!(parse_cap_eff(root).unwrap() & (1 << 21) != 0);
+        let user = "CapEff:\t0000000000000000\n";
+        assert_eq!(parse_cap_eff(user), Some(0));
+        assert_eq!(parse_cap_eff("Name: x\n"), None);
+        assert_eq!(parse_cap_eff("CapEff:\tzz\n"), None);
     }
 }

@@ -6,265 +6,100 @@
 //!   udev rules use to turn discards off for a misbehaving drive). The block layer then reports
 //!   no discard support, FITRIM fails with EOPNOTSUPP, and the deleted block really stays on the
 //!   device — the "TRIM does not reach the drive" case of a stack that drops discards (like
-//!   dm-crypt without `allow_discards`). Kernel 6.x keeps that user limit after the loop device
-//!   is detached and refuses to raise it again (the granularity check fails once discards are
-//!   off), so cleanup removes and re-creates the loop device through `/dev/loop-control`.
+//!   dm-crypt without `allow_discards`). `LoopDevice::disable_discards` re-creates the device on
+//!   drop, because the kernel keeps that limit after detaching.
 //! * tmpfs: a refusal, with the reason, and nothing written.
 //!
-//! One test function, holding a file lock, because loop devices are a machine-wide resource that
-//! other test suites use too. Everything is torn down by Drop guards, even on failure.
+//! One test function, holding the machine lock, because loop devices are a machine-wide
+//! resource that other test suites use too. Everything is torn down by the kit's Drop guards,
+//! even on failure (each `Mount` is declared after, so dropped before, its `LoopDevice`).
 
 use iolab_probe::{probe, trimcheck, DeviceKind, TrimError, TrimOptions, Verdict};
-use std::fs::{self, OpenOptions};
-use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::time::{Duration, Instant};
-
-const LOCK: &str = "/tmp/iolab-loopdev.lock";
-
-/// A crude cross-process lock: a file created exclusively, holding our pid; stale locks of dead
-/// processes are taken over.
-struct Lock;
-
-impl Lock {
-    fn take() -> Lock {
-        let deadline = Instant::now() + Duration::from_secs(600);
-        loop {
-            match OpenOptions::new().write(true).create_new(true).open(LOCK) {
-                Ok(mut f) => {
-                    let _ = write!(f, "{}", std::process::id());
-                    return Lock;
-                }
-                Err(_) => {
-                    let holder = fs::read_to_string(LOCK).unwrap_or_default();
-                    let alive = holder
-                        .trim()
-                        .parse::<u32>()
-                        .is_ok_and(|pid| Path::new(&format!("/proc/{pid}")).exists());
-                    if !alive && !holder.is_empty() {
-                        let _ = fs::remove_file(LOCK);
-                        continue;
-                    }
-                    assert!(
-                        Instant::now() < deadline,
-                        "loop-device lock {LOCK} held too long"
-                    );
-                    std::thread::sleep(Duration::from_millis(200));
-                }
-            }
-        }
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        let _ = fs::remove_file(LOCK);
-    }
-}
-
-fn run(cmd: &str, args: &[&str]) -> Result<String, String> {
-    let out = Command::new(cmd)
-        .args(args)
-        .output()
-        .map_err(|e| format!("{cmd}: {e}"))?;
-    if out.status.success() {
-        Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
-    } else {
-        Err(format!(
-            "{cmd} {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
-/// A mounted filesystem (ext4 on a fresh loop device, or a tmpfs); unmounted and detached on drop.
-struct Mounted {
-    _dir: tempfile::TempDir,
-    mnt: PathBuf,
-    loopdev: Option<String>,
-    mounted: bool,
-    discard_off: bool,
-}
-
-impl Mounted {
-    fn ext4(size_mib: u64, discard_off: bool) -> Result<Mounted, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let img = dir.path().join("disk.img");
-        let f = fs::File::create(&img).map_err(|e| e.to_string())?;
-        f.set_len(size_mib << 20).map_err(|e| e.to_string())?;
-        let mnt = dir.path().join("mnt");
-        fs::create_dir(&mnt).map_err(|e| e.to_string())?;
-        let mut m = Mounted {
-            _dir: dir,
-            mnt,
-            loopdev: None,
-            mounted: false,
-            discard_off,
-        };
-        let dev = run("losetup", &["-f", "--show", img.to_str().unwrap()])?;
-        m.loopdev = Some(dev.clone());
-        if discard_off {
-            set_discard_limit(&dev, "0")?;
-        }
-        run("mkfs.ext4", &["-q", "-F", &dev])?;
-        run("mount", &[&dev, m.mnt.to_str().unwrap()])?;
-        m.mounted = true;
-        Ok(m)
-    }
-
-    fn tmpfs() -> Result<Mounted, String> {
-        let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
-        let mnt = dir.path().join("mnt");
-        fs::create_dir(&mnt).map_err(|e| e.to_string())?;
-        let mut m = Mounted {
-            _dir: dir,
-            mnt,
-            loopdev: None,
-            mounted: false,
-            discard_off: false,
-        };
-        run(
-            "mount",
-            &[
-                "-t",
-                "tmpfs",
-                "-o",
-                "size=16m",
-                "iolab-test",
-                m.mnt.to_str().unwrap(),
-            ],
-        )?;
-        m.mounted = true;
-        Ok(m)
-    }
-}
-
-impl Drop for Mounted {
-    fn drop(&mut self) {
-        if self.mounted {
-            for _ in 0..10 {
-                if run("umount", &[self.mnt.to_str().unwrap()]).is_ok() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(200));
-            }
-        }
-        if let Some(dev) = &self.loopdev {
-            if let Err(e) = run("losetup", &["-d", dev]) {
-                eprintln!("cleanup: {e}");
-            } else if self.discard_off {
-                if let Err(e) = recreate_loop(dev) {
-                    eprintln!("cleanup: could not re-create {dev} (discards stay off on it): {e}");
-                }
-            }
-        }
-    }
-}
-
-fn set_discard_limit(dev: &str, bytes: &str) -> Result<(), String> {
-    let name = dev.trim_start_matches("/dev/");
-    fs::write(format!("/sys/block/{name}/queue/discard_max_bytes"), bytes)
-        .map_err(|e| format!("setting discard_max_bytes={bytes} on {dev}: {e}"))
-}
-
-/// Removes the detached loop device and adds it back, so the next user gets fresh queue limits.
-fn recreate_loop(dev: &str) -> std::io::Result<()> {
-    use std::os::fd::AsRawFd;
-    const LOOP_CTL_ADD: libc::c_ulong = 0x4C80;
-    const LOOP_CTL_REMOVE: libc::c_ulong = 0x4C81;
-    let n: libc::c_ulong = dev
-        .trim_start_matches("/dev/loop")
-        .parse()
-        .map_err(|_| std::io::Error::other(format!("{dev} is not a loop device name")))?;
-    let ctl = OpenOptions::new()
-        .read(true)
-        .write(true)
-        .open("/dev/loop-control")?;
-    for req in [LOOP_CTL_REMOVE, LOOP_CTL_ADD] {
-        // SAFETY: loop-control ioctls take the device number by value; `ctl` is open for the
-        // call. REMOVE fails with EBUSY (harmlessly) if someone has bound the device meanwhile.
-        if unsafe { libc::ioctl(ctl.as_raw_fd(), req as _, n) } < 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-    }
-    Ok(())
-}
-
-fn skip_reason() -> Option<String> {
-    if !fs::read_to_string("/proc/self/status")
-        .unwrap_or_default()
-        .lines()
-        .any(|l| l.starts_with("Uid:") && l.split_whitespace().nth(1) == Some("0"))
-    {
-        return Some("not root".into());
-    }
-    if !Path::new("/dev/loop-control").exists() {
-        return Some("no /dev/loop-control".into());
-    }
-    for tool in ["losetup", "mkfs.ext4", "mount", "umount"] {
-        if run("sh", &["-c", &format!("command -v {tool}")]).is_err() {
-            return Some(format!("{tool} not installed"));
-        }
-    }
-    None
-}
+use iolab_testkit::{
+    checksum, loop_skip_reason, mount_skip_reason, zram_skip_reason, BlockStat, LoopDevice,
+    MachineLock, Mount, Zram,
+};
+use std::fs;
+use std::time::Duration;
 
 #[test]
 fn loop_devices_probe_and_trimcheck() {
-    if let Some(why) = skip_reason() {
+    if let Some(why) = loop_skip_reason().or_else(mount_skip_reason) {
         println!("skipped: {why}");
         return;
     }
-    let _lock = Lock::take();
+    let _lock = MachineLock::take();
     let opts = TrimOptions::default();
 
     // Probe and WORKING.
-    let m = Mounted::ext4(256, false).expect("ext4 on a loop device");
-    let dev = m.loopdev.clone().unwrap();
-    let p = probe(Path::new(&dev)).unwrap();
+    let dev = LoopDevice::new(256 << 20).expect("a loop device");
+    let m = Mount::ext4(&dev.path).expect("ext4 on the loop device");
+    let p = probe(&dev.path).unwrap();
     println!("{}", p.render_text());
     let d = p.disk.as_ref().unwrap();
     assert_eq!(d.kind, DeviceKind::Loop);
-    assert_eq!(format!("/dev/{}", d.name), dev);
+    assert_eq!(d.name, dev.name());
     assert_eq!(d.capacity_bytes, Some(256 << 20));
-    assert!(d
-        .virt
-        .as_ref()
-        .unwrap()
-        .backing_file
-        .as_deref()
-        .unwrap()
-        .ends_with("disk.img"));
+    assert_eq!(d.logical_block_bytes, Some(512));
+    assert!(d.rotational.is_some());
+    let virt = d.virt.as_ref().unwrap();
+    assert_eq!(
+        virt.backing_file.as_deref(),
+        dev.backing_file().to_str(),
+        "the loop device's backing file"
+    );
+    assert_eq!(virt.direct_io, Some(dev.direct_io()));
     assert_eq!(d.discard.supported, Some(true));
+    assert!(d.discard.granularity_bytes.is_some_and(|g| g > 0));
     assert!(p.ceiling.is_none() && p.pci_path.is_empty());
+    assert!(p.ceiling_bytes_per_s().is_none());
+    assert!(p.findings.iter().any(|f| f.code == "virtual_device"));
     assert_eq!(p.filesystem.as_ref().unwrap().fs_type, "ext4");
-    let pf = probe(&m.mnt).unwrap();
+    let json = serde_json::to_value(&p).unwrap();
+    assert_eq!(json["disk"]["kind"], "loop");
+    assert_eq!(json["disk"]["capacity_bytes"], 256u64 << 20);
+    let pf = probe(&m.dir).unwrap();
     assert_eq!(
         pf.filesystem.as_ref().unwrap().mount_point,
-        m.mnt.canonicalize().unwrap()
+        m.dir.canonicalize().unwrap()
     );
     assert_eq!(pf.disk.as_ref().unwrap().name, d.name);
     println!("summary: {}", pf.summary());
+    assert!(pf.summary().contains(&d.name) && pf.summary().contains("loop"));
 
-    let r = trimcheck(&m.mnt, &opts).expect("trimcheck runs on ext4/loop");
+    let before = BlockStat::read(&dev.name()).unwrap();
+    let r = trimcheck(&m.dir, &opts).expect("trimcheck runs on ext4/loop");
     println!("{r:#?}");
     assert_eq!(r.verdict, Verdict::Working, "{}", r.reason);
-    assert_eq!(r.device, PathBuf::from(&dev));
+    assert_eq!(r.device, dev.path);
     assert!(r.fitrim_trimmed_bytes.unwrap_or(0) > 0);
-    assert!(fs::read_dir(&m.mnt).unwrap().all(|e| !e
+    assert_eq!(
+        r.readings.len(),
+        1,
+        "no second reading when the first is conclusive"
+    );
+    let written = BlockStat::read(&dev.name()).unwrap().since(&before);
+    assert!(
+        written.write_bytes() >= r.block_bytes,
+        "the block reached the device: {written:?}"
+    );
+    assert!(fs::read_dir(&m.dir).unwrap().all(|e| !e
         .unwrap()
         .file_name()
         .to_string_lossy()
         .starts_with(".iolab-trimcheck")));
     drop(m);
+    drop(dev);
 
     // NOT WORKING: discards dropped by the device's queue.
-    let m = Mounted::ext4(256, true).expect("ext4 on a loop device without discard");
-    let p = probe(&m.mnt).unwrap();
+    let mut dev = LoopDevice::new(256 << 20).expect("a loop device");
+    dev.disable_discards().expect("turning discards off");
+    let m = Mount::ext4(&dev.path).expect("ext4 on a loop device without discard");
+    let p = probe(&m.dir).unwrap();
     assert_eq!(p.disk.as_ref().unwrap().discard.supported, Some(false));
+    assert!(p.findings.iter().any(|f| f.code.contains("discard")));
     let r = trimcheck(
-        &m.mnt,
+        &m.dir,
         &TrimOptions {
             wait: Some(Duration::from_secs(1)),
             ..opts.clone()
@@ -275,17 +110,83 @@ fn loop_devices_probe_and_trimcheck() {
     assert_eq!(r.verdict, Verdict::NotWorking, "{}", r.reason);
     assert!(r.fitrim_error.is_some());
     assert_eq!(r.readings.len(), 2, "waited and read again");
+    assert!(r.readings[1].after_s >= 1.0);
     assert!(r.notes.iter().any(|n| n.contains("no discard support")));
     drop(m);
+    drop(dev);
 
     // tmpfs: refused before anything is written.
-    let m = Mounted::tmpfs().expect("a tmpfs");
-    match trimcheck(&m.mnt, &opts) {
+    let m = Mount::tmpfs(16 << 20).expect("a tmpfs");
+    match trimcheck(&m.dir, &opts) {
         Err(TrimError::Unsupported { reason, .. }) => {
             println!("tmpfs refusal: {reason}");
             assert!(reason.contains("memory-backed"), "{reason}");
         }
         other => panic!("expected a refusal on tmpfs, got {other:?}"),
     }
-    assert_eq!(fs::read_dir(&m.mnt).unwrap().count(), 0);
+    assert_eq!(fs::read_dir(&m.dir).unwrap().count(), 0);
+    drop(m);
+
+    // A raw block device is not a filesystem path: refused, and the device left untouched.
+    let dev = LoopDevice::new(16 << 20).expect("a loop device");
+    let sum = checksum(&dev.path).unwrap();
+    let e = trimcheck(&dev.path, &opts).expect_err("trimcheck of a block device");
+    println!("block device refusal: {e}");
+    assert!(matches!(e, TrimError::Unsupported { .. }), "{e:?}");
+    assert!(e.to_string().contains("is a block device"), "{e}");
+    assert_eq!(checksum(&dev.path).unwrap(), sum);
+}
+
+/// ext4 on zram passes discards (zram frees the pages): WORKING. And bad input around it.
+#[test]
+fn zram_trimcheck_and_bad_input() {
+    if let Some(why) = zram_skip_reason().or_else(mount_skip_reason) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let z = Zram::new(128 << 20).expect("a zram device");
+    let m = Mount::ext4(&z.path).expect("ext4 on zram");
+    let opts = TrimOptions {
+        padding_bytes: 4 << 20,
+        ..TrimOptions::default()
+    };
+    let r = trimcheck(&m.dir, &opts).expect("trimcheck runs on ext4/zram");
+    println!("{r:#?}");
+    assert_eq!(r.verdict, Verdict::Working, "{}", r.reason);
+    assert_eq!(r.device, z.path);
+
+    // A path that does not exist is an error, not a test in its parent directory.
+    let e = trimcheck(&m.dir.join("no-such-dir"), &opts).unwrap_err();
+    assert!(e.to_string().contains("No such file"), "{e}");
+    // Sizes that cannot work are refused before anything is written.
+    for bad in [
+        TrimOptions {
+            padding_bytes: 1000,
+            ..opts.clone()
+        },
+        TrimOptions {
+            block_bytes: Some(0),
+            ..opts.clone()
+        },
+        TrimOptions {
+            padding_bytes: 1 << 40,
+            ..opts.clone()
+        },
+        TrimOptions {
+            padding_bytes: u64::MAX - 4095,
+            ..opts.clone()
+        },
+    ] {
+        match trimcheck(&m.dir, &bad) {
+            Err(TrimError::Unsupported { reason, .. }) => println!("refused: {reason}"),
+            other => panic!("expected a refusal for {bad:?}, got {other:?}"),
+        }
+    }
+    let left: Vec<_> = fs::read_dir(&m.dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n != "lost+found")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -14,10 +14,18 @@ fn header(r: &RunResult) -> String {
         t.path,
         t.kind,
         format_size(t.size_bytes),
-        if t.modelled { "modelled".to_string() } else { t.engine.clone() }
+        if t.modelled {
+            "modelled".to_string()
+        } else {
+            t.engine.clone()
+        }
     );
     if !r.complete {
-        let _ = write!(s, " — INCOMPLETE: {}", r.incomplete_reason.as_deref().unwrap_or("stopped early"));
+        let _ = write!(
+            s,
+            " — INCOMPLETE: {}",
+            r.incomplete_reason.as_deref().unwrap_or("stopped early")
+        );
     }
     s
 }
@@ -28,7 +36,11 @@ fn ceiling_lines(r: &RunResult, out: &mut String) {
         let _ = writeln!(out, "path: {p}");
     }
     if let Some(c) = r.target.path_ceiling_bytes_per_s {
-        let best = r.jobs.iter().map(|j| j.read.bw_bytes_per_s.max(j.write.bw_bytes_per_s)).fold(0.0, f64::max);
+        let best = r
+            .jobs
+            .iter()
+            .map(|j| j.read.bw_bytes_per_s.max(j.write.bw_bytes_per_s))
+            .fold(0.0, f64::max);
         let _ = writeln!(
             out,
             "ceiling of the path: {:.0} MB/s; best measured {:.0} MB/s = {:.0} % of it",
@@ -71,7 +83,11 @@ pub fn quick_table(r: &RunResult) -> String {
         }
     }
     let _ = writeln!(out, "{:<14}|{:>28} |{:>28}", "", "Read", "Write");
-    let _ = writeln!(out, "{:<14}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}", "Test", "MB/s", "IOPS", "µs", "MB/s", "IOPS", "µs");
+    let _ = writeln!(
+        out,
+        "{:<14}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}",
+        "Test", "MB/s", "IOPS", "µs", "MB/s", "IOPS", "µs"
+    );
     for label in labels {
         let cell = |read: bool| -> String {
             r.jobs
@@ -79,7 +95,12 @@ pub fn quick_table(r: &RunResult) -> String {
                 .find(|j| split_label(&j.name) == (label, read))
                 .map(|j| {
                     let d = if read { &j.read } else { &j.write };
-                    format!("{:>10.2}{:>10.0}{:>8.0}", d.bw_mb_per_s, d.iops, d.lat_ns.mean / 1e3)
+                    format!(
+                        "{:>10.2}{:>10.0}{:>8.0}",
+                        d.bw_mb_per_s,
+                        d.iops,
+                        d.lat_ns.mean / 1e3
+                    )
                 })
                 .unwrap_or_else(|| format!("{:>28}", "-"))
         };
@@ -115,17 +136,34 @@ pub fn job_block(j: &JobResult) -> String {
         None => "complete".to_string(),
         Some(why) => format!("INCOMPLETE: {why}"),
     };
-    let _ = writeln!(out, "job {}: {}  ({:.2} s measured, {state})", j.name, j.job, j.measured_ns as f64 / 1e9);
+    let _ = writeln!(
+        out,
+        "job {}: {}  ({:.2} s measured, {state})",
+        j.name,
+        j.job,
+        j.measured_ns as f64 / 1e9
+    );
     let _ = writeln!(
         out,
         "{:<6}{:>12}{:>12}{:>10}{:>10}  latency µs: min / mean / p50 / p99 / p99.9 / max",
         "", "I/Os", "IOPS", "MB/s", "MiB/s"
     );
-    if j.read.ios > 0 || j.job.reads() {
-        let _ = writeln!(out, "{}", direction_row("read", &j.read));
-    }
-    if j.write.ios > 0 || j.job.writes() {
-        let _ = writeln!(out, "{}", direction_row("write", &j.write));
+    for (name, d, wanted) in [
+        ("read", &j.read, j.job.reads()),
+        ("write", &j.write, j.job.writes()),
+    ] {
+        if d.ios > 0 || wanted {
+            let _ = writeln!(out, "{}", direction_row(name, d));
+            if let Some(s) = &d.service_lat_ns {
+                let _ = writeln!(
+                    out,
+                    "      service time from submission, µs: mean {:.1}, p50 {:.1}, p99 {:.1} (above: from intended start)",
+                    s.mean / 1e3,
+                    s.p50 as f64 / 1e3,
+                    s.p99 as f64 / 1e3
+                );
+            }
+        }
     }
     let ios = (j.read.ios + j.write.ios).max(1) as f64;
     let cpu = j.cpu.user_s + j.cpu.system_s;
@@ -135,10 +173,18 @@ pub fn job_block(j: &JobResult) -> String {
         j.cpu.user_s,
         j.cpu.system_s,
         cpu / ios * 1e6,
-        if j.latency_from_intended_start { "; latency counted from each I/O's intended start" } else { "" }
+        if j.latency_from_intended_start {
+            "; latency counted from each I/O's intended start"
+        } else {
+            ""
+        }
     );
     for e in &j.errors {
-        let _ = writeln!(out, "errors {} ({}) ×{}, first at offset {}", e.name, e.errno, e.count, e.first_offset_bytes);
+        let _ = writeln!(
+            out,
+            "errors {} ({}) ×{}, first at offset {}",
+            e.name, e.errno, e.count, e.first_offset_bytes
+        );
     }
     out
 }

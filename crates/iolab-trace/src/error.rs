@@ -59,6 +59,10 @@ pub enum TraceError {
         /// What the format cannot hold.
         msg: String,
     },
+    /// Replay settings that cannot work together (a span smaller than the alignment, a
+    /// time scale of zero, …); the message says which setting to change.
+    #[error("replay: {0}")]
+    Replay(String),
     /// A synthesis profile is invalid.
     #[error("profile {name}: {msg}")]
     Profile {

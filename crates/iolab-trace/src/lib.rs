@@ -21,13 +21,13 @@
 //!
 //! # For replay
 //!
-//! A replay driver consumes `TraceReader` (an `Iterator<Item = Result<TraceRecord>>`):
-//! 1. wrap it in [`Reorder`] (bounded memory) or call [`sort_all`] (in memory) when the
-//!    format is not sorted by time (Tencent, SYSTOR, merged blktrace);
-//! 2. subtract the first record's `time_ns` to get offsets from the start of the replay;
-//! 3. issue each record at its time (scaled as the user asks) with `op`, `offset_bytes`
-//!    and `len_bytes` on the target mapped from `device`. `completion_ns`, when present,
-//!    is the recorded service time, useful to compare against the replayed one.
+//! [`replay`] turns the record stream into the requests a replay issues ([`ReplayIo`]:
+//! due time or none, read/write, offset and length remapped into the target's span),
+//! computes the recorded queue depth for as-fast-as-possible replay, and turns measured
+//! latencies into the storage-bench metrics. Its input must be in time order: wrap the
+//! reader in [`Reorder`] (bounded memory) or call [`sort_all`] when the format is not
+//! sorted (Tencent, SYSTOR, merged blktrace). `completion_ns`, when present, is the
+//! recorded service time, useful to compare against the replayed one.
 //!
 //! # Analysis and synthesis
 //!
@@ -47,6 +47,7 @@ mod parse;
 pub mod profile;
 mod record;
 mod reorder;
+pub mod replay;
 mod rng;
 mod source;
 pub mod synth;
@@ -60,6 +61,7 @@ pub use format::{
 pub use profile::Profile;
 pub use record::{Op, TraceRecord};
 pub use reorder::{sort_all, Reorder, DEFAULT_WINDOW};
+pub use replay::{ReplayIo, ReplayOptions};
 pub use rng::Rng;
 pub use source::RecordSource;
 pub use synth::{Synth, SynthOptions};

@@ -59,3 +59,14 @@ fn truncated_blktrace_record_is_reported() {
     let e = res.unwrap_err().to_string();
     assert!(e.contains("truncated"), "{e}");
 }
+
+#[test]
+fn fio_file_names_are_bounded() {
+    let mut data = b"fio version 3 iolog\n0 ".to_vec();
+    data.extend(std::iter::repeat_n(b'a', 5000));
+    data.extend_from_slice(b" add\n");
+    let r = open_bytes("long.iolog", data, &ReadOptions::default()).unwrap();
+    let e = r.collect::<Result<Vec<_>, _>>().unwrap_err().to_string();
+    assert!(e.starts_with("long.iolog:2: "), "{e}");
+    assert!(e.contains("longer than 4096"), "{e}");
+}

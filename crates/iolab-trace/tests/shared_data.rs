@@ -191,3 +191,60 @@ fn fio_sample_facts() {
     assert_eq!(writes[0].time_ns, 10_752_000);
     assert_eq!(writes[9].offset_bytes, 36_864);
 }
+
+#[test]
+fn replay_plans_exactly_the_samples_data_requests() {
+    use iolab_trace::replay::{recorded_queue_depth, Replay, ReplayOptions, Timing};
+    use iolab_trace::Reorder;
+    // (sample, event, reads + writes counted above / in the README)
+    for (name, want) in [
+        ("msr_hm_0_first1000.csv", 1000),
+        ("blktrace_viewer_sample.blktrace.0", 963),
+        ("blktrace_merge_nvme0n1_blkparse.txt", 119),
+        ("mqsim_tpcc-small.trace", 6999),
+        ("fio_t0038_v3.iolog", 10),
+    ] {
+        let (_, recs) = read(name, Event::D);
+        for timing in [
+            Timing::Timestamps {
+                scale: 1.0,
+                idle_cap_ns: Some(25_000_000),
+            },
+            Timing::AsFastAsPossible,
+        ] {
+            let opts = ReplayOptions {
+                timing,
+                ..ReplayOptions::new(1 << 20, 64 << 20)
+            };
+            let sorted = Reorder::new(recs.iter().copied().map(Ok), 1 << 16);
+            let mut replay = Replay::new(sorted, opts).unwrap();
+            let ios: Vec<_> = replay.by_ref().collect::<Result<_, _>>().unwrap();
+            assert_eq!(ios.len(), want, "{name}");
+            let st = replay.stats();
+            assert_eq!(st.planned as usize, want, "{name}");
+            assert_eq!(st.late, 0, "{name}");
+            assert!(ios
+                .iter()
+                .all(|i| i.offset >= 1 << 20 && i.offset + i.len <= 65 << 20 && i.len > 0));
+            if let Timing::Timestamps { .. } = timing {
+                assert_eq!(ios[0].at_ns, Some(0), "{name}");
+                assert!(ios.windows(2).all(|w| w[0].at_ns <= w[1].at_ns), "{name}");
+                // No gap longer than the cap.
+                assert!(
+                    ios.windows(2)
+                        .all(|w| w[1].at_ns.unwrap() - w[0].at_ns.unwrap() <= 25_000_000),
+                    "{name}"
+                );
+            } else {
+                assert!(ios.iter().all(|i| i.at_ns.is_none()));
+            }
+        }
+        let qd = recorded_queue_depth(recs.iter().copied(), 4);
+        let has_completions = recs.iter().any(|r| r.completion_ns.is_some());
+        assert_eq!(qd.measured, has_completions, "{name}");
+        assert!(
+            qd.suggested() >= 1 && qd.max >= qd.suggested(),
+            "{name}: {qd:?}"
+        );
+    }
+}

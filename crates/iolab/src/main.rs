@@ -19,7 +19,7 @@ enum Command {
     /// CrystalDiskMark's tests in under a minute (default: a 1 GiB test file here, removed after).
     Quick(cmd::quick::QuickArgs),
     /// Run any workload: a job file (TOML) and/or flags, on a file or block device.
-    Run(cmd::run::RunArgs),
+    Run(Box<cmd::run::RunArgs>),
     /// Block traces: analyze, synthesise, convert and replay.
     Trace(cmd::trace::TraceArgs),
     /// Show the host path from a file or device to the CPU, with link speeds and ceilings.
@@ -32,7 +32,7 @@ fn main() {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Quick(args) => cmd::quick::run(args),
-        Command::Run(args) => cmd::run::run(args),
+        Command::Run(args) => cmd::run::run(*args),
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),

@@ -22,13 +22,17 @@ pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
         "auto" => Ok(EngineChoice::Auto),
         "io_uring" | "uring" => Ok(EngineChoice::Uring),
         "psync" => Ok(EngineChoice::Psync),
-        other => Err(format!("unknown engine '{other}': use auto, io_uring or psync")),
+        other => Err(format!(
+            "unknown engine '{other}': use auto, io_uring or psync"
+        )),
     }
 }
 
 /// A new result frame for a run of `kind` on `target`, with host facts and the host-path probe.
 pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult {
-    let started_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).map_or(0.0, |d| d.as_secs_f64());
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     let mut info = TargetInfo {
         path: target.path.display().to_string(),
         kind: target.kind.name().to_string(),
@@ -51,7 +55,10 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
     }
     RunResult {
         schema_version: SCHEMA_VERSION,
-        tool: ToolInfo { name: "iolab".into(), version: env!("CARGO_PKG_VERSION").into() },
+        tool: ToolInfo {
+            name: "iolab".into(),
+            version: env!("CARGO_PKG_VERSION").into(),
+        },
         kind: kind.to_string(),
         started_unix_s,
         complete: true,
@@ -67,11 +74,17 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
 pub fn settle(result: &mut RunResult) {
     if let Some(j) = result.jobs.iter().find(|j| !j.complete) {
         result.complete = false;
-        result.incomplete_reason = Some(format!("job '{}': {}", j.name, j.stop_reason.as_deref().unwrap_or("stopped early")));
+        result.incomplete_reason = Some(format!(
+            "job '{}': {}",
+            j.name,
+            j.stop_reason.as_deref().unwrap_or("stopped early")
+        ));
     }
     if INTERRUPTED.load(Ordering::Relaxed) {
         result.complete = false;
-        result.incomplete_reason.get_or_insert_with(|| "interrupted".into());
+        result
+            .incomplete_reason
+            .get_or_insert_with(|| "interrupted".into());
     }
 }
 
@@ -111,11 +124,18 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
         Some(p) => p.to_path_buf(),
         None => {
             let dir = default_results_dir();
-            std::fs::create_dir_all(&dir).with_context(|| format!("creating the results directory {}", dir.display()))?;
-            dir.join(format!("{}-{}-{}.json", result.kind.replace([':', '/'], "-"), utc_stamp(result.started_unix_s), std::process::id()))
+            std::fs::create_dir_all(&dir)
+                .with_context(|| format!("creating the results directory {}", dir.display()))?;
+            dir.join(format!(
+                "{}-{}-{}.json",
+                result.kind.replace([':', '/'], "-"),
+                utc_stamp(result.started_unix_s),
+                std::process::id()
+            ))
         }
     };
-    std::fs::write(&path, text + "\n").with_context(|| format!("writing the result to {}", path.display()))?;
+    std::fs::write(&path, text + "\n")
+        .with_context(|| format!("writing the result to {}", path.display()))?;
     Ok(path.display().to_string())
 }
 
@@ -132,7 +152,12 @@ pub fn utc_stamp(unix_s: f64) -> String {
     let day = doy - (153 * mp + 2) / 5 + 1;
     let month = if mp < 10 { mp + 3 } else { mp - 9 };
     let year = yoe + era * 400 + i64::from(month <= 2);
-    format!("{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z", rem / 3600, rem % 3600 / 60, rem % 60)
+    format!(
+        "{year:04}{month:02}{day:02}T{:02}{:02}{:02}Z",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
 }
 
 /// Runs `f` while a line on standard error shows live IOPS, MB/s and time left — only when
@@ -157,7 +182,12 @@ pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Pr
                 let ios = progress.ios.load(Ordering::Relaxed);
                 let bytes = progress.bytes.load(Ordering::Relaxed);
                 let left = expected_s
-                    .map(|e| format!(", {:.0} s left", (e - start.elapsed().as_secs_f64()).max(0.0)))
+                    .map(|e| {
+                        format!(
+                            ", {:.0} s left",
+                            (e - start.elapsed().as_secs_f64()).max(0.0)
+                        )
+                    })
                     .unwrap_or_default();
                 eprint!(
                     "\r\x1b[2K{label}: {:.0} IOPS, {:.1} MB/s{left}",

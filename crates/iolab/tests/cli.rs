@@ -1,17 +1,28 @@
 //! End-to-end tests of the `iolab` binary: on temp files, loop devices and zram that the tests
 //! create and remove. Device tests print `skipped: …` where the machine cannot provide one.
 
-use iolab_testkit::{checksum, loop_skip_reason, mount_skip_reason, zram_skip_reason, BlockStat, LoopDevice, MachineLock, Mount, Zram};
+use iolab_testkit::{
+    checksum, loop_skip_reason, mount_skip_reason, zram_skip_reason, BlockStat, LoopDevice,
+    MachineLock, Mount, Zram,
+};
 use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
 fn iolab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iolab")).args(args).current_dir(cwd).output().expect("run iolab")
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run iolab")
 }
 
 fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
 }
 
 fn json(path: &Path) -> Value {
@@ -26,15 +37,36 @@ fn u(v: &Value) -> u64 {
 fn quick_on_a_temp_file_reports_eight_tests_and_removes_its_file() {
     let dir = tempfile::tempdir().unwrap();
     let out = iolab(
-        &["quick", "--count", "2", "--duration", "0.3", "--warmup", "0.2", "--size", "32m", "--json", "q.json"],
+        &[
+            "quick",
+            "--count",
+            "2",
+            "--duration",
+            "0.3",
+            "--warmup",
+            "0.2",
+            "--size",
+            "32m",
+            "--json",
+            "q.json",
+        ],
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let table = String::from_utf8_lossy(&out.stdout);
-    for label in ["SEQ1M Q8T1", "SEQ1M Q1T1", "RND4K Q32T1", "RND4K Q1T1", "mean of 2 counted run"] {
+    for label in [
+        "SEQ1M Q8T1",
+        "SEQ1M Q1T1",
+        "RND4K Q32T1",
+        "RND4K Q1T1",
+        "mean of 2 counted run",
+    ] {
         assert!(table.contains(label), "missing {label}:\n{table}");
     }
-    assert!(!dir.path().join("iolab-quick.iolab-tmp").exists(), "the test file was not removed");
+    assert!(
+        !dir.path().join("iolab-quick.iolab-tmp").exists(),
+        "the test file was not removed"
+    );
     let r = json(&dir.path().join("q.json"));
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["kind"], "quick");
@@ -42,15 +74,26 @@ fn quick_on_a_temp_file_reports_eight_tests_and_removes_its_file() {
     let jobs = r["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 8);
     for j in jobs {
-        let dir = if j["name"].as_str().unwrap().ends_with("read") { "read" } else { "write" };
+        let dir = if j["name"].as_str().unwrap().ends_with("read") {
+            "read"
+        } else {
+            "write"
+        };
         assert!(u(&j[dir]["ios"]) > 0, "{}", j["name"]);
         let repeats = j["repeats"].as_array().unwrap();
         assert_eq!(repeats.len(), 2);
         // The reported rate is the mean of the counted runs.
         let key = format!("{dir}_mb_per_s");
-        let mean = repeats.iter().map(|x| x[&key].as_f64().unwrap()).sum::<f64>() / 2.0;
+        let mean = repeats
+            .iter()
+            .map(|x| x[&key].as_f64().unwrap())
+            .sum::<f64>()
+            / 2.0;
         let shown = j[dir]["bw_mb_per_s"].as_f64().unwrap();
-        assert!((mean - shown).abs() <= 1e-9 * mean.max(1.0), "{mean} vs {shown}");
+        assert!(
+            (mean - shown).abs() <= 1e-9 * mean.max(1.0),
+            "{mean} vs {shown}"
+        );
     }
 }
 
@@ -59,19 +102,46 @@ fn limits_issue_exactly_the_asked_ios_and_bytes_on_both_engines() {
     let dir = tempfile::tempdir().unwrap();
     for engine in ["io_uring", "psync"] {
         let out = iolab(
-            &["run", "--size", "16m", "--access", "randrw", "--read-pct", "60", "--bssplit", "4k/50:16k/50", "--qd", "8", "--threads", "2", "--ios-limit", "4000", "--engine", engine, "--json", "r.json", "t.bin"],
+            &[
+                "run",
+                "--size",
+                "16m",
+                "--access",
+                "randrw",
+                "--read-pct",
+                "60",
+                "--bssplit",
+                "4k/50:16k/50",
+                "--qd",
+                "8",
+                "--threads",
+                "2",
+                "--ios-limit",
+                "4000",
+                "--engine",
+                engine,
+                "--json",
+                "r.json",
+                "t.bin",
+            ],
             dir.path(),
         );
         assert_eq!(out.status.code(), Some(0), "{engine}: {}", text(&out));
         let r = json(&dir.path().join("r.json"));
         let j = &r["jobs"][0];
         assert_eq!(r["target"]["engine"], engine);
-        assert_eq!(u(&j["read"]["ios"]) + u(&j["write"]["ios"]), 4000, "{engine}");
+        assert_eq!(
+            u(&j["read"]["ios"]) + u(&j["write"]["ios"]),
+            4000,
+            "{engine}"
+        );
         let bytes = u(&j["read"]["bytes"]) + u(&j["write"]["bytes"]);
         assert!(bytes % 4096 == 0 && (4000 * 4096..=4000 * 16384).contains(&bytes));
         let reads = u(&j["read"]["ios"]) as f64 / 4000.0;
         assert!((reads - 0.6).abs() < 0.05, "read share {reads}");
-        assert!(j["cpu"]["user_s"].as_f64().unwrap() + j["cpu"]["system_s"].as_f64().unwrap() > 0.0);
+        assert!(
+            j["cpu"]["user_s"].as_f64().unwrap() + j["cpu"]["system_s"].as_f64().unwrap() > 0.0
+        );
     }
     // The file the first run created was fully written: not sparse.
     let meta = std::fs::metadata(dir.path().join("t.bin")).unwrap();
@@ -82,15 +152,42 @@ fn limits_issue_exactly_the_asked_ios_and_bytes_on_both_engines() {
 #[test]
 fn bad_jobs_get_one_clear_error_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
-    std::fs::write(dir.path().join("typo.toml"), "name = \"x\"\nblocksize = \"4k\"\n").unwrap();
-    std::fs::write(dir.path().join("two.toml"), "[[job]]\nname = \"a\"\nqueue_depth = 0\n").unwrap();
+    std::fs::write(
+        dir.path().join("typo.toml"),
+        "name = \"x\"\nblocksize = \"4k\"\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("two.toml"),
+        "[[job]]\nname = \"a\"\nqueue_depth = 0\n",
+    )
+    .unwrap();
     let cases: &[(&[&str], &str)] = &[
         (&["run", "typo.toml", "t.bin"], "blocksize"),
         (&["run", "two.toml", "t.bin"], "queue_depth"),
         (&["run", "--bs", "0", "--size", "1m", "t.bin"], "block_size"),
-        (&["run", "--bs", "4100", "--size", "1m", "t.bin"], "O_DIRECT"),
-        (&["run", "--size", "2k", "--bs", "4k", "t.bin"], "smaller than one block"),
-        (&["run", "--zones", "--threads", "8", "--size", "16k", "--bs", "4k", "t.bin"], "zones"),
+        (
+            &["run", "--bs", "4100", "--size", "1m", "t.bin"],
+            "O_DIRECT",
+        ),
+        (
+            &["run", "--size", "2k", "--bs", "4k", "t.bin"],
+            "smaller than one block",
+        ),
+        (
+            &[
+                "run",
+                "--zones",
+                "--threads",
+                "8",
+                "--size",
+                "16k",
+                "--bs",
+                "4k",
+                "t.bin",
+            ],
+            "zones",
+        ),
         (&["run", "missing.bin"], "--size"),
         (&["run", "."], "directory"),
     ];
@@ -109,14 +206,49 @@ fn a_file_iolab_did_not_create_is_not_overwritten_without_overwrite() {
     let file = dir.path().join("precious.bin");
     std::fs::write(&file, vec![7u8; 1 << 20]).unwrap();
     let before = checksum(&file).unwrap();
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "100", "precious.bin"], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "100",
+            "precious.bin",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--overwrite"));
     assert_eq!(checksum(&file).unwrap(), before, "content changed");
     // Reads are always allowed.
-    let out = iolab(&["run", "--access", "randread", "--ios-limit", "100", "--json", "-", "precious.bin"], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randread",
+            "--ios-limit",
+            "100",
+            "--json",
+            "-",
+            "precious.bin",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "100", "--overwrite", "--json", "r.json", "precious.bin"], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "100",
+            "--overwrite",
+            "--json",
+            "r.json",
+            "precious.bin",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert_ne!(checksum(&file).unwrap(), before);
 }
@@ -126,14 +258,50 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     // Create the file, then shrink it under a running read job: reads past the new end come
     // back short, which the engine counts as errors.
-    let out = iolab(&["run", "--size", "8m", "--ios-limit", "1", "--json", "c.json", "t.bin"], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--size",
+            "8m",
+            "--ios-limit",
+            "1",
+            "--json",
+            "c.json",
+            "t.bin",
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     for (extra, code) in [(None, 1), (Some("--continue-on-error"), 0)] {
-        let mut args = vec!["run", "--size", "8m", "--access", "randread", "--duration", "3", "--rate-iops", "2000", "--json", "e.json", "t.bin"];
+        let mut args = vec![
+            "run",
+            "--size",
+            "8m",
+            "--access",
+            "randread",
+            "--duration",
+            "3",
+            "--rate-iops",
+            "2000",
+            "--json",
+            "e.json",
+            "t.bin",
+        ];
         args.extend(extra);
-        let child = Command::new(env!("CARGO_BIN_EXE_iolab")).args(&args).current_dir(dir.path()).stdout(std::process::Stdio::piped()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .args(&args)
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
         std::thread::sleep(std::time::Duration::from_millis(700));
-        std::fs::OpenOptions::new().write(true).open(dir.path().join("t.bin")).unwrap().set_len(0).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("t.bin"))
+            .unwrap()
+            .set_len(0)
+            .unwrap();
         let out = child.wait_with_output().unwrap();
         assert_eq!(out.status.code(), Some(code), "{extra:?}: {}", text(&out));
         let r = json(&dir.path().join("e.json"));
@@ -142,7 +310,12 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
         assert!(u(&errors[0]["count"]) >= 1);
         assert!(errors[0]["first_offset_bytes"].is_u64());
         assert_eq!(r["complete"], extra.is_some(), "{extra:?}");
-        std::fs::OpenOptions::new().write(true).open(dir.path().join("t.bin")).unwrap().set_len(8 << 20).unwrap();
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(dir.path().join("t.bin"))
+            .unwrap()
+            .set_len(8 << 20)
+            .unwrap();
     }
 }
 
@@ -150,7 +323,16 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
 fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
     let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(["run", "--size", "8m", "--duration", "60", "--json", "i.json", "t.bin"])
+        .args([
+            "run",
+            "--size",
+            "8m",
+            "--duration",
+            "60",
+            "--json",
+            "i.json",
+            "t.bin",
+        ])
         .current_dir(dir.path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
@@ -158,12 +340,22 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
         .unwrap();
     // Let it create the file and run a while.
     std::thread::sleep(std::time::Duration::from_millis(2500));
-    Command::new("kill").args(["-INT", &child.id().to_string()]).status().unwrap();
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(130), "{}", text(&out));
     let r = json(&dir.path().join("i.json"));
     assert_eq!(r["complete"], false);
-    assert_eq!(r["incomplete_reason"].as_str().map(|s| s.contains("interrupted")), Some(true), "{}", r["incomplete_reason"]);
+    assert_eq!(
+        r["incomplete_reason"]
+            .as_str()
+            .map(|s| s.contains("interrupted")),
+        Some(true),
+        "{}",
+        r["incomplete_reason"]
+    );
     let j = &r["jobs"][0];
     assert!(u(&j["read"]["ios"]) > 0);
     assert!(u(&j["measured_ns"]) < 60_000_000_000);
@@ -175,7 +367,24 @@ fn counts_match_the_kernel(dev: &Path, name: &str, access: &str) {
     let before = BlockStat::read(name).unwrap();
     let dev_s = dev.to_str().unwrap();
     let out = iolab(
-        &["run", "--access", access, "--bs", "4k", "--qd", "16", "--threads", "2", "--ios-limit", "20000", "--size", "32m", "--json", "r.json", dev_s],
+        &[
+            "run",
+            "--access",
+            access,
+            "--bs",
+            "4k",
+            "--qd",
+            "16",
+            "--threads",
+            "2",
+            "--ios-limit",
+            "20000",
+            "--size",
+            "32m",
+            "--json",
+            "r.json",
+            dev_s,
+        ],
         dir.path(),
     );
     let delta = BlockStat::read(name).unwrap().since(&before);
@@ -184,14 +393,30 @@ fn counts_match_the_kernel(dev: &Path, name: &str, access: &str) {
     assert_eq!(r["target"]["kind"], "block");
     let j = &r["jobs"][0];
     let (ios, bytes, k_ios, k_bytes) = if access == "randread" {
-        (u(&j["read"]["ios"]), u(&j["read"]["bytes"]), delta.read_ios, delta.read_bytes())
+        (
+            u(&j["read"]["ios"]),
+            u(&j["read"]["bytes"]),
+            delta.read_ios,
+            delta.read_bytes(),
+        )
     } else {
-        (u(&j["write"]["ios"]), u(&j["write"]["bytes"]), delta.write_ios, delta.write_bytes())
+        (
+            u(&j["write"]["ios"]),
+            u(&j["write"]["bytes"]),
+            delta.write_ios,
+            delta.write_bytes(),
+        )
     };
     assert_eq!(ios, 20000);
     let within = |a: u64, b: u64| (a as f64 - b as f64).abs() <= 0.01 * b as f64;
-    assert!(within(k_ios, ios), "{name} {access}: kernel {k_ios} I/Os, iolab {ios}");
-    assert!(within(k_bytes, bytes), "{name} {access}: kernel {k_bytes} B, iolab {bytes}");
+    assert!(
+        within(k_ios, ios),
+        "{name} {access}: kernel {k_ios} I/Os, iolab {ios}"
+    );
+    assert!(
+        within(k_bytes, bytes),
+        "{name} {access}: kernel {k_bytes} B, iolab {bytes}"
+    );
 }
 
 #[test]
@@ -236,11 +461,29 @@ fn write_mbr(dev: &Path) {
 fn refused_unchanged(dev: &Path, expect: &str) {
     let dir = tempfile::tempdir().unwrap();
     let before = checksum(dev).unwrap();
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "200", dev.to_str().unwrap()], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "200",
+            dev.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("refusing to write") && err.contains(expect), "expected '{expect}': {err}");
-    assert_eq!(checksum(dev).unwrap(), before, "{}: not one byte may change", dev.display());
+    assert!(
+        err.contains("refusing to write") && err.contains(expect),
+        "expected '{expect}': {err}"
+    );
+    assert_eq!(
+        checksum(dev).unwrap(),
+        before,
+        "{}: not one byte may change",
+        dev.display()
+    );
 }
 
 #[test]
@@ -261,25 +504,82 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     refused_unchanged(&ext4.path, "ext2/3/4");
     let dir = tempfile::tempdir().unwrap();
     let other = format!("--destroy-data={}", parted.path.display());
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "10", &other, ext4.path.to_str().unwrap()], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            &other,
+            ext4.path.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let this = format!("--destroy-data={}", ext4.path.display());
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "10", "--json", "d.json", &this, ext4.path.to_str().unwrap()], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            "--json",
+            "d.json",
+            &this,
+            ext4.path.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     // Mounted: refused even with --destroy-data.
     // No lazy initialisation: a background inode-table writer would change the checksum.
     let mounted_dev = LoopDevice::new(32 << 20).unwrap();
     let m = mounted_dev.path.to_str().unwrap();
-    iolab_testkit::run("mkfs.ext4", &["-q", "-F", "-E", "lazy_itable_init=0,lazy_journal_init=0", m]).unwrap();
+    iolab_testkit::run(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            m,
+        ],
+    )
+    .unwrap();
     let mount = Mount::existing(&mounted_dev.path, "ext4", &[]).unwrap();
     iolab_testkit::run("sync", &[]).unwrap();
     refused_unchanged(&mounted_dev.path, "mounted");
     let this = format!("--destroy-data={}", mounted_dev.path.display());
-    let out = iolab(&["run", "--access", "randwrite", "--ios-limit", "10", &this, mounted_dev.path.to_str().unwrap()], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            &this,
+            mounted_dev.path.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("Unmount"));
     drop(mount);
     // Reads are always allowed, even of a device holding data.
-    let out = iolab(&["run", "--access", "randread", "--ios-limit", "100", "--json", "-", parted.path.to_str().unwrap()], dir.path());
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randread",
+            "--ios-limit",
+            "100",
+            "--json",
+            "-",
+            parted.path.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }

@@ -54,7 +54,15 @@ pub fn mark_created(file: &std::fs::File) -> std::io::Result<()> {
     let name = std::ffi::CString::new(CREATED_XATTR).expect("no NUL in the name");
     let value = b"1";
     // SAFETY: name is a valid C string, value a live buffer of the given length, fd is open.
-    let rc = unsafe { libc::fsetxattr(file.as_raw_fd(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0) };
+    let rc = unsafe {
+        libc::fsetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            value.as_ptr().cast(),
+            value.len(),
+            0,
+        )
+    };
     if rc == 0 {
         Ok(())
     } else {
@@ -68,7 +76,14 @@ pub fn is_marked_created(file: &std::fs::File) -> bool {
     let name = std::ffi::CString::new(CREATED_XATTR).expect("no NUL in the name");
     let mut value = [0u8; 8];
     // SAFETY: name is a valid C string; value is a live buffer of the length passed.
-    let rc = unsafe { libc::fgetxattr(file.as_raw_fd(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    let rc = unsafe {
+        libc::fgetxattr(
+            file.as_raw_fd(),
+            name.as_ptr(),
+            value.as_mut_ptr().cast(),
+            value.len(),
+        )
+    };
     rc == 1 && value[0] == b'1'
 }
 
@@ -79,5 +94,32 @@ pub fn drop_cached_pages(file: &std::fs::File) {
     // SAFETY: plain advisory call on an open descriptor; offset 0 and length 0 mean "all".
     unsafe {
         libc::posix_fadvise(file.as_raw_fd(), 0, 0, libc::POSIX_FADV_DONTNEED);
+    }
+}
+
+/// Whether the kernel can attempt I/O on `file` without blocking (FMODE_NOWAIT). Where it
+/// cannot (zram and other bio drivers without NOWAIT support), io_uring first tries every
+/// request inline, fails with EAGAIN and only then hands it to an io-wq worker; asking for the
+/// worker directly (IOSQE_ASYNC) skips that wasted attempt. Probed with one RWF_NOWAIT read of
+/// `probe_bytes` at offset 0, which answers EOPNOTSUPP exactly when the mode is missing.
+pub fn supports_nowait(file: &std::fs::File, probe_bytes: usize) -> bool {
+    use std::os::fd::AsRawFd;
+    let mut buf = crate::buf::SlotBuffers::new(1, probe_bytes.max(512));
+    let slot = buf.slot_mut(0);
+    let iov = libc::iovec {
+        iov_base: slot.as_mut_ptr().cast(),
+        iov_len: probe_bytes.max(512),
+    };
+    // SAFETY: one iovec pointing into a live, aligned buffer of the stated length.
+    let rc = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
+    rc >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
+}
+
+/// Makes this thread's timed waits end on time: the default 50 µs timer slack would make a
+/// paced I/O start up to 50 µs late, and that lateness would count as its latency.
+pub fn tighten_timer_slack() {
+    // SAFETY: PR_SET_TIMERSLACK takes one integer argument and affects only this thread.
+    unsafe {
+        libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
     }
 }

@@ -22,6 +22,8 @@ pub struct UringTarget {
     caps: Capabilities,
     fixed_file: bool,
     fixed_bufs: bool,
+    /// SQE flags for every request: IOSQE_ASYNC where the file cannot do non-blocking I/O.
+    sqe_flags: io_uring::squeue::Flags,
     queued: usize,
     /// Flags the ring was set up with, for results.
     pub setup: &'static str,
@@ -34,6 +36,11 @@ impl UringTarget {
         // Probe now, so a kernel without io_uring is detected before the run starts.
         drop(IoUring::new(2)?);
         caps.engine = "io_uring";
+        let sqe_flags = if super::supports_nowait(&file, caps.logical_block_bytes as usize) {
+            io_uring::squeue::Flags::empty()
+        } else {
+            io_uring::squeue::Flags::ASYNC
+        };
         Ok(UringTarget {
             ring: None,
             bufs: SlotBuffers::default(),
@@ -41,6 +48,7 @@ impl UringTarget {
             caps,
             fixed_file: false,
             fixed_bufs: false,
+            sqe_flags,
             queued: 0,
             setup: "",
         })
@@ -55,14 +63,20 @@ impl UringTarget {
         {
             return Ok((r, "single_issuer+defer_taskrun"));
         }
-        if let Ok(r) = IoUring::builder().setup_coop_taskrun().setup_clamp().build(entries) {
+        if let Ok(r) = IoUring::builder()
+            .setup_coop_taskrun()
+            .setup_clamp()
+            .build(entries)
+        {
             return Ok((r, "coop_taskrun"));
         }
         Ok((IoUring::builder().setup_clamp().build(entries)?, "plain"))
     }
 
     fn ring(&mut self) -> &mut IoUring {
-        self.ring.as_mut().expect("prepare() creates the ring before any I/O")
+        self.ring
+            .as_mut()
+            .expect("prepare() creates the ring before any I/O")
     }
 }
 
@@ -77,7 +91,10 @@ impl Target for UringTarget {
         self.setup = setup;
         self.ring = None;
         self.bufs = SlotBuffers::new(slots as usize, slot_bytes);
-        self.fixed_file = ring.submitter().register_files(&[self.file.as_raw_fd()]).is_ok();
+        self.fixed_file = ring
+            .submitter()
+            .register_files(&[self.file.as_raw_fd()])
+            .is_ok();
         let region = self.bufs.region_mut();
         let iov = libc::iovec {
             iov_base: region.as_mut_ptr().cast(),
@@ -100,16 +117,41 @@ impl Target for UringTarget {
         for r in reqs {
             let ptr = self.bufs.slot_mut(r.tag).as_mut_ptr();
             let entry = match (r.dir, fixed_file, fixed_bufs) {
-                (Direction::Read, true, true) => opcode::ReadFixed::new(types::Fixed(0), ptr, r.len, 0).offset(r.offset).build(),
-                (Direction::Write, true, true) => opcode::WriteFixed::new(types::Fixed(0), ptr, r.len, 0).offset(r.offset).build(),
-                (Direction::Read, true, false) => opcode::Read::new(types::Fixed(0), ptr, r.len).offset(r.offset).build(),
-                (Direction::Write, true, false) => opcode::Write::new(types::Fixed(0), ptr, r.len).offset(r.offset).build(),
-                (Direction::Read, false, true) => opcode::ReadFixed::new(types::Fd(fd), ptr, r.len, 0).offset(r.offset).build(),
-                (Direction::Write, false, true) => opcode::WriteFixed::new(types::Fd(fd), ptr, r.len, 0).offset(r.offset).build(),
-                (Direction::Read, false, false) => opcode::Read::new(types::Fd(fd), ptr, r.len).offset(r.offset).build(),
-                (Direction::Write, false, false) => opcode::Write::new(types::Fd(fd), ptr, r.len).offset(r.offset).build(),
+                (Direction::Read, true, true) => {
+                    opcode::ReadFixed::new(types::Fixed(0), ptr, r.len, 0)
+                        .offset(r.offset)
+                        .build()
+                }
+                (Direction::Write, true, true) => {
+                    opcode::WriteFixed::new(types::Fixed(0), ptr, r.len, 0)
+                        .offset(r.offset)
+                        .build()
+                }
+                (Direction::Read, true, false) => opcode::Read::new(types::Fixed(0), ptr, r.len)
+                    .offset(r.offset)
+                    .build(),
+                (Direction::Write, true, false) => opcode::Write::new(types::Fixed(0), ptr, r.len)
+                    .offset(r.offset)
+                    .build(),
+                (Direction::Read, false, true) => {
+                    opcode::ReadFixed::new(types::Fd(fd), ptr, r.len, 0)
+                        .offset(r.offset)
+                        .build()
+                }
+                (Direction::Write, false, true) => {
+                    opcode::WriteFixed::new(types::Fd(fd), ptr, r.len, 0)
+                        .offset(r.offset)
+                        .build()
+                }
+                (Direction::Read, false, false) => opcode::Read::new(types::Fd(fd), ptr, r.len)
+                    .offset(r.offset)
+                    .build(),
+                (Direction::Write, false, false) => opcode::Write::new(types::Fd(fd), ptr, r.len)
+                    .offset(r.offset)
+                    .build(),
             }
-            .user_data(r.tag as u64);
+            .user_data(r.tag as u64)
+            .flags(self.sqe_flags);
             let ring = self.ring();
             loop {
                 // SAFETY: the entry points into slot `r.tag` of the registered region, which
@@ -127,13 +169,23 @@ impl Target for UringTarget {
         Ok(())
     }
 
-    fn reap(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Completion>) -> io::Result<()> {
-        let ring = self.ring.as_mut().expect("prepare() creates the ring before any I/O");
+    fn reap(
+        &mut self,
+        min: usize,
+        timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> io::Result<()> {
+        let ring = self
+            .ring
+            .as_mut()
+            .expect("prepare() creates the ring before any I/O");
         let ready = ring.completion().len();
         let want = if ready >= min { 0 } else { min };
         let res = match timeout_ns {
             Some(ns) if want > 0 => {
-                let ts = types::Timespec::new().sec(ns / 1_000_000_000).nsec((ns % 1_000_000_000) as u32);
+                let ts = types::Timespec::new()
+                    .sec(ns / 1_000_000_000)
+                    .nsec((ns % 1_000_000_000) as u32);
                 let args = types::SubmitArgs::new().timespec(&ts);
                 ring.submitter().submit_with_args(want, &args)
             }
@@ -141,7 +193,11 @@ impl Target for UringTarget {
         };
         match res {
             Ok(_) => {}
-            Err(e) if matches!(e.raw_os_error(), Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)) => {}
+            Err(e)
+                if matches!(
+                    e.raw_os_error(),
+                    Some(libc::ETIME) | Some(libc::EINTR) | Some(libc::EBUSY) | Some(libc::EAGAIN)
+                ) => {}
             Err(e) => return Err(e),
         }
         self.queued = 0;

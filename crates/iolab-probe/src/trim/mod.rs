@@ -199,17 +199,99 @@ fn preconditions(path: &Path, p: &Probe) -> Result<(PathBuf, u64, Vec<String>), 
     Ok((node, base, notes))
 }
 
-/// Runs trimcheck in directory `path` (a file path means its directory). Needs root: it
-/// trims the filesystem and reads the raw device. Writes `2 × padding + block` bytes.
-pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimError> {
-    let dir = if path.is_dir() {
-        path.to_path_buf()
-    } else {
-        path.parent()
+/// The directory to test in: `path` itself, or the directory of an existing regular file.
+/// Anything else (missing paths, block devices, special files) is an error that says what to
+/// give instead.
+fn test_directory(path: &Path) -> Result<PathBuf, TrimError> {
+    let meta = fs::metadata(path).map_err(|e| TrimError::io("examining", path, e))?;
+    let ft = meta.file_type();
+    if ft.is_dir() {
+        return Ok(path.to_path_buf());
+    }
+    if ft.is_file() {
+        return Ok(path
+            .parent()
             .filter(|p| !p.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
-            .to_path_buf()
+            .to_path_buf());
+    }
+    let unsupported = |reason: String| TrimError::Unsupported {
+        path: path.to_path_buf(),
+        reason,
     };
+    if ft.is_block_device() {
+        // Where is it mounted? The probe finds a filesystem whose device is this one.
+        let mounted = crate::probe(path)
+            .ok()
+            .and_then(|p| p.filesystem)
+            .map(|m| m.mount_point);
+        return Err(unsupported(match mounted {
+            Some(mp) => format!(
+                "it is a block device; trimcheck works through a filesystem on it: run it on a \
+                 directory of that filesystem, e.g. '{}'",
+                mp.display()
+            ),
+            None => "it is a block device and no filesystem on it is mounted; trimcheck works \
+                     through a filesystem: mount one from it and give a directory there"
+                .to_string(),
+        }));
+    }
+    Err(unsupported(
+        "it is neither a directory nor a regular file; give a directory on the filesystem to \
+         check"
+            .to_string(),
+    ))
+}
+
+/// What trimcheck needs from the process and the filesystem before it writes anything: the
+/// right to trim, read access to the raw device, room for the test file.
+fn access_checks(
+    path: &Path,
+    dir: &Path,
+    device: &Path,
+    needed_bytes: u64,
+) -> Result<File, TrimError> {
+    let unsupported = |reason: String| TrimError::Unsupported {
+        path: path.to_path_buf(),
+        reason,
+    };
+    if sys::has_cap_sys_admin() == Some(false) {
+        return Err(unsupported(
+            "trimming a filesystem (FITRIM) needs CAP_SYS_ADMIN: run trimcheck as root".into(),
+        ));
+    }
+    let dev = io::open_device(device).map_err(|e| match e.raw_os_error() {
+        Some(libc::EACCES) | Some(libc::EPERM) | Some(libc::EROFS) => unsupported(format!(
+            "no access to the raw device {}: {e}. trimcheck must read it: run as root, outside \
+             a container that hides the device",
+            device.display()
+        )),
+        _ => TrimError::io("opening (O_DIRECT)", device, e),
+    })?;
+    let dir_file = File::open(dir).map_err(|e| TrimError::io("opening", dir, e))?;
+    let free = sys::free_bytes(&dir_file).map_err(|e| TrimError::io("statvfs on", dir, e))?;
+    // Leave the filesystem some room: a full filesystem makes the test itself fail.
+    let margin = 8 << 20;
+    if free < needed_bytes.saturating_add(margin) {
+        return Err(unsupported(format!(
+            "the test file needs {} MiB and only {} MiB are free on {}; free some space or \
+             use a smaller padding",
+            needed_bytes.div_ceil(1 << 20),
+            free >> 20,
+            dir.display()
+        )));
+    }
+    Ok(dev)
+}
+
+/// Runs trimcheck in directory `path` (an existing regular file means its directory). Needs
+/// root: it trims the filesystem and reads the raw device. Writes `2 × padding + block` bytes.
+///
+/// Refuses with [`TrimError::Unsupported`] (the method cannot work here, and why) before
+/// anything is written; fails with [`TrimError::Unmappable`] when the test block's location on
+/// the device cannot be trusted. Neither is a verdict.
+pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimError> {
+    let dir = test_directory(path)?;
     let p = crate::probe(&dir)?;
     let (device, base, mut notes) = preconditions(path, &p)?;
     let fs_type = p
@@ -224,12 +306,24 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
         (16 << 10).max(dir_meta.blksize()).max(phys)
     });
     let align = io::ALIGN as u64;
-    if block_bytes % align != 0 || opts.padding_bytes % align != 0 {
+    if block_bytes == 0 || block_bytes % align != 0 || opts.padding_bytes % align != 0 {
         return Err(TrimError::Unsupported {
             path: path.into(),
-            reason: format!("block and padding sizes must be multiples of {align} bytes"),
+            reason: format!(
+                "block and padding sizes must be multiples of {align} bytes (and the block not 0)"
+            ),
         });
     }
+    let total = opts
+        .padding_bytes
+        .checked_mul(2)
+        .and_then(|p| p.checked_add(block_bytes))
+        .filter(|&t| usize::try_from(t).is_ok())
+        .ok_or_else(|| TrimError::Unsupported {
+            path: path.into(),
+            reason: format!("a padding of {} bytes is too large", opts.padding_bytes),
+        })?;
+    let dev = access_checks(path, &dir, &device, total)?;
 
     // 1. The file.
     let file_path = dir.join(format!(".iolab-trimcheck-{}.bin", std::process::id()));
@@ -254,7 +348,7 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
     write(&mut f, &mut rng, &block)
         .map_err(|e| TrimError::io("writing (O_DIRECT)", &file_path, e))?;
     let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-    if size != 2 * opts.padding_bytes + block_bytes {
+    if size != total {
         return Err(TrimError::Unmappable {
             path: file_path,
             reason: format!("the file is {size} bytes after writing, not the expected size"),
@@ -272,8 +366,6 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
             }
         })?;
     drop(f);
-    let dev =
-        io::open_device(&device).map_err(|e| TrimError::io("opening (O_DIRECT)", &device, e))?;
     let read_block = || -> std::io::Result<Vec<u8>> {
         let mut out = vec![0u8; block_bytes as usize];
         for r in &ranges {

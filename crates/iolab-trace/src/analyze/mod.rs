@@ -21,7 +21,7 @@ pub mod html;
 pub mod text;
 
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, HashMap};
 
 use serde::{Deserialize, Serialize};
 
@@ -36,6 +36,9 @@ pub const EXTENT_BYTES: u64 = 1 << 20;
 /// Footprint granularity.
 pub const BLOCK_BYTES: u64 = 4096;
 const BLOCKS_PER_EXTENT: u64 = EXTENT_BYTES / BLOCK_BYTES;
+
+/// Requests tracked as outstanding per device, at most (see `Acc::per_device`).
+const MAX_INFLIGHT: usize = 1 << 16;
 
 /// Extent updates merged at a time (see `ExtentTable::merge_batch`).
 const EXTENT_BATCH: usize = 64;
@@ -303,6 +306,11 @@ impl Acc {
             self.busy_start = t;
             self.busy_end = t;
         }
+        if self.inflight.len() >= MAX_INFLIGHT {
+            // Completions far in the future (corrupt input) must not grow memory with the
+            // trace: forget the earliest; depths this deep all land in the last bucket.
+            self.inflight.pop();
+        }
         let depth = self.inflight.len() as u64 + 1;
         self.qd[qd_bucket(depth)] += 1;
         self.qd_sum += depth;
@@ -357,6 +365,9 @@ pub struct Analyzer {
     /// the devices at the end, so each record is counted once).
     total_gaps: Gaps,
     devices: Vec<(u32, Acc)>,
+    /// Device number → index in `devices` (traces of thousands of volumes, such as
+    /// Tencent CBS or Alibaba, interleave them line by line).
+    index: HashMap<u32, usize>,
     last_dev: usize,
     extents: ExtentTable,
     /// Updates to the extent touched last, not yet merged into `extents`: sequential
@@ -376,13 +387,11 @@ impl Analyzer {
     fn device(&mut self, dev: u32) -> &mut Acc {
         // Most traces have one device or long runs of one: check the last one first.
         if self.devices.get(self.last_dev).is_none_or(|d| d.0 != dev) {
-            self.last_dev = match self.devices.iter().position(|d| d.0 == dev) {
-                Some(i) => i,
-                None => {
-                    self.devices.push((dev, Acc::default()));
-                    self.devices.len() - 1
-                }
-            };
+            let next = self.devices.len();
+            self.last_dev = *self.index.entry(dev).or_insert(next);
+            if self.last_dev == next {
+                self.devices.push((dev, Acc::default()));
+            }
         }
         &mut self.devices[self.last_dev].1
     }
@@ -613,6 +622,45 @@ mod tests {
             len_bytes: len,
             completion_ns: Some(c),
         }
+    }
+
+    #[test]
+    fn thousands_of_interleaved_devices_are_kept_apart() {
+        // Like a Tencent CBS hour: volumes interleaved line by line.
+        let mut a = Analyzer::new();
+        for i in 0..50_000u64 {
+            let dev = (i * 7919 % 5000) as u32;
+            a.add(&TraceRecord {
+                time_ns: i * 1000,
+                device: dev,
+                op: if dev % 2 == 0 { Op::Read } else { Op::Write },
+                offset_bytes: (i % 10) * 4096,
+                len_bytes: 4096,
+                completion_ns: None,
+            });
+        }
+        let rep = a.finish("t", "test", 0, 0);
+        assert_eq!(rep.devices.len(), 5000);
+        assert!(rep.devices.windows(2).all(|w| w[0].device < w[1].device));
+        assert!(rep.devices.iter().all(|d| d.requests == 10));
+        assert!(rep
+            .devices
+            .iter()
+            .all(|d| (d.reads == 10) == (d.device.unwrap() % 2 == 0)));
+        assert_eq!(rep.total.requests, 50_000);
+        assert_eq!(rep.total.reads, 25_000);
+    }
+
+    #[test]
+    fn completions_that_never_come_do_not_grow_memory() {
+        let mut a = Analyzer::new();
+        for i in 0..(MAX_INFLIGHT as u64 + 100) {
+            a.add(&io(i, u64::MAX, i * 4096, 4096));
+        }
+        assert!(a.devices[0].1.inflight.len() <= MAX_INFLIGHT);
+        let rep = a.finish("t", "test", 0, 0);
+        let qd = rep.total.qd_breakdown.unwrap();
+        assert_eq!(qd[7].count, MAX_INFLIGHT as u64 + 100 - 32);
     }
 
     #[test]

@@ -27,6 +27,10 @@ impl Parser {
     }
 }
 
+/// Longest file name accepted (Linux allows 4,095-byte paths); with the cap on distinct
+/// names it bounds the reader's memory whatever the input.
+const MAX_NAME: usize = 4096;
+
 /// File name → device number, assigned in order of first appearance.
 #[derive(Default)]
 struct Files {
@@ -42,11 +46,14 @@ impl Files {
                 return Ok(*id);
             }
         }
+        if name.len() > MAX_NAME {
+            return Err(format!("file name longer than {MAX_NAME} bytes"));
+        }
         let id = match self.ids.get(name) {
             Some(&id) => id,
             None => {
-                if self.ids.len() >= 1 << 20 {
-                    return Err("more than 1,048,576 distinct file names".to_string());
+                if self.ids.len() >= 1 << 16 {
+                    return Err("more than 65,536 distinct file names".to_string());
                 }
                 let id = self.ids.len() as u32;
                 self.ids.insert(name.to_vec(), id);

@@ -24,10 +24,12 @@ pub struct TrimcheckArgs {
     /// A directory on the filesystem to check (a file path means its directory). Needs root.
     pub path: PathBuf,
     /// If the block is still there, wait this many seconds and read again (trimcheck suggests 20).
-    #[arg(long, value_name = "SECONDS")]
+    #[arg(long, value_name = "SECONDS",
+          value_parser = clap::value_parser!(u64).range(0..=3600))]
     pub wait: Option<u64>,
-    /// Random padding before and after the test block, MiB.
-    #[arg(long, value_name = "MIB", default_value_t = 32)]
+    /// Random padding before and after the test block, MiB (0 to 4096).
+    #[arg(long, value_name = "MIB", default_value_t = 32,
+          value_parser = clap::value_parser!(u64).range(0..=4096))]
     pub padding_mib: u64,
     /// Do not read the block from the device before deleting it (trimcheck ≥ 0.4 behaviour;
     /// trusts FIEMAP without proof).
@@ -52,6 +54,13 @@ pub fn run_probe(args: ProbeArgs) -> anyhow::Result<i32> {
     let target = args.target.unwrap_or_else(|| PathBuf::from("."));
     let p =
         iolab_probe::probe(&target).with_context(|| format!("probing '{}'", target.display()))?;
+    if target.symlink_metadata().is_err() {
+        // The library probes a file-to-be like its directory (results do that); say so here.
+        eprintln!(
+            "note: '{}' does not exist; probed the nearest existing directory above it",
+            target.display()
+        );
+    }
     if args.json {
         emit(&(serde_json::to_string_pretty(&p)? + "\n"))?;
     } else if args.summary {

@@ -71,7 +71,13 @@ struct QuickTest {
 }
 
 fn tests(nvme: bool) -> Vec<QuickTest> {
-    let t = |label, random, block, qd, threads| QuickTest { label, random, block, qd, threads };
+    let t = |label, random, block, qd, threads| QuickTest {
+        label,
+        random,
+        block,
+        qd,
+        threads,
+    };
     if nvme {
         vec![
             t("SEQ1M Q8T1", false, 1 << 20, 8, 1),
@@ -90,7 +96,15 @@ fn tests(nvme: bool) -> Vec<QuickTest> {
 }
 
 impl QuickArgs {
-    fn job(&self, name: String, access: Access, block: u64, qd: u32, threads: u32, secs: f64) -> Result<Job> {
+    fn job(
+        &self,
+        name: String,
+        access: Access,
+        block: u64,
+        qd: u32,
+        threads: u32,
+        secs: f64,
+    ) -> Result<Job> {
         let spec = JobSpec {
             name: Some(name),
             access: Some(access),
@@ -110,16 +124,30 @@ impl QuickArgs {
     fn plan(&self) -> Vec<(String, Access, QuickTest)> {
         let mut plan = Vec::new();
         for t in tests(self.nvme) {
-            let access = if t.random { Access::RandRead } else { Access::Read };
+            let access = if t.random {
+                Access::RandRead
+            } else {
+                Access::Read
+            };
             plan.push((format!("{} read", t.label), access, t));
         }
         if !self.read_only {
             for t in tests(self.nvme) {
-                let access = if t.random { Access::RandWrite } else { Access::Write };
+                let access = if t.random {
+                    Access::RandWrite
+                } else {
+                    Access::Write
+                };
                 plan.push((format!("{} write", t.label), access, t));
             }
             if self.mix {
-                let t = QuickTest { label: "RND4K Q1T1 R70/W30", random: true, block: 4096, qd: 1, threads: 1 };
+                let t = QuickTest {
+                    label: "RND4K Q1T1 R70/W30",
+                    random: true,
+                    block: 4096,
+                    qd: 1,
+                    threads: 1,
+                };
                 plan.push(("RND4K Q1T1 R70/W30 mix".to_string(), Access::RandRw, t));
             }
         }
@@ -134,7 +162,10 @@ impl Drop for RemoveOnDrop<'_> {
     fn drop(&mut self) {
         if self.1 {
             if let Err(e) = self.0.remove_if_created() {
-                eprintln!("warning: could not remove the test file {}: {e}", self.0.path.display());
+                eprintln!(
+                    "warning: could not remove the test file {}: {e}",
+                    self.0.path.display()
+                );
             }
         }
     }
@@ -145,17 +176,39 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     if args.count == 0 {
         anyhow::bail!("--count 0 would measure nothing; use 1 or more");
     }
-    let target = args.target.clone().unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
+    let target = args
+        .target
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
     let plan = args.plan();
     iolab_engine::sys::install_interrupt_handler();
     // The first writing test (if any) decides what the guard checks and creates the file.
-    let (name, access, t) = plan.iter().find(|(_, a, _)| !matches!(a, Access::Read | Access::RandRead)).unwrap_or(&plan[0]);
-    let mut first = args.job(name.clone(), *access, t.block, t.qd, t.threads, args.duration)?;
+    let (name, access, t) = plan
+        .iter()
+        .find(|(_, a, _)| !matches!(a, Access::Read | Access::RandRead))
+        .unwrap_or(&plan[0]);
+    let mut first = args.job(
+        name.clone(),
+        *access,
+        t.block,
+        t.qd,
+        t.threads,
+        args.duration,
+    )?;
     if args.target.is_none() {
-        eprintln!("creating a {} test file {} (removed afterwards)", format_size(args.size.0), target.display());
+        eprintln!(
+            "creating a {} test file {} (removed afterwards)",
+            format_size(args.size.0),
+            target.display()
+        );
     }
-    let prepared = prepare_target(&target, &mut first, &args.safety.policy(), args.safety.engine)
-        .with_context(|| format!("target {}", target.display()))?;
+    let prepared = prepare_target(
+        &target,
+        &mut first,
+        &args.safety.policy(),
+        args.safety.engine,
+    )
+    .with_context(|| format!("target {}", target.display()))?;
     let _cleanup = RemoveOnDrop(&prepared, !args.keep);
     let mut result = session::new_result("quick", &prepared, !args.safety.no_probe);
     let per_test = args.warmup + args.count as f64 * args.duration + args.interval;
@@ -169,7 +222,10 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         }
         let mut runs = Vec::new();
         let mut error = None;
-        let stages = (args.warmup > 0.0).then_some(args.warmup).into_iter().chain(std::iter::repeat_n(args.duration, args.count as usize));
+        let stages = (args.warmup > 0.0)
+            .then_some(args.warmup)
+            .into_iter()
+            .chain(std::iter::repeat_n(args.duration, args.count as usize));
         for (stage, secs) in stages.enumerate() {
             if INTERRUPTED.load(Ordering::Relaxed) {
                 break;
@@ -178,9 +234,20 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             let mut job = args.job(name.clone(), *access, t.block, t.qd, t.threads, secs)?;
             job.resolve_span(prepared.size_bytes)?;
             job.check_alignment(prepared.logical_block_bytes)?;
-            let label = if warmup { format!("{name} warm-up") } else { format!("{name} run {}/{}", runs.len() + 1, args.count) };
+            let label = if warmup {
+                format!("{name} warm-up")
+            } else {
+                format!("{name} run {}/{}", runs.len() + 1, args.count)
+            };
             let outcome = session::with_progress(&label, Some(left), |progress| {
-                run_job(&prepared, &job, RunControl { stop: Some(&INTERRUPTED), progress: Some(progress) })
+                run_job(
+                    &prepared,
+                    &job,
+                    RunControl {
+                        stop: Some(&INTERRUPTED),
+                        progress: Some(progress),
+                    },
+                )
             });
             left -= secs;
             match outcome {
@@ -198,7 +265,14 @@ pub fn run(args: QuickArgs) -> Result<i32> {
                 }
             }
         }
-        let job = args.job(name.clone(), *access, t.block, t.qd, t.threads, args.duration)?;
+        let job = args.job(
+            name.clone(),
+            *access,
+            t.block,
+            t.qd,
+            t.threads,
+            args.duration,
+        )?;
         if let Some(mut combined) = mean_of_repeats(&job, &runs) {
             combined.job.span_bytes = Some(prepared.size_bytes.min(args.size.0));
             result.jobs.push(combined);

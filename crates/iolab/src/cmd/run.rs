@@ -85,8 +85,28 @@ impl JobFlags {
         macro_rules! set {
             ($($field:ident),*) => { $( if self.$field.is_some() { spec.$field = self.$field.clone(); } )* };
         }
-        set!(access, read_pct, block_size, bssplit, queue_depth, threads, offset, size, duration_s, ramp_s);
-        set!(io_limit, ios_limit, data, compress_pct, dedupe_pct, rate_iops, rate_bytes_per_s, seed);
+        set!(
+            access,
+            read_pct,
+            block_size,
+            bssplit,
+            queue_depth,
+            threads,
+            offset,
+            size,
+            duration_s,
+            ramp_s
+        );
+        set!(
+            io_limit,
+            ios_limit,
+            data,
+            compress_pct,
+            dedupe_pct,
+            rate_iops,
+            rate_bytes_per_s,
+            seed
+        );
         if self.block_size.is_some() {
             spec.bssplit = None;
         }
@@ -129,7 +149,10 @@ pub struct SafetyFlags {
 impl SafetyFlags {
     /// The guard's policy.
     pub fn policy(&self) -> WritePolicy {
-        WritePolicy { destroy_data: self.destroy_data.clone(), overwrite: self.overwrite }
+        WritePolicy {
+            destroy_data: self.destroy_data.clone(),
+            overwrite: self.overwrite,
+        }
     }
 }
 
@@ -157,9 +180,11 @@ struct JobList {
 
 /// Reads a job file into its job specs, naming the file (and line, via TOML's message) on error.
 pub fn read_job_file(path: &Path) -> Result<Vec<JobSpec>> {
-    let text = std::fs::read_to_string(path).with_context(|| format!("reading job file {}", path.display()))?;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading job file {}", path.display()))?;
     let origin = path.display();
-    let parsed: toml::Table = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
+    let parsed: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
     if parsed.contains_key("job") {
         let list: JobList = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
         if list.job.is_empty() {
@@ -167,7 +192,9 @@ pub fn read_job_file(path: &Path) -> Result<Vec<JobSpec>> {
         }
         Ok(list.job)
     } else {
-        Ok(vec![JobSpec::from_toml(&text, &origin.to_string()).map_err(anyhow::Error::msg)?])
+        Ok(vec![
+            JobSpec::from_toml(&text, &origin.to_string()).map_err(anyhow::Error::msg)?
+        ])
     }
 }
 
@@ -182,7 +209,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
         }
     }
     if files.len() > 1 || targets.len() > 1 {
-        bail!("give at most one job file (*.toml) and one target; got {:?}", args.inputs);
+        bail!(
+            "give at most one job file (*.toml) and one target; got {:?}",
+            args.inputs
+        );
     }
     let mut specs = match files.first() {
         Some(f) => read_job_file(f)?,
@@ -205,12 +235,20 @@ pub fn run(args: RunArgs) -> Result<i32> {
             }
         }
     };
-    let mut jobs: Vec<Job> = specs.iter().map(|s| s.validate()).collect::<Result<_, _>>()?;
+    let mut jobs: Vec<Job> = specs
+        .iter()
+        .map(|s| s.validate())
+        .collect::<Result<_, _>>()?;
     iolab_engine::sys::install_interrupt_handler();
     // The job that writes, if any, decides what the guard checks; the others share the target.
     let first_writer = jobs.iter().position(|j| j.writes()).unwrap_or(0);
-    let prepared = prepare_target(&target, &mut jobs[first_writer], &args.safety.policy(), args.safety.engine)
-        .with_context(|| format!("target {}", target.display()))?;
+    let prepared = prepare_target(
+        &target,
+        &mut jobs[first_writer],
+        &args.safety.policy(),
+        args.safety.engine,
+    )
+    .with_context(|| format!("target {}", target.display()))?;
     for (i, job) in jobs.iter_mut().enumerate() {
         if i != first_writer {
             job.resolve_span(prepared.size_bytes)?;
@@ -227,7 +265,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
             run_job(
                 &prepared,
                 job,
-                RunControl { stop: Some(&iolab_engine::sys::INTERRUPTED), progress: Some(progress) },
+                RunControl {
+                    stop: Some(&iolab_engine::sys::INTERRUPTED),
+                    progress: Some(progress),
+                },
             )
         });
         match outcome {
@@ -244,4 +285,43 @@ pub fn run(args: RunArgs) -> Result<i32> {
     let saved = session::save(&result, args.safety.json.as_deref())?;
     eprintln!("result saved to {saved}");
     Ok(session::exit_code(&result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_example_job_parses_and_validates() {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/jobs");
+        let mut seen = 0;
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            for spec in read_job_file(&path).unwrap() {
+                spec.validate()
+                    .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+                seen += 1;
+            }
+        }
+        assert!(seen >= 4, "only {seen} example jobs");
+    }
+
+    #[test]
+    fn flags_override_the_file_and_replace_the_other_size_key() {
+        let mut spec = JobSpec {
+            bssplit: Some("4k/50:8k/50".into()),
+            queue_depth: Some(4),
+            ..JobSpec::default()
+        };
+        let flags = JobFlags {
+            block_size: Some(ByteSize(65536)),
+            buffered: true,
+            ..JobFlags::default()
+        };
+        flags.apply(&mut spec);
+        assert_eq!(spec.block_size, Some(ByteSize(65536)));
+        assert_eq!(spec.bssplit, None);
+        assert_eq!(spec.queue_depth, Some(4));
+        assert_eq!(spec.direct, Some(false));
+    }
 }

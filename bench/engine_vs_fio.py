@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+"""iolab's engine against fio, side by side, on a zram device this script creates and removes.
+
+Not a test: it prints ratios measured in one run on a shared, noisy machine. Run as root:
+
+    python3 bench/engine_vs_fio.py            # ROUNDS=3 SECONDS=5 by default
+
+Both tools use io_uring with registered buffers and files, O_DIRECT, one thread, and record
+every I/O's latency (fio's clat, iolab's histogram). CPU time is measured the same way for both:
+the whole process (all its threads, io_uring's io-wq workers included) from the kernel's
+rusage of the finished child, so neither tool's own accounting is trusted. Runs alternate
+iolab, fio, iolab, fio... so drift on the shared machine hits both alike; medians are reported.
+
+Also checks the "device-limited" points, where iolab must agree with fio within 5 %: a
+rate-limited job on zram, and a file on the machine's disk (in $TMPDIR).
+"""
+
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+ROUNDS = int(os.environ.get("ROUNDS", "3"))
+SECONDS = float(os.environ.get("SECONDS", "5"))
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IOLAB = os.path.join(ROOT, "target", "release", "iolab")
+
+# (label, access, block size, queue depth, rate limit in IOPS or None)
+CPU_BOUND = [
+    ("4K randread QD1", "randread", "4k", 1, None),
+    ("4K randread QD32", "randread", "4k", 32, None),
+    ("128K read QD8", "read", "128k", 8, None),
+    ("4K randwrite QD32", "randwrite", "4k", 32, None),
+]
+DEVICE_BOUND = [
+    ("4K randread QD4 @20k IOPS", "randread", "4k", 4, 20000),
+]
+FILE_POINTS = [
+    ("file 4K randread QD8", "randread", "4k", 8, None),
+]
+
+
+def sh(cmd, **kw):
+    return subprocess.run(cmd, check=True, capture_output=True, text=True, **kw)
+
+
+def timed(cmd):
+    """Runs cmd; returns (stdout, CPU seconds of the child: user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return out.stdout, cpu
+
+
+def run_iolab(target, access, bs, qd, rate, result):
+    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
+           "--no-probe", "--json", result, target]
+    if rate:
+        cmd += ["--rate-iops", str(rate)]
+    _, cpu = timed(cmd)
+    j = json.load(open(result))["jobs"][0]
+    d = j["read"] if j["read"]["ios"] else j["write"]
+    # fio starts its clock at submission: compare with iolab's service latency where iolab also
+    # keeps the latency from the intended start (paced jobs), and show both.
+    service = d["service_lat_ns"] or d["lat_ns"]
+    return {"iops": d["iops"], "mbs": d["bw_mb_per_s"], "lat_us": service["mean"] / 1e3,
+            "lat_intended_us": d["lat_ns"]["mean"] / 1e3, "ios": d["ios"], "cpu": cpu}
+
+
+def run_fio(target, access, bs, qd, rate, result):
+    cmd = ["fio", "--name=bench", f"--filename={target}", "--ioengine=io_uring", "--fixedbufs",
+           "--registerfiles", "--direct=1", f"--rw={access}", f"--bs={bs}", f"--iodepth={qd}",
+           "--time_based", f"--runtime={SECONDS}", "--norandommap", "--randrepeat=0",
+           "--output-format=json", f"--output={result}"]
+    if rate:
+        cmd += [f"--rate_iops={rate}"]
+    _, cpu = timed(cmd)
+    j = json.load(open(result))["jobs"][0]
+    d = j["read"] if j["read"]["total_ios"] else j["write"]
+    return {"iops": d["iops"], "mbs": d["bw_bytes"] / 1e6, "lat_us": d["lat_ns"]["mean"] / 1e3,
+            "lat_intended_us": d["lat_ns"]["mean"] / 1e3, "ios": d["total_ios"], "cpu": cpu}
+
+
+def measure(target, points, tmp):
+    rows = []
+    for label, access, bs, qd, rate in points:
+        runs = {"iolab": [], "fio": []}
+        for _ in range(ROUNDS):
+            runs["iolab"].append(run_iolab(target, access, bs, qd, rate, os.path.join(tmp, "i.json")))
+            runs["fio"].append(run_fio(target, access, bs, qd, rate, os.path.join(tmp, "f.json")))
+        med = {tool: {k: statistics.median(r[k] for r in rs) for k in rs[0]} for tool, rs in runs.items()}
+        for tool in med:
+            med[tool]["cpu_us_per_io"] = statistics.median(r["cpu"] / r["ios"] * 1e6 for r in runs[tool])
+        rows.append((label, med))
+    return rows
+
+
+def print_rows(title, rows):
+    print(f"\n{title}")
+    print(f"{'point':<28}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}"
+          f"{'iolab µs CPU/IO':>17}{'fio µs CPU/IO':>15}{'ratio':>7}"
+          f"{'iolab lat µs':>14}{'fio lat µs':>12}{'MB/s ratio':>11}{'iolab lat from intended start µs':>34}")
+    for label, m in rows:
+        i, f = m["iolab"], m["fio"]
+        print(f"{label:<28}{i['iops']:>12.0f}{f['iops']:>12.0f}{i['iops'] / f['iops']:>7.2f}"
+              f"{i['cpu_us_per_io']:>17.2f}{f['cpu_us_per_io']:>15.2f}"
+              f"{i['cpu_us_per_io'] / f['cpu_us_per_io']:>7.2f}"
+              f"{i['lat_us']:>14.1f}{f['lat_us']:>12.1f}{i['mbs'] / f['mbs']:>11.3f}"
+              f"{i['lat_intended_us']:>34.1f}")
+
+
+def main():
+    if os.geteuid() != 0:
+        sys.exit("run as root: the benchmark creates a zram device")
+    if not shutil.which("fio"):
+        sh(["apt-get", "install", "-y", "-qq", "fio"])
+    sh(["cargo", "build", "--release", "-q", "-p", "iolab"], cwd=ROOT)
+    if not os.path.exists("/sys/class/zram-control"):
+        subprocess.run(["modprobe", "zram", "num_devices=0"], check=False)
+    n = open("/sys/class/zram-control/hot_add").read().strip()
+    dev = f"/dev/zram{n}"
+    tmp = tempfile.mkdtemp(prefix="iolab-bench-")
+    try:
+        open(f"/sys/block/zram{n}/disksize", "w").write("1G")
+        # Fill with incompressible data so reads are of real content, not zero pages.
+        sh([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--no-probe",
+            "--json", os.path.join(tmp, "fill.json"), dev])
+        print(f"iolab vs fio on {dev} (1 GiB zram, random data), {ROUNDS} alternating rounds of "
+              f"{SECONDS:g} s, medians; kernel {os.uname().release}, {os.cpu_count()} CPUs")
+        print_rows("CPU-bound points (target: IOPS ratio >= 1.0, >= 1.3 at 4K QD32; CPU ratio <= 0.8)",
+                   measure(dev, CPU_BOUND, tmp))
+        print_rows("device-bound points (target: IOPS, MB/s and mean latency within 5 %)",
+                   measure(dev, DEVICE_BOUND, tmp))
+        fill = os.path.join(tempfile.gettempdir(), "iolab-bench-file.iolab-tmp")
+        sh([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--size", "1g", "--no-probe",
+            "--ios-limit", "1", "--json", os.path.join(tmp, "mk.json"), fill])
+        try:
+            print_rows(f"file on the machine's disk ({fill}, 1 GiB)", measure(fill, FILE_POINTS, tmp))
+        finally:
+            os.remove(fill)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        open(f"/sys/block/zram{n}/reset", "w").write("1")
+        open("/sys/class/zram-control/hot_remove", "w").write(n)
+
+
+if __name__ == "__main__":
+    main()
