@@ -25,6 +25,7 @@ pub mod job;
 pub mod result;
 pub mod rng;
 pub mod size;
+pub mod steady;
 pub mod stats;
 pub mod workload;
 

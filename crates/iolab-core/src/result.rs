@@ -33,6 +33,100 @@ pub struct RunResult {
     pub notes: Vec<String>,
     /// One entry per job, in run order.
     pub jobs: Vec<JobResult>,
+    /// For suite runs: the suite, its scores and steady-state verdicts (null otherwise).
+    pub suite: Option<SuiteSummary>,
+}
+
+/// What a suite run adds to its result: which suite, at what scale, and what it concluded.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SuiteSummary {
+    /// Suite name (`anandtech2015`).
+    pub name: String,
+    /// Its title.
+    pub title: String,
+    /// Where its parameters come from.
+    pub source: String,
+    /// Factor applied to every duration and size (1.0 = as published).
+    pub scale: f64,
+    /// Preparation done before or between measurements, in order (`fill 1×`, `purge: discard`).
+    pub prepared: Vec<String>,
+    /// Scores computed from the steps.
+    pub scores: Vec<Score>,
+    /// Steady-state verdicts of steps that loop in rounds.
+    pub steady_state: Vec<SteadyStateReport>,
+}
+
+/// One score of a suite.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct Score {
+    /// Name (`Random read, mean of QD1–4`).
+    pub name: String,
+    /// Value.
+    pub value: f64,
+    /// Unit (`MB/s`, `IOPS`, `points`).
+    pub unit: String,
+    /// Standard deviation, where the rule gives one (last-N-seconds).
+    pub stddev: Option<f64>,
+    /// How it was computed, in words.
+    pub rule: String,
+}
+
+/// The SNIA PTS steady-state determination of one step (methods.md §5).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SteadyStateReport {
+    /// Step name.
+    pub step: String,
+    /// The tracking variable (`write_iops`).
+    pub tracking: String,
+    /// Whether the window met both criteria.
+    pub attained: bool,
+    /// Rounds run.
+    pub rounds: u32,
+    /// Round cap.
+    pub max_rounds: u32,
+    /// Tracking value of every round, in order.
+    pub round_values: Vec<f64>,
+    /// Rounds in the window (5).
+    pub window: u32,
+    /// Mean of the window.
+    pub window_mean: f64,
+    /// max − min of the window.
+    pub range: f64,
+    /// Allowed range: 20 % of the mean.
+    pub range_limit: f64,
+    /// Least-squares slope per round over the window.
+    pub slope: f64,
+    /// Intercept of that fit at the window's first round.
+    pub intercept: f64,
+    /// |slope| × (window − 1): the fit's excursion across the window.
+    pub slope_excursion: f64,
+    /// Allowed excursion: 10 % of the mean.
+    pub slope_limit: f64,
+}
+
+/// Where a job sits in a suite: for reports to group, chart and compare steps.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct StepInfo {
+    /// Phase name.
+    pub phase: String,
+    /// Step name (jobs of one step share it; a sweep varies `sweep`).
+    pub step: String,
+    /// How reports draw the step: `qd-lines`, `bs-lines`, `mix-lines`, `bars`, `atto`,
+    /// `scatter`, `heatmap`, `table`.
+    pub chart: String,
+    /// The swept keys and their values for this job (`queue_depth` = 4, `read_pct` = 40).
+    pub sweep: Vec<SweepValue>,
+    /// Round number, for steps that loop until steady state (1-based).
+    pub round: Option<u32>,
+}
+
+/// One swept key's value.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct SweepValue {
+    /// The job key (`queue_depth`, `block_size`, `read_pct`, `threads`).
+    pub key: String,
+    /// Its value (bytes for sizes).
+    pub value: f64,
 }
 
 /// Tool name and version.
@@ -116,6 +210,8 @@ pub struct JobResult {
     /// When the job's figures combine repeated runs (quick's counted runs), each run's own
     /// figures; the job's rates are then their mean. Empty for a single run.
     pub repeats: Vec<RepeatFigures>,
+    /// Where the job sits in a suite (null outside suites).
+    pub step: Option<StepInfo>,
 }
 
 /// The headline figures of one of several repeated runs.
@@ -242,6 +338,55 @@ pub struct ErrorCount {
 }
 
 impl JobResult {
+    /// A named figure of the job, as suites and reports refer to it: `read_iops`, `write_iops`,
+    /// `total_iops`, `read_mb_per_s`, `write_mb_per_s`, `total_mb_per_s`, `read_lat_mean_us`,
+    /// `write_lat_mean_us`, `lat_mean_us` (both directions, weighted by I/Os), `read_lat_max_us`,
+    /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us`.
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        let (r, w) = (&self.read, &self.write);
+        Some(match name {
+            "read_iops" => r.iops,
+            "write_iops" => w.iops,
+            "total_iops" => r.iops + w.iops,
+            "read_mb_per_s" => r.bw_mb_per_s,
+            "write_mb_per_s" => w.bw_mb_per_s,
+            "total_mb_per_s" => r.bw_mb_per_s + w.bw_mb_per_s,
+            "read_lat_mean_us" => r.lat_ns.mean / 1e3,
+            "write_lat_mean_us" => w.lat_ns.mean / 1e3,
+            "lat_mean_us" => {
+                let n = (r.ios + w.ios).max(1) as f64;
+                (r.lat_ns.mean * r.ios as f64 + w.lat_ns.mean * w.ios as f64) / n / 1e3
+            }
+            "read_lat_max_us" => r.lat_ns.max as f64 / 1e3,
+            "write_lat_max_us" => w.lat_ns.max as f64 / 1e3,
+            "read_lat_p99_us" => r.lat_ns.p99 as f64 / 1e3,
+            "write_lat_p99_us" => w.lat_ns.p99 as f64 / 1e3,
+            _ => return None,
+        })
+    }
+
+    /// The names [`JobResult::metric`] knows.
+    pub const METRICS: &'static [&'static str] = &[
+        "read_iops",
+        "write_iops",
+        "total_iops",
+        "read_mb_per_s",
+        "write_mb_per_s",
+        "total_mb_per_s",
+        "read_lat_mean_us",
+        "write_lat_mean_us",
+        "lat_mean_us",
+        "read_lat_max_us",
+        "write_lat_max_us",
+        "read_lat_p99_us",
+        "write_lat_p99_us",
+    ];
+
+    /// The value of a swept key, if this job is a point of a sweep.
+    pub fn sweep_value(&self, key: &str) -> Option<f64> {
+        self.step.as_ref()?.sweep.iter().find(|s| s.key == key).map(|s| s.value)
+    }
+
     /// Total I/Os per second, both directions.
     pub fn total_iops(&self) -> f64 {
         self.read.iops + self.write.iops

@@ -220,5 +220,6 @@ pub fn job_result(
         errors: stats.error_list(),
         latency_from_intended_start: paced,
         repeats: Vec::new(),
+        step: None,
     }
 }

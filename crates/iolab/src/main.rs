@@ -20,6 +20,10 @@ enum Command {
     Quick(cmd::quick::QuickArgs),
     /// Run any workload: a job file (TOML) and/or flags, on a file or block device.
     Run(Box<cmd::run::RunArgs>),
+    /// Re-render saved JSON results as terminal tables and an HTML report; several overlay.
+    Report(cmd::report::ReportArgs),
+    /// The results store: list, show and compare recorded runs.
+    Results(cmd::results::ResultsArgs),
     /// Block traces: analyze, synthesise, convert and replay.
     Trace(cmd::trace::TraceArgs),
     /// Show the host path from a file or device to the CPU, with link speeds and ceilings.
@@ -33,6 +37,8 @@ fn main() {
     let result = match cli.command {
         Command::Quick(args) => cmd::quick::run(args),
         Command::Run(args) => cmd::run::run(*args),
+        Command::Report(args) => cmd::report::run(args),
+        Command::Results(args) => cmd::results::run(args),
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),

@@ -67,6 +67,7 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
         target: info,
         notes: target.notes.clone(),
         jobs: Vec::new(),
+        suite: None,
     }
 }
 

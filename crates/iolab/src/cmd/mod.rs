@@ -2,5 +2,7 @@
 
 pub mod probe;
 pub mod quick;
+pub mod report;
+pub mod results;
 pub mod run;
 pub mod trace;
