@@ -142,6 +142,10 @@ pub struct JobSpec {
     /// Percent of I/Os that are reads, for `rw`/`randrw` (default 50).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_pct: Option<f64>,
+    /// Percent of I/Os at random offsets; the others continue where the previous I/O ended
+    /// (Iometer's "% random"). Default: 100 for the random patterns, 0 for the sequential ones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_pct: Option<f64>,
     /// One block size (default 4k).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_size: Option<ByteSize>,
@@ -213,6 +217,8 @@ pub struct Job {
     pub access: Access,
     /// Percent of I/Os that are reads (0–100).
     pub read_pct: f64,
+    /// Percent of I/Os at random offsets (0–100).
+    pub random_pct: f64,
     /// Block sizes and their normalised weights (sum 1.0).
     pub block_sizes: Vec<SizeShare>,
     /// I/Os in flight per thread.
@@ -282,18 +288,19 @@ impl JobSpec {
             message,
         };
         let access = self.access.unwrap_or(Access::RandRead);
-        let read_pct =
-            match (access.fixed_read_pct(), self.read_pct) {
-                (Some(fixed), None) => fixed,
-                (Some(fixed), Some(p)) if (p - fixed).abs() < 1e-9 => fixed,
-                (Some(_), Some(_)) => return Err(fail(
+        let read_pct = match (access.fixed_read_pct(), self.read_pct) {
+            (Some(fixed), None) => fixed,
+            (Some(fixed), Some(p)) if (p - fixed).abs() < 1e-9 => fixed,
+            (Some(_), Some(_)) => {
+                return Err(fail(
                     "read_pct",
                     format!(
                         "only mixed access (rw, randrw) takes a read share; access is {access:?}"
                     ),
-                )),
-                (None, p) => p.unwrap_or(50.0),
-            };
+                ))
+            }
+            (None, p) => p.unwrap_or(50.0),
+        };
         if !(0.0..=100.0).contains(&read_pct) {
             return Err(fail("read_pct", format!("{read_pct} is outside 0–100")));
         }
@@ -392,6 +399,11 @@ impl JobSpec {
             }
         };
         let compress_pct = pct("compress_pct", self.compress_pct)?;
+        let random_pct = match self.random_pct {
+            Some(_) => pct("random_pct", self.random_pct)?,
+            None if access.is_random() => 100.0,
+            None => 0.0,
+        };
         let dedupe_pct = pct("dedupe_pct", self.dedupe_pct)?;
         let data = self.data.unwrap_or_default();
         if data == DataKind::Zeros && (compress_pct > 0.0 || dedupe_pct > 0.0) {
@@ -413,6 +425,7 @@ impl JobSpec {
             name: name.clone(),
             access,
             read_pct,
+            random_pct,
             block_sizes,
             queue_depth,
             threads,

@@ -25,8 +25,8 @@ pub mod job;
 pub mod result;
 pub mod rng;
 pub mod size;
-pub mod steady;
 pub mod stats;
+pub mod steady;
 pub mod workload;
 
 pub use job::{Job, JobError, JobSpec};

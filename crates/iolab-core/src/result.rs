@@ -384,7 +384,12 @@ impl JobResult {
 
     /// The value of a swept key, if this job is a point of a sweep.
     pub fn sweep_value(&self, key: &str) -> Option<f64> {
-        self.step.as_ref()?.sweep.iter().find(|s| s.key == key).map(|s| s.value)
+        self.step
+            .as_ref()?
+            .sweep
+            .iter()
+            .find(|s| s.key == key)
+            .map(|s| s.value)
     }
 
     /// Total I/Os per second, both directions.

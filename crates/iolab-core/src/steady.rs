@@ -35,9 +35,19 @@ pub fn least_squares(values: &[f64]) -> (f64, f64) {
 }
 
 /// The determination for the rounds so far (`attained` is false until a full window exists).
-pub fn judge(step: &str, tracking: &str, rounds: &[f64], window: usize, max_rounds: u32) -> SteadyStateReport {
+pub fn judge(
+    step: &str,
+    tracking: &str,
+    rounds: &[f64],
+    window: usize,
+    max_rounds: u32,
+) -> SteadyStateReport {
     let w = &rounds[rounds.len().saturating_sub(window)..];
-    let mean = if w.is_empty() { 0.0 } else { w.iter().sum::<f64>() / w.len() as f64 };
+    let mean = if w.is_empty() {
+        0.0
+    } else {
+        w.iter().sum::<f64>() / w.len() as f64
+    };
     let max = w.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     let min = w.iter().copied().fold(f64::INFINITY, f64::min);
     let range = if w.is_empty() { 0.0 } else { max - min };
@@ -48,7 +58,10 @@ pub fn judge(step: &str, tracking: &str, rounds: &[f64], window: usize, max_roun
     SteadyStateReport {
         step: step.to_string(),
         tracking: tracking.to_string(),
-        attained: w.len() == window && mean > 0.0 && range <= range_limit && slope_excursion <= slope_limit,
+        attained: w.len() == window
+            && mean > 0.0
+            && range <= range_limit
+            && slope_excursion <= slope_limit,
         rounds: rounds.len() as u32,
         max_rounds,
         round_values: rounds.to_vec(),
@@ -75,7 +88,10 @@ mod tests {
     fn converging_series_is_steady_once_the_window_settles() {
         // A fresh drive falling to its steady state: 100k, 60k, then within ±2 % of 20k.
         let series = [100e3, 60e3, 30e3, 20.4e3, 19.8e3, 20.2e3, 19.9e3, 20.1e3];
-        assert!(!verdict(&series[..6]).attained, "30k is still in the window");
+        assert!(
+            !verdict(&series[..6]).attained,
+            "30k is still in the window"
+        );
         let v = verdict(&series);
         // By hand: window 20.4, 19.8, 20.2, 19.9, 20.1 (k): mean 20.08k, range 0.6k ≤ 4.016k;
         // slope = Σ(dx·dy)/Σdx² = (−2·0.32 − 1·(−0.28) + 0 + 1·(−0.18) + 2·0.02)k / 10 = −0.05k,

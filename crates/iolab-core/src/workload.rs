@@ -21,7 +21,8 @@ pub struct IoRequest {
 #[derive(Clone, Debug)]
 pub struct IoGenerator {
     rng: Rng,
-    random: bool,
+    /// Share of I/Os at random offsets (1.0: all, 0.0: none).
+    random_frac: f64,
     read_frac: f64,
     /// Cumulative weights for the block-size split, paired with the size.
     sizes: Vec<(f64, u64)>,
@@ -66,7 +67,7 @@ impl IoGenerator {
         };
         IoGenerator {
             rng: Rng::new(worker_seed(job.seed, index)),
-            random: job.access.is_random(),
+            random_frac: job.random_pct / 100.0,
             read_frac: job.read_pct / 100.0,
             sizes,
             start,
@@ -101,17 +102,19 @@ impl IoGenerator {
                 .unwrap_or(&self.sizes[self.sizes.len() - 1])
                 .1
         };
-        let offset = if self.random {
+        let random = self.random_frac >= 1.0
+            || (self.random_frac > 0.0 && self.rng.unit() < self.random_frac);
+        let offset = if random {
             let slots = (self.end - self.start - len) / self.align + 1;
             self.start + self.rng.below(slots) * self.align
         } else {
             if self.seq_pos + len > self.end {
                 self.seq_pos = self.start;
             }
-            let at = self.seq_pos;
-            self.seq_pos += len;
-            at
+            self.seq_pos
         };
+        // The next sequential I/O continues where this one ends, random or not (Iometer).
+        self.seq_pos = offset + len;
         IoRequest { dir, offset, len }
     }
 }
@@ -188,6 +191,26 @@ mod tests {
         assert!((share(small) - 10.0).abs() < 1.0);
         assert!((share(mid) - 60.0).abs() < 1.0);
         assert!((share(big) - 30.0).abs() < 1.0);
+    }
+
+    #[test]
+    fn partly_random_mixes_jumps_and_continuations() {
+        let j = job(
+            "access = \"rw\"\nrandom_pct = 80\nblock_size = \"8k\"",
+            1 << 30,
+        );
+        let mut g = IoGenerator::new(&j, 0);
+        let mut prev_end = g.next_request();
+        let mut follows = 0;
+        let n = 100_000;
+        for _ in 0..n {
+            let r = g.next_request();
+            follows += (r.offset == prev_end.offset + prev_end.len) as u32;
+            prev_end = r;
+        }
+        // 20 % continue sequentially (plus the rare random draw that lands right after).
+        let share = follows as f64 / n as f64 * 100.0;
+        assert!((share - 20.0).abs() < 1.0, "{share}");
     }
 
     #[test]

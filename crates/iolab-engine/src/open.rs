@@ -236,6 +236,45 @@ impl PreparedTarget {
         })
     }
 
+    /// Returns the whole target to "never written" (a suite's purge): hole punching for a file,
+    /// a discard for a block device — the latter only when the user offered that device with
+    /// `--destroy-data`, since a discard destroys everything on it. `Err` says why not.
+    pub fn purge(&self, policy: &WritePolicy) -> Result<String, String> {
+        let file = OpenOptions::new()
+            .write(true)
+            .open(&self.path)
+            .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
+        match self.kind {
+            TargetKind::File => {
+                sys::punch_hole(&file, 0, self.size_bytes)
+                    .map_err(|e| format!("hole punching failed on {}: {e}", self.path.display()))?;
+                Ok(format!(
+                    "punched a hole over all {} of the file",
+                    format_size(self.size_bytes)
+                ))
+            }
+            TargetKind::Block => {
+                let offered = policy
+                    .destroy_data
+                    .as_deref()
+                    .is_some_and(|d| guard::same_device(d, &self.path));
+                if !offered {
+                    return Err(format!(
+                        "a discard destroys everything on {dev}; allow it with --destroy-data={dev}",
+                        dev = self.path.display()
+                    ));
+                }
+                sys::discard(&file, 0, self.size_bytes)
+                    .map_err(|e| format!("discard failed on {}: {e}", self.path.display()))?;
+                Ok(format!(
+                    "discarded all {} of the device",
+                    format_size(self.size_bytes)
+                ))
+            }
+            _ => Err("nothing to purge".into()),
+        }
+    }
+
     /// Removes the file if this run created it.
     pub fn remove_if_created(&self) -> io::Result<()> {
         if self.created {

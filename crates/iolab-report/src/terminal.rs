@@ -200,3 +200,72 @@ pub fn run_table(r: &RunResult) -> String {
     notes(r, &mut out);
     out
 }
+
+/// The table of `iolab suite`: preparation, each step's jobs with their headline figures, the
+/// scores and the steady-state verdicts.
+pub fn suite_table(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header(r));
+    let Some(s) = &r.suite else {
+        return run_table(r);
+    };
+    let _ = writeln!(out, "suite {}: {} (scale {})", s.name, s.title, s.scale);
+    for p in &s.prepared {
+        let _ = writeln!(out, "prepared: {p}");
+    }
+    let mut current = String::new();
+    for j in &r.jobs {
+        let step = j.step.as_ref().map_or(j.name.as_str(), |s| s.step.as_str());
+        if step != current {
+            current = step.to_string();
+            let _ = writeln!(out, "\n{step}");
+            let _ = writeln!(
+                out,
+                "  {:<36}{:>11}{:>11}{:>11}{:>11}{:>10}",
+                "job", "read MB/s", "write MB/s", "read IOPS", "write IOPS", "lat µs"
+            );
+        }
+        let flag = if j.complete { "" } else { "  INCOMPLETE" };
+        let _ = writeln!(
+            out,
+            "  {:<36}{:>11.2}{:>11.2}{:>11.0}{:>11.0}{:>10.1}{flag}",
+            j.name,
+            j.read.bw_mb_per_s,
+            j.write.bw_mb_per_s,
+            j.read.iops,
+            j.write.iops,
+            j.metric("lat_mean_us").unwrap_or(0.0)
+        );
+    }
+    if !s.scores.is_empty() {
+        let _ = writeln!(out, "\nscores");
+        for sc in &s.scores {
+            let sd = sc.stddev.map(|d| format!(" ± {d:.2}")).unwrap_or_default();
+            let _ = writeln!(
+                out,
+                "  {:<44}{:>12.2}{sd} {}   ({})",
+                sc.name, sc.value, sc.unit, sc.rule
+            );
+        }
+    }
+    for ss in &s.steady_state {
+        let _ = writeln!(
+            out,
+            "\nsteady state of '{}' ({}): {} after {} of at most {} rounds; window mean {:.2}, range {:.2} (limit {:.2}), slope excursion {:.2} (limit {:.2})",
+            ss.step,
+            ss.tracking,
+            if ss.attained { "ATTAINED" } else { "NOT attained" },
+            ss.rounds,
+            ss.max_rounds,
+            ss.window_mean,
+            ss.range,
+            ss.range_limit,
+            ss.slope_excursion,
+            ss.slope_limit
+        );
+    }
+    out.push('\n');
+    ceiling_lines(r, &mut out);
+    notes(r, &mut out);
+    out
+}

@@ -20,6 +20,8 @@ enum Command {
     Quick(cmd::quick::QuickArgs),
     /// Run any workload: a job file (TOML) and/or flags, on a file or block device.
     Run(Box<cmd::run::RunArgs>),
+    /// Run a reviewer's method: cdm, atto, asssd, anandtech2015, xbit2011, snia-pts, or a file.
+    Suite(cmd::suite::SuiteArgs),
     /// Re-render saved JSON results as terminal tables and an HTML report; several overlay.
     Report(cmd::report::ReportArgs),
     /// The results store: list, show and compare recorded runs.
@@ -37,6 +39,7 @@ fn main() {
     let result = match cli.command {
         Command::Quick(args) => cmd::quick::run(args),
         Command::Run(args) => cmd::run::run(*args),
+        Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Results(args) => cmd::results::run(args),
         Command::Trace(args) => cmd::trace::run(args),

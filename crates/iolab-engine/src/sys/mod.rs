@@ -123,3 +123,39 @@ pub fn tighten_timer_slack() {
         libc::prctl(libc::PR_SET_TIMERSLACK, 1 as libc::c_ulong);
     }
 }
+
+/// Deallocates `[offset, offset + len)` of a regular file, keeping its size: the file reads
+/// back as zeros and its blocks are freed (the filesystem discards them if mounted so).
+pub fn punch_hole(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    let mode = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    // SAFETY: plain system call on an open descriptor with integer arguments.
+    let rc = unsafe {
+        libc::fallocate(
+            file.as_raw_fd(),
+            mode,
+            offset as libc::off_t,
+            len as libc::off_t,
+        )
+    };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}
+
+/// Discards `[offset, offset + len)` of a block device (BLKDISCARD, TRIM/UNMAP/Deallocate).
+pub fn discard(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<()> {
+    use std::os::fd::AsRawFd;
+    // BLKDISCARD = _IO(0x12, 119)
+    const BLKDISCARD: libc::c_ulong = (0x12 << 8) | 119;
+    let range: [u64; 2] = [offset, len];
+    // SAFETY: BLKDISCARD reads a two-u64 range from the pointer, which points at `range`.
+    let rc = unsafe { libc::ioctl(file.as_raw_fd(), BLKDISCARD, range.as_ptr()) };
+    if rc == 0 {
+        Ok(())
+    } else {
+        Err(std::io::Error::last_os_error())
+    }
+}

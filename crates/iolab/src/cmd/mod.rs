@@ -5,4 +5,5 @@ pub mod quick;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod suite;
 pub mod trace;

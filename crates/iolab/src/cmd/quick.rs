@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use iolab_core::job::{Access, DataKind, Job, JobSpec};
 use iolab_core::size::{format_size, ByteSize};
-use iolab_engine::open::{prepare_target, PreparedTarget};
+use iolab_engine::open::prepare_target;
 use iolab_engine::runner::{mean_of_repeats, run_job, RunControl};
 use iolab_engine::sys::INTERRUPTED;
 use std::path::PathBuf;
@@ -155,22 +155,6 @@ impl QuickArgs {
     }
 }
 
-/// Removes the test file iolab created when dropped, also after an error or Ctrl-C.
-struct RemoveOnDrop<'a>(&'a PreparedTarget, bool);
-
-impl Drop for RemoveOnDrop<'_> {
-    fn drop(&mut self) {
-        if self.1 {
-            if let Err(e) = self.0.remove_if_created() {
-                eprintln!(
-                    "warning: could not remove the test file {}: {e}",
-                    self.0.path.display()
-                );
-            }
-        }
-    }
-}
-
 /// Runs `iolab quick`; returns the exit code.
 pub fn run(args: QuickArgs) -> Result<i32> {
     if args.count == 0 {
@@ -209,7 +193,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         args.safety.engine,
     )
     .with_context(|| format!("target {}", target.display()))?;
-    let _cleanup = RemoveOnDrop(&prepared, !args.keep);
+    let _cleanup = session::RemoveCreatedOnDrop(&prepared, !args.keep);
     let mut result = session::new_result("quick", &prepared, !args.safety.no_probe);
     let per_test = args.warmup + args.count as f64 * args.duration + args.interval;
     let mut left = per_test * plan.len() as f64;

@@ -20,6 +20,9 @@ pub struct JobFlags {
     /// Percent of reads for rw/randrw [key: read_pct].
     #[arg(long)]
     pub read_pct: Option<f64>,
+    /// Percent of I/Os at random offsets, the rest sequential [key: random_pct].
+    #[arg(long)]
+    pub random_pct: Option<f64>,
     /// Block size, e.g. 4k, 1m [key: block_size].
     #[arg(long = "bs")]
     pub block_size: Option<ByteSize>,

@@ -1,0 +1,203 @@
+//! From a step to its jobs: the suite's defaults under the step's keys, each sweep point, and
+//! the `--scale` factor applied to every duration and size.
+
+use crate::spec::{StepSpec, SuiteSpec, SweepSpec};
+use iolab_core::job::JobSpec;
+use iolab_core::result::SweepValue;
+use iolab_core::size::ByteSize;
+
+/// Sets every key `top` sets on `base`.
+pub fn overlay(base: &mut JobSpec, top: &JobSpec) {
+    macro_rules! take {
+        ($($f:ident),*) => { $( if top.$f.is_some() { base.$f = top.$f.clone(); } )* };
+    }
+    take!(
+        name,
+        target,
+        access,
+        read_pct,
+        random_pct,
+        block_size,
+        bssplit,
+        queue_depth,
+        threads,
+        offset,
+        size,
+        zones
+    );
+    take!(
+        duration_s,
+        ramp_s,
+        io_limit,
+        ios_limit,
+        direct,
+        data,
+        compress_pct,
+        dedupe_pct
+    );
+    take!(rate_iops, rate_bytes_per_s, seed, continue_on_error);
+    if top.block_size.is_some() {
+        base.bssplit = top.bssplit.clone();
+    }
+    if top.bssplit.is_some() {
+        base.block_size = top.block_size;
+    }
+}
+
+/// Scales durations and sizes by `scale` (sizes stay multiples of 4 KiB and at least 4 KiB).
+pub fn scale_job(job: &mut JobSpec, scale: f64) {
+    let size = |b: ByteSize| ByteSize((((b.0 as f64 * scale) as u64) / 4096 * 4096).max(4096));
+    job.duration_s = job.duration_s.map(|d| d * scale);
+    job.ramp_s = job.ramp_s.map(|d| d * scale);
+    job.size = job.size.map(size);
+    job.offset = job
+        .offset
+        .map(|o| ByteSize(((o.0 as f64 * scale) as u64) / 4096 * 4096));
+    job.io_limit = job.io_limit.map(size);
+    job.ios_limit = job.ios_limit.map(|n| ((n as f64 * scale) as u64).max(1));
+}
+
+/// One planned job of a step.
+#[derive(Clone, Debug)]
+pub struct PlannedJob {
+    /// The job's keys (scaled, not yet validated against the target).
+    pub spec: JobSpec,
+    /// The sweep point.
+    pub sweep: Vec<SweepValue>,
+}
+
+/// The jobs of `step`, in sweep order, scaled.
+pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJob> {
+    let mut base = suite.job.clone();
+    overlay(&mut base, &step.job);
+    scale_job(&mut base, scale);
+    let mut points: Vec<Vec<SweepValue>> = vec![Vec::new()];
+    for sw in &step.sweep {
+        let values = sw.numbers().expect("validated");
+        points = points
+            .into_iter()
+            .flat_map(|p| {
+                values.iter().map(move |&v| {
+                    let mut q = p.clone();
+                    q.push(SweepValue {
+                        key: sw.key.clone(),
+                        value: v,
+                    });
+                    q
+                })
+            })
+            .collect();
+    }
+    points
+        .into_iter()
+        .map(|sweep| {
+            let mut spec = base.clone();
+            let mut label = Vec::new();
+            for sv in &sweep {
+                apply_sweep(&mut spec, sv);
+                label.push(sweep_label(sv));
+            }
+            spec.name = Some(if label.is_empty() {
+                step.name.clone()
+            } else {
+                format!("{} {}", step.name, label.join(" "))
+            });
+            PlannedJob { spec, sweep }
+        })
+        .collect()
+}
+
+fn apply_sweep(spec: &mut JobSpec, sv: &SweepValue) {
+    match sv.key.as_str() {
+        "queue_depth" => spec.queue_depth = Some(sv.value as u32),
+        "threads" => spec.threads = Some(sv.value as u32),
+        "block_size" => {
+            spec.block_size = Some(ByteSize(sv.value as u64));
+            spec.bssplit = None;
+        }
+        "read_pct" => spec.read_pct = Some(sv.value),
+        _ => unreachable!("validated sweep key"),
+    }
+}
+
+/// `QD4`, `T2`, `4K`, `R70`: how a sweep point reads in a job name.
+pub fn sweep_label(sv: &SweepValue) -> String {
+    match sv.key.as_str() {
+        "queue_depth" => format!("QD{}", sv.value),
+        "threads" => format!("T{}", sv.value),
+        "block_size" => size_label(sv.value as u64),
+        "read_pct" => format!("R{}", sv.value),
+        other => format!("{other}={}", sv.value),
+    }
+}
+
+/// `512B`, `4K`, `1M` (binary units, as the reviews label transfer sizes).
+pub fn size_label(bytes: u64) -> String {
+    if bytes >= 1 << 20 && bytes % (1 << 20) == 0 {
+        format!("{}M", bytes >> 20)
+    } else if bytes >= 1024 && bytes % 1024 == 0 {
+        format!("{}K", bytes >> 10)
+    } else {
+        format!("{bytes}B")
+    }
+}
+
+/// Whether a sweep point matches a filter (every filtered key present with an allowed value).
+pub fn matches(sweep: &[SweepValue], filter: &[SweepSpec]) -> bool {
+    filter.iter().all(|f| {
+        let allowed = f.numbers().unwrap_or_default();
+        sweep
+            .iter()
+            .any(|sv| sv.key == f.key && allowed.iter().any(|a| (a - sv.value).abs() < 1e-9))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn suite(text: &str) -> SuiteSpec {
+        SuiteSpec::parse(text, "test").unwrap()
+    }
+
+    #[test]
+    fn sweeps_form_a_nested_product_outermost_first() {
+        let s = suite(
+            r#"name = "t"
+title = "t"
+[[phase]]
+name = "p"
+[[phase.step]]
+name = "db"
+job = { access = "randrw", block_size = "8k", duration_s = 10 }
+sweep = [{ key = "read_pct", values = [100, 0] }, { key = "queue_depth", values = [1, 2, 4] }]
+"#,
+        );
+        let (_, step) = s.steps().next().unwrap();
+        let jobs = step_jobs(&s, step, 0.5);
+        assert_eq!(jobs.len(), 6);
+        assert_eq!(jobs[0].spec.name.as_deref(), Some("db R100 QD1"));
+        assert_eq!(jobs[3].spec.name.as_deref(), Some("db R0 QD1"));
+        assert_eq!(jobs[5].spec.queue_depth, Some(4));
+        assert_eq!(jobs[0].spec.duration_s, Some(5.0));
+    }
+
+    #[test]
+    fn scaling_keeps_sizes_aligned_and_positive() {
+        let mut j = JobSpec {
+            size: Some(ByteSize(16 << 30)),
+            io_limit: Some(ByteSize(10_000)),
+            ..JobSpec::default()
+        };
+        scale_job(&mut j, 0.001);
+        assert_eq!(j.size.unwrap().0 % 4096, 0);
+        assert_eq!(j.io_limit.unwrap().0, 4096);
+    }
+
+    #[test]
+    fn labels() {
+        assert_eq!(size_label(512), "512B");
+        assert_eq!(size_label(131072), "128K");
+        assert_eq!(size_label(64 << 20), "64M");
+    }
+}

@@ -1,0 +1,187 @@
+//! `iolab suite NAME|FILE [TARGET]`: a reviewer's method, end to end.
+
+use crate::cmd::run::SafetyFlags;
+use crate::session;
+use anyhow::{Context, Result};
+use clap::Args;
+use iolab_core::job::{Access, JobSpec};
+use iolab_core::result::JobResult;
+use iolab_core::size::{format_size, ByteSize};
+use iolab_engine::open::{prepare_target, PreparedTarget, WritePolicy};
+use iolab_engine::runner::{run_job, RunControl};
+use iolab_engine::sys::INTERRUPTED;
+use iolab_suite::{run_suite, Executor, SkipOrFail};
+use std::path::PathBuf;
+use std::sync::atomic::Ordering;
+
+/// The file `suite` creates when no target is given (removed afterwards).
+pub const DEFAULT_FILE: &str = "iolab-suite.iolab-tmp";
+
+/// `iolab suite`.
+#[derive(Args, Debug)]
+pub struct SuiteArgs {
+    /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts) or a suite file.
+    pub suite: Option<String>,
+    /// File or block device; default: a test file created here and removed afterwards.
+    pub target: Option<PathBuf>,
+    /// Shrink every duration and size by this factor, keeping the structure (demos, tests).
+    #[arg(long, default_value_t = 1.0)]
+    pub scale: f64,
+    /// Size of a test file the suite creates.
+    #[arg(long, default_value = "1g")]
+    pub size: ByteSize,
+    /// List the built-in suites and exit.
+    #[arg(long)]
+    pub list: bool,
+    /// Keep the test file iolab created.
+    #[arg(long)]
+    pub keep: bool,
+    #[command(flatten)]
+    pub safety: SafetyFlags,
+}
+
+/// Runs suite jobs on a prepared real target.
+struct RealExecutor<'a> {
+    target: &'a PreparedTarget,
+    policy: WritePolicy,
+    notes: Vec<String>,
+}
+
+impl Executor for RealExecutor<'_> {
+    fn target_bytes(&self) -> u64 {
+        self.target.size_bytes
+    }
+
+    fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
+        let mut job = spec
+            .validate()
+            .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
+        if job.offset_bytes + job.span() > self.target.size_bytes {
+            let clamped = self.target.size_bytes.saturating_sub(job.offset_bytes);
+            self.notes.push(format!(
+                "job '{}': span {} exceeds the target; clamped to {}",
+                job.name,
+                format_size(job.span()),
+                format_size(clamped)
+            ));
+            job.span_bytes = None;
+        }
+        job.resolve_span(self.target.size_bytes)
+            .map_err(|e| SkipOrFail::Skip(e.message))?;
+        job.check_alignment(self.target.logical_block_bytes)
+            .map_err(|e| SkipOrFail::Skip(e.message))?;
+        let expected = job.duration_s.map(|d| d + job.ramp_s);
+        let run = session::with_progress(&job.name, expected, |progress| {
+            run_job(
+                self.target,
+                &job,
+                RunControl {
+                    stop: Some(&INTERRUPTED),
+                    progress: Some(progress),
+                },
+            )
+        });
+        run.map(|r| r.result)
+            .map_err(|e| SkipOrFail::Fail(e.to_string()))
+    }
+
+    fn purge(&mut self) -> Result<String, String> {
+        self.target.purge(&self.policy)
+    }
+
+    fn idle(&mut self, seconds: f64) {
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+    }
+
+    fn interrupted(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+
+    fn take_notes(&mut self) -> Vec<String> {
+        std::mem::take(&mut self.notes)
+    }
+}
+
+/// Runs `iolab suite`; returns the exit code.
+pub fn run(args: SuiteArgs) -> Result<i32> {
+    if args.list || args.suite.is_none() {
+        for (name, text) in iolab_suite::BUILTIN {
+            let s = iolab_suite::SuiteSpec::parse(text, name)?;
+            println!("{name:<15} {}", s.title);
+        }
+        return Ok(0);
+    }
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        anyhow::bail!(
+            "--scale {} must be a positive number (e.g. 0.01 for a short demo)",
+            args.scale
+        );
+    }
+    let suite = iolab_suite::load(args.suite.as_deref().unwrap_or_default())?;
+    let target = args
+        .target
+        .clone()
+        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
+    iolab_engine::sys::install_interrupt_handler();
+    // Suites write (fills, write steps): the guard checks the target as a writer's.
+    let mut prep = JobSpec {
+        name: Some("prepare".into()),
+        access: Some(Access::Write),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    if !target.exists() {
+        prep.set_span(args.size.0)?;
+        eprintln!(
+            "creating a {} test file {} for suite {}",
+            format_size(args.size.0),
+            target.display(),
+            suite.name
+        );
+    }
+    let prepared = prepare_target(
+        &target,
+        &mut prep,
+        &args.safety.policy(),
+        args.safety.engine,
+    )
+    .with_context(|| format!("target {}", target.display()))?;
+    let keep = args.keep || args.target.is_some();
+    let _cleanup = session::RemoveCreatedOnDrop(&prepared, !keep);
+    let mut result = session::new_result(
+        &format!("suite:{}", suite.name),
+        &prepared,
+        !args.safety.no_probe,
+    );
+    let mut exec = RealExecutor {
+        target: &prepared,
+        policy: args.safety.policy(),
+        notes: Vec::new(),
+    };
+    // Save after every job, so a crash or a kill keeps every finished step.
+    let partial_path = args.safety.json.clone().filter(|p| p.as_os_str() != "-");
+    let mut partial = result.clone();
+    let outcome = run_suite(&suite, args.scale, &mut exec, &mut |job| {
+        partial.jobs.push(job.clone());
+        partial.complete = false;
+        partial.incomplete_reason = Some("running (partial save)".into());
+        if let Some(p) = &partial_path {
+            let _ = std::fs::write(
+                p,
+                serde_json::to_string_pretty(&partial).unwrap_or_default(),
+            );
+        }
+    });
+    result.jobs = outcome.jobs;
+    result.notes.extend(outcome.notes);
+    result.suite = Some(outcome.summary);
+    if let Some(why) = outcome.incomplete {
+        result.complete = false;
+        result.incomplete_reason = Some(why);
+    }
+    session::settle(&mut result);
+    print!("{}", iolab_report::terminal::suite_table(&result));
+    let saved = session::save(&result, args.safety.json.as_deref())?;
+    eprintln!("result saved to {saved}");
+    Ok(session::exit_code(&result))
+}
