@@ -2,7 +2,7 @@
 //! the `--scale` factor applied to every duration and size.
 
 use crate::spec::{StepSpec, SuiteSpec, SweepSpec};
-use iolab_core::job::JobSpec;
+use iolab_core::job::{parse_bssplit, JobSpec};
 use iolab_core::result::SweepValue;
 use iolab_core::size::ByteSize;
 
@@ -44,16 +44,33 @@ pub fn overlay(base: &mut JobSpec, top: &JobSpec) {
     }
 }
 
-/// Scales durations and sizes by `scale` (sizes stay multiples of 4 KiB and at least 4 KiB).
+/// Scales durations and sizes by `scale`. Sizes stay multiples of 4 KiB and never shrink below
+/// what the job needs to stay valid: one largest block (per thread, with zones) for the span,
+/// one largest block for a byte limit.
 pub fn scale_job(job: &mut JobSpec, scale: f64) {
-    let size = |b: ByteSize| ByteSize((((b.0 as f64 * scale) as u64) / 4096 * 4096).max(4096));
+    let largest = match (&job.block_size, &job.bssplit) {
+        (Some(b), _) => b.0,
+        (None, Some(split)) => {
+            parse_bssplit(split).map_or(4096, |v| v.iter().map(|s| s.bytes).max().unwrap_or(4096))
+        }
+        (None, None) => 4096,
+    };
+    let per_zone = if job.zones == Some(true) {
+        job.threads.unwrap_or(1).max(1) as u64
+    } else {
+        1
+    };
+    let shrink = |b: ByteSize, floor: u64| {
+        let scaled = ((b.0 as f64 * scale) as u64) / 4096 * 4096;
+        ByteSize(scaled.max(floor).max(4096).min(b.0.max(floor)))
+    };
     job.duration_s = job.duration_s.map(|d| d * scale);
     job.ramp_s = job.ramp_s.map(|d| d * scale);
-    job.size = job.size.map(size);
+    job.size = job.size.map(|b| shrink(b, largest * per_zone));
     job.offset = job
         .offset
         .map(|o| ByteSize(((o.0 as f64 * scale) as u64) / 4096 * 4096));
-    job.io_limit = job.io_limit.map(size);
+    job.io_limit = job.io_limit.map(|b| shrink(b, largest));
     job.ios_limit = job.ios_limit.map(|n| ((n as f64 * scale) as u64).max(1));
 }
 
@@ -70,7 +87,6 @@ pub struct PlannedJob {
 pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJob> {
     let mut base = suite.job.clone();
     overlay(&mut base, &step.job);
-    scale_job(&mut base, scale);
     let mut points: Vec<Vec<SweepValue>> = vec![Vec::new()];
     for sw in &step.sweep {
         let values = sw.numbers().expect("validated");
@@ -97,6 +113,8 @@ pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJ
                 apply_sweep(&mut spec, sv);
                 label.push(sweep_label(sv));
             }
+            // After the sweep, so the floors see the point's own block size and threads.
+            scale_job(&mut spec, scale);
             spec.name = Some(if label.is_empty() {
                 step.name.clone()
             } else {
@@ -192,6 +210,22 @@ sweep = [{ key = "read_pct", values = [100, 0] }, { key = "queue_depth", values 
         scale_job(&mut j, 0.001);
         assert_eq!(j.size.unwrap().0 % 4096, 0);
         assert_eq!(j.io_limit.unwrap().0, 4096);
+        // ATTO's 64 MiB transfer keeps a 64 MiB span; 64 zoned threads keep a block each.
+        let mut atto = JobSpec {
+            size: Some(ByteSize(256 << 20)),
+            block_size: Some(ByteSize(64 << 20)),
+            ..JobSpec::default()
+        };
+        scale_job(&mut atto, 0.001);
+        assert_eq!(atto.size.unwrap().0, 64 << 20);
+        let mut zoned = JobSpec {
+            size: Some(ByteSize(1 << 30)),
+            threads: Some(64),
+            zones: Some(true),
+            ..JobSpec::default()
+        };
+        scale_job(&mut zoned, 0.0001);
+        assert_eq!(zoned.size.unwrap().0, 64 * 4096);
     }
 
     #[test]

@@ -271,3 +271,132 @@ fn run_step(
     run.summary.steady_state.push(report);
     outcome
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::job::JobSpec;
+    use iolab_core::result::{DirectionResult, SeriesResult};
+
+    /// Answers every job at once; write IOPS follow a script, so steady state can be steered.
+    struct Scripted {
+        write_iops: Vec<f64>,
+        calls: usize,
+        purges: usize,
+        fail_at: Option<usize>,
+    }
+
+    impl Executor for Scripted {
+        fn target_bytes(&self) -> u64 {
+            1 << 30
+        }
+        fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
+            if spec.block_size == Some(ByteSize(512)) {
+                return Err(SkipOrFail::Skip("512-byte transfers do not fit".into()));
+            }
+            if self.fail_at == Some(self.calls) {
+                return Err(SkipOrFail::Fail("EIO".into()));
+            }
+            let job = spec
+                .validate()
+                .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
+            let iops = self.write_iops.get(self.calls).copied().unwrap_or(1000.0);
+            self.calls += 1;
+            Ok(JobResult {
+                name: job.name.clone(),
+                job,
+                complete: true,
+                stop_reason: None,
+                measured_ns: 1,
+                ramp_ns: 0,
+                read: DirectionResult::default(),
+                write: DirectionResult {
+                    iops,
+                    ..DirectionResult::default()
+                },
+                series: SeriesResult::default(),
+                cpu: Default::default(),
+                errors: Vec::new(),
+                latency_from_intended_start: false,
+                repeats: Vec::new(),
+                step: None,
+            })
+        }
+        fn purge(&mut self) -> Result<String, String> {
+            self.purges += 1;
+            Ok("purged".into())
+        }
+        fn idle(&mut self, _: f64) {}
+        fn interrupted(&self) -> bool {
+            false
+        }
+    }
+
+    const SUITE: &str = r#"
+name = "t"
+title = "t"
+[[phase]]
+name = "p"
+prepare = { purge = true, fill_passes = 1 }
+[[phase.step]]
+name = "loop"
+job = { access = "randwrite", duration_s = 1 }
+sweep = [{ key = "block_size", values = ["512", "4k"] }]
+steady_state = { metric = "write_iops", track = [{ key = "block_size", values = ["4k"] }], max_rounds = 8 }
+[[phase.step]]
+name = "after"
+job = { access = "randread", duration_s = 1 }
+"#;
+
+    #[test]
+    fn rounds_stop_at_steady_state_and_skips_are_noted() {
+        let suite = SuiteSpec::parse(SUITE, "t").unwrap();
+        // Call 0 is the fill; then one 4K job per round (the 512 B job is skipped).
+        let script = vec![
+            0.0, 5000.0, 3000.0, 2000.0, 2010.0, 1990.0, 2000.0, 2005.0, 9.0, 9.0,
+        ];
+        let mut exec = Scripted {
+            write_iops: script,
+            calls: 0,
+            purges: 0,
+            fail_at: None,
+        };
+        let run = run_suite(&suite, 1.0, &mut exec, &mut |_| {});
+        assert_eq!(run.incomplete, None);
+        assert_eq!(exec.purges, 1);
+        let ss = &run.summary.steady_state[0];
+        // Rounds 3–7 (2000, 2010, 1990, 2000, 2005) are the first steady window.
+        assert!(ss.attained, "{ss:?}");
+        assert_eq!(ss.rounds, 7);
+        assert_eq!(
+            ss.round_values,
+            vec![5000.0, 3000.0, 2000.0, 2010.0, 1990.0, 2000.0, 2005.0]
+        );
+        assert!(run
+            .notes
+            .iter()
+            .any(|n| n.contains("skipped") && n.contains("512")));
+        let last = run.jobs.last().unwrap();
+        assert_eq!(last.step.as_ref().unwrap().step, "after");
+        assert_eq!(run.jobs.len(), 1 + 7 + 1);
+    }
+
+    #[test]
+    fn a_failing_job_stops_the_suite_and_keeps_what_finished() {
+        let suite = SuiteSpec::parse(SUITE, "t").unwrap();
+        let mut exec = Scripted {
+            write_iops: vec![],
+            calls: 0,
+            purges: 0,
+            fail_at: Some(3),
+        };
+        let run = run_suite(&suite, 1.0, &mut exec, &mut |_| {});
+        assert!(
+            run.incomplete.as_deref().is_some_and(|w| w.contains("EIO")),
+            "{:?}",
+            run.incomplete
+        );
+        assert_eq!(run.jobs.len(), 3);
+        assert!(!run.summary.steady_state[0].attained);
+    }
+}

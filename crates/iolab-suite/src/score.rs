@@ -133,3 +133,125 @@ pub fn compute(spec: &ScoreSpec, jobs: &[JobResult], scale: f64) -> Option<Score
         rule,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::spec::SuiteSpec;
+    use iolab_core::job::JobSpec;
+    use iolab_core::result::{DirectionResult, JobResult, SeriesResult, StepInfo, SweepValue};
+
+    /// A job result of `step` at sweep point `qd` with the given MB/s and IOPS.
+    fn job(step: &str, qd: u32, read_mb: f64, write_mb: f64, iops: f64) -> JobResult {
+        let mut spec = JobSpec::default();
+        spec.queue_depth = Some(qd);
+        JobResult {
+            name: format!("{step} QD{qd}"),
+            job: spec.validate().unwrap(),
+            complete: true,
+            stop_reason: None,
+            measured_ns: 1_000_000_000,
+            ramp_ns: 0,
+            read: DirectionResult {
+                bw_mb_per_s: read_mb,
+                iops,
+                ..DirectionResult::default()
+            },
+            write: DirectionResult {
+                bw_mb_per_s: write_mb,
+                ..DirectionResult::default()
+            },
+            series: SeriesResult::default(),
+            cpu: Default::default(),
+            errors: Vec::new(),
+            latency_from_intended_start: false,
+            repeats: Vec::new(),
+            step: Some(StepInfo {
+                step: step.into(),
+                sweep: vec![SweepValue {
+                    key: "queue_depth".into(),
+                    value: qd as f64,
+                }],
+                ..StepInfo::default()
+            }),
+        }
+    }
+
+    #[test]
+    fn as_ssd_total_follows_toms_formula() {
+        let suite = crate::load("asssd").unwrap();
+        let jobs = vec![
+            job("Seq read", 1, 500.0, 0.0, 0.0),
+            job("Seq write", 1, 0.0, 400.0, 0.0),
+            job("4K read", 1, 30.0, 0.0, 0.0),
+            job("4K write", 1, 0.0, 80.0, 0.0),
+            job("4K-64Thrd read", 1, 300.0, 0.0, 0.0),
+            job("4K-64Thrd write", 1, 0.0, 250.0, 0.0),
+        ];
+        let score = |name: &str| {
+            let spec = suite.scores.iter().find(|s| s.name == name).unwrap();
+            compute(spec, &jobs, 1.0).unwrap().value
+        };
+        // By hand: 0.1·500 + 0.15·400 + 2·30 + 80 + 1.5·300 + 250 = 50 + 60 + 60 + 80 + 450 + 250.
+        assert!((score("Total") - 950.0).abs() < 1e-9);
+        assert!((score("Read") - (50.0 + 30.0 + 300.0)).abs() < 1e-9);
+        assert!((score("Write") - (40.0 + 80.0 + 250.0)).abs() < 1e-9);
+    }
+
+    #[test]
+    fn xbit_rating_sums_iops_over_queue_depth() {
+        let suite = crate::load("xbit2011").unwrap();
+        let spec = suite
+            .scores
+            .iter()
+            .find(|s| s.name == "Workstation rating")
+            .unwrap();
+        let jobs: Vec<JobResult> = [
+            (1, 100.0),
+            (2, 180.0),
+            (4, 320.0),
+            (8, 480.0),
+            (16, 640.0),
+            (32, 800.0),
+        ]
+        .iter()
+        .map(|&(qd, iops)| job("Workstation", qd, 0.0, 0.0, iops))
+        .collect();
+        // 100/1 + 180/2 + 320/4 + 480/8 + 640/16 + 800/32 = 100 + 90 + 80 + 60 + 40 + 25.
+        assert!((compute(spec, &jobs, 1.0).unwrap().value - 395.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn mean_respects_the_filter_and_last_seconds_the_window() {
+        let suite: SuiteSpec = crate::load("anandtech2015").unwrap();
+        let spec = suite
+            .scores
+            .iter()
+            .find(|s| s.name.starts_with("Random read"))
+            .unwrap();
+        let jobs: Vec<JobResult> = [1, 2, 4, 8]
+            .iter()
+            .map(|&qd| job("Random read 4K", qd, qd as f64 * 10.0, 0.0, 0.0))
+            .collect();
+        assert!((compute(spec, &jobs, 1.0).unwrap().value - 70.0 / 3.0).abs() < 1e-9);
+        let mut c = job("Performance consistency", 32, 0.0, 0.0, 0.0);
+        c.series.t_end_s = (1..=10).map(|t| t as f64).collect();
+        c.series.write_iops = vec![90.0, 90.0, 90.0, 90.0, 90.0, 90.0, 10.0, 20.0, 10.0, 20.0];
+        c.series.read_iops = vec![0.0; 10];
+        c.series.read_bytes_per_s = vec![0.0; 10];
+        c.series.write_bytes_per_s = vec![0.0; 10];
+        let (m, sd) = last_seconds(&c, "write_iops", 4.0).unwrap();
+        assert!(
+            (m - 15.0).abs() < 1e-9 && (sd - 5.0).abs() < 1e-9,
+            "{m} {sd}"
+        );
+        // The suite's 400 s, scaled by 0.01, is the last 4 s.
+        let spec = suite
+            .scores
+            .iter()
+            .find(|s| s.rule == "last_seconds")
+            .unwrap();
+        let s = compute(spec, &[c], 0.01).unwrap();
+        assert_eq!(s.stddev, Some(5.0));
+    }
+}

@@ -1,0 +1,178 @@
+//! Every built-in suite end to end at a small `--scale`: on a temp file, and the quicker ones on
+//! a zram device the test sets up and tears down.
+
+use iolab_testkit::{zram_skip_reason, MachineLock, Zram};
+use serde_json::Value;
+use std::path::Path;
+use std::process::Command;
+
+fn suite(name: &str, scale: &str, target: Option<&str>, extra: &[&str], dir: &Path) -> Value {
+    let mut args = vec![
+        "suite",
+        name,
+        "--scale",
+        scale,
+        "--size",
+        "64m",
+        "--json",
+        "s.json",
+        "--no-probe",
+    ];
+    args.extend(target);
+    args.extend(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(out.status.code(), Some(0), "{name}: {text}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("s.json")).unwrap()).unwrap();
+    assert_eq!(r["kind"], format!("suite:{name}"));
+    assert_eq!(r["complete"], true, "{name}: {}", r["incomplete_reason"]);
+    assert!(!r["jobs"].as_array().unwrap().is_empty());
+    for j in r["jobs"].as_array().unwrap() {
+        assert!(
+            j["step"]["step"].is_string(),
+            "{name}: job without its step"
+        );
+    }
+    r
+}
+
+fn score_names(r: &Value) -> Vec<String> {
+    r["suite"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap().to_string())
+        .collect()
+}
+
+#[test]
+fn cdm_and_atto_on_a_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("cdm", "0.01", None, &[], dir.path());
+    assert_eq!(
+        r["jobs"].as_array().unwrap().len(),
+        1 + 13,
+        "fill + 13 tests"
+    );
+    assert!(
+        !dir.path().join("iolab-suite.iolab-tmp").exists(),
+        "test file not removed"
+    );
+    let r = suite("atto", "0.01", None, &[], dir.path());
+    // 21 transfer sizes, written then read.
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 42);
+    assert_eq!(r["jobs"][0]["step"]["chart"], "atto");
+}
+
+#[test]
+fn asssd_scores_on_a_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("asssd", "0.001", None, &[], dir.path());
+    let names = score_names(&r);
+    for n in ["Read", "Write", "Total", "Access time read"] {
+        assert!(names.iter().any(|x| x == n), "missing score {n}: {names:?}");
+    }
+    let total = r["suite"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Total")
+        .unwrap();
+    assert!(total["value"].as_f64().unwrap() > 0.0);
+}
+
+#[test]
+fn anandtech2015_on_a_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("anandtech2015", "0.001", None, &[], dir.path());
+    assert_eq!(score_names(&r).len(), 7);
+    let prepared = r["suite"]["prepared"].as_array().unwrap();
+    assert!(
+        prepared
+            .iter()
+            .any(|p| p.as_str().unwrap().contains("punched a hole")),
+        "{prepared:?}"
+    );
+}
+
+#[test]
+fn xbit2011_on_a_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("xbit2011", "0.0005", None, &[], dir.path());
+    let db = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["step"]["step"] == "Database")
+        .count();
+    assert_eq!(db, 11 * 9, "Database: 11 write shares × 9 queue depths");
+    assert!(score_names(&r).iter().any(|n| n == "Workstation rating"));
+}
+
+#[test]
+fn snia_pts_on_a_temp_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("snia-pts", "0.0002", None, &[], dir.path());
+    let ss = r["suite"]["steady_state"].as_array().unwrap();
+    assert_eq!(
+        ss.len(),
+        3,
+        "IOPS, throughput and latency loop to steady state"
+    );
+    for s in ss {
+        let rounds = s["rounds"].as_u64().unwrap();
+        assert!(rounds >= 5 || s["attained"] == false, "{s}");
+        assert!(rounds <= 25);
+        assert_eq!(s["round_values"].as_array().unwrap().len() as u64, rounds);
+    }
+    // WSAT wrote 4 × the span.
+    let wsat = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|j| j["step"]["step"] == "WSAT")
+        .unwrap();
+    assert_eq!(wsat["write"]["bytes"].as_u64().unwrap(), 4 * (64 << 20));
+}
+
+#[test]
+fn quick_suites_on_zram() {
+    if let Some(why) = zram_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dev = Zram::new(64 << 20).unwrap();
+    let path = dev.path.to_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    suite("cdm", "0.01", Some(path), &[], dir.path());
+    // Without --destroy-data the purge is skipped with the reason; with it, the device is discarded.
+    let r = suite("anandtech2015", "0.001", Some(path), &[], dir.path());
+    let prepared = r["suite"]["prepared"].to_string();
+    assert!(
+        prepared.contains("purge skipped") && prepared.contains("--destroy-data"),
+        "{prepared}"
+    );
+    let destroy = format!("--destroy-data={path}");
+    let r = suite(
+        "anandtech2015",
+        "0.001",
+        Some(path),
+        &[&destroy],
+        dir.path(),
+    );
+    assert!(
+        r["suite"]["prepared"].to_string().contains("discarded"),
+        "{}",
+        r["suite"]["prepared"]
+    );
+}
