@@ -6,6 +6,7 @@
 pub mod buf;
 pub mod clock;
 pub mod driver;
+pub mod fileset;
 pub mod guard;
 pub mod host;
 pub mod open;

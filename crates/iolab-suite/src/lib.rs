@@ -23,6 +23,7 @@ pub const BUILTIN: &[(&str, &str)] = &[
     ),
     ("xbit2011", include_str!("../../../suites/xbit2011.toml")),
     ("snia-pts", include_str!("../../../suites/snia-pts.toml")),
+    ("filecopy", include_str!("../../../suites/filecopy.toml")),
 ];
 
 /// A built-in suite by name, or a suite file by path.

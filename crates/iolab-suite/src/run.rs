@@ -27,6 +27,18 @@ pub trait Executor {
     /// a span larger than the target and saying so through [`Executor::take_notes`]) and returns
     /// the result, or why the job could not run.
     fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail>;
+    /// Runs a file-set operation (FC-Test) with `file_bytes` already scaled. Targets that are not
+    /// a directory skip it.
+    fn file_op(
+        &mut self,
+        files: &crate::spec::FilesSpec,
+        file_bytes: u64,
+    ) -> Result<JobResult, SkipOrFail> {
+        let _ = (files, file_bytes);
+        Err(SkipOrFail::Skip(
+            "file-set steps need a directory target".into(),
+        ))
+    }
     /// Returns the span to "never written" (discard, hole punching), or says why it did not.
     fn purge(&mut self) -> Result<String, String>;
     /// Waits `seconds` (a model advances its clock).
@@ -179,6 +191,36 @@ fn run_step(
     exec: &mut dyn Executor,
     on_job: &mut dyn FnMut(&JobResult),
 ) -> Result<(), String> {
+    if let Some(files) = &step.files {
+        let bytes = iolab_core::size::parse_size(&files.file_size).unwrap_or(4096);
+        let scaled = ((bytes as f64 * scale) as u64)
+            .max(4096)
+            .min(bytes.max(4096));
+        let info = StepInfo {
+            phase: phase.into(),
+            step: step.name.clone(),
+            chart: step.chart.clone(),
+            ..StepInfo::default()
+        };
+        if exec.interrupted() {
+            return Err("interrupted".into());
+        }
+        return match exec.file_op(files, scaled) {
+            Ok(mut r) => {
+                r.name = step.name.clone();
+                r.step = Some(info);
+                on_job(&r);
+                run.jobs.push(r);
+                Ok(())
+            }
+            Err(SkipOrFail::Skip(why)) => {
+                run.notes
+                    .push(format!("skipped step '{}': {why}", step.name));
+                Ok(())
+            }
+            Err(SkipOrFail::Fail(why)) => Err(format!("step '{}': {why}", step.name)),
+        };
+    }
     let mut jobs = step_jobs(suite, step, scale);
     if let Some(spans) = step.io_limit_spans {
         // "Write N × the capacity" (SNIA WSAT): a byte limit relative to the job's span.

@@ -109,6 +109,10 @@ pub struct StepSpec {
     /// Loop the step in rounds until steady state.
     #[serde(default)]
     pub steady_state: Option<SteadySpec>,
+    /// A file-set operation through the filesystem instead of a job (FC-Test); the target is
+    /// then a directory.
+    #[serde(default)]
+    pub files: Option<FilesSpec>,
     /// Stop each job after this many times its span's bytes (SNIA WSAT's "4 × capacity");
     /// not scaled, since the span already is.
     #[serde(default)]
@@ -127,6 +131,20 @@ pub struct SweepSpec {
     pub key: String,
     /// Values: numbers, or sizes (`"4k"`) for `block_size`.
     pub values: Vec<toml::Value>,
+}
+
+/// A file-set operation: `op` on `count` files of `file_size` in the set `set`.
+#[derive(Clone, Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesSpec {
+    /// Set name (a directory under the target).
+    pub set: String,
+    /// `create`, `read`, `copy-near` or `copy-far`.
+    pub op: String,
+    /// Files in the set.
+    pub count: u32,
+    /// Bytes per file (scaled, at least 4 KiB).
+    pub file_size: String,
 }
 
 /// The steady-state loop of a step (SNIA PTS: window 5, cap 25).
@@ -289,6 +307,32 @@ impl SuiteSpec {
                 ));
             }
             names.push(&step.name);
+            if let Some(f) = &step.files {
+                if !["create", "read", "copy-near", "copy-far"].contains(&f.op.as_str()) {
+                    return Err(fail(
+                        place("files.op"),
+                        format!(
+                            "unknown operation '{}'; use create, read, copy-near or copy-far",
+                            f.op
+                        ),
+                    ));
+                }
+                parse_size(&f.file_size)
+                    .map_err(|e| fail(place("files.file_size"), e.to_string()))?;
+                if f.count == 0 {
+                    return Err(fail(
+                        place("files.count"),
+                        "a set needs at least one file".into(),
+                    ));
+                }
+                if !step.sweep.is_empty() || step.steady_state.is_some() {
+                    return Err(fail(
+                        place("files"),
+                        "a file-set step takes no sweep or steady_state".into(),
+                    ));
+                }
+                continue;
+            }
             let mut job = self.job.clone();
             crate::plan::overlay(&mut job, &step.job);
             job.validate()

@@ -30,10 +30,7 @@ pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
 
 /// A new result frame for a run of `kind` on `target`, with host facts and the host-path probe.
 pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult {
-    let started_unix_s = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0.0, |d| d.as_secs_f64());
-    let mut info = TargetInfo {
+    let info = TargetInfo {
         path: target.path.display().to_string(),
         kind: target.kind.name().to_string(),
         size_bytes: target.size_bytes,
@@ -45,9 +42,22 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
         .to_string(),
         ..TargetInfo::default()
     };
+    new_result_for(kind, info, target.notes.clone(), probe)
+}
+
+/// A new result frame for any target described by `info` (a directory, a model).
+pub fn new_result_for(
+    kind: &str,
+    mut info: TargetInfo,
+    notes: Vec<String>,
+    probe: bool,
+) -> RunResult {
+    let started_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
     if probe {
         // The probe only reads sysfs; a failure costs the path facts, never the run.
-        if let Ok(p) = iolab_probe::probe(&target.path) {
+        if let Ok(p) = iolab_probe::probe(Path::new(&info.path)) {
             info.path_summary = Some(p.summary());
             info.path_ceiling_bytes_per_s = p.ceiling_bytes_per_s();
             info.probe = serde_json::to_value(&p).ok();
@@ -65,7 +75,7 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
         incomplete_reason: None,
         host: iolab_engine::host::host_info(),
         target: info,
-        notes: target.notes.clone(),
+        notes,
         jobs: Vec::new(),
         suite: None,
     }

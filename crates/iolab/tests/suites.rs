@@ -176,3 +176,23 @@ fn quick_suites_on_zram() {
         r["suite"]["prepared"]
     );
 }
+
+#[test]
+fn filecopy_through_the_temp_filesystem_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let r = suite("filecopy", "0.005", None, &[], dir.path());
+    assert_eq!(r["target"]["kind"], "directory");
+    let jobs = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 12, "3 sets × create, read, copy near, copy far");
+    // 2,000 small files of 64 KiB × 0.005 (floored to 4 KiB) were created.
+    let small = jobs.iter().find(|j| j["name"] == "Small create").unwrap();
+    assert_eq!(small["write"]["ios"], 2000);
+    assert_eq!(small["write"]["bytes"], 2000 * 4096);
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        .filter(|n| n != "s.json")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -5,8 +5,9 @@ use crate::session;
 use anyhow::{Context, Result};
 use clap::Args;
 use iolab_core::job::{Access, JobSpec};
-use iolab_core::result::JobResult;
+use iolab_core::result::{JobResult, RunResult, TargetInfo};
 use iolab_core::size::{format_size, ByteSize};
+use iolab_engine::fileset::{run_file_op, FileOp, FileSet};
 use iolab_engine::open::{prepare_target, PreparedTarget, WritePolicy};
 use iolab_engine::runner::{run_job, RunControl};
 use iolab_engine::sys::INTERRUPTED;
@@ -20,9 +21,11 @@ pub const DEFAULT_FILE: &str = "iolab-suite.iolab-tmp";
 /// `iolab suite`.
 #[derive(Args, Debug)]
 pub struct SuiteArgs {
-    /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts) or a suite file.
+    /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts, filecopy) or a
+    /// suite file.
     pub suite: Option<String>,
-    /// File or block device; default: a test file created here and removed afterwards.
+    /// File or block device (a directory for filecopy); default: a test file (or directories)
+    /// created here and removed afterwards.
     pub target: Option<PathBuf>,
     /// Shrink every duration and size by this factor, keeping the structure (demos, tests).
     #[arg(long, default_value_t = 1.0)]
@@ -33,7 +36,10 @@ pub struct SuiteArgs {
     /// List the built-in suites and exit.
     #[arg(long)]
     pub list: bool,
-    /// Keep the test file iolab created.
+    /// For file-set suites: where the "far" copies go (another filesystem, ideally).
+    #[arg(long, value_name = "DIR")]
+    pub far: Option<PathBuf>,
+    /// Keep the test file (or directories) iolab created.
     #[arg(long)]
     pub keep: bool,
     #[command(flatten)]
@@ -102,6 +108,133 @@ impl Executor for RealExecutor<'_> {
     }
 }
 
+/// Runs file-set steps in a directory; block-level jobs are skipped.
+struct DirExecutor {
+    root: PathBuf,
+    far: PathBuf,
+    seed: u64,
+}
+
+impl Executor for DirExecutor {
+    fn target_bytes(&self) -> u64 {
+        0
+    }
+
+    fn run_job(&mut self, _spec: JobSpec) -> Result<JobResult, SkipOrFail> {
+        Err(SkipOrFail::Skip(
+            "block-level jobs need a file or block device target, not a directory".into(),
+        ))
+    }
+
+    fn file_op(
+        &mut self,
+        files: &iolab_suite::spec::FilesSpec,
+        file_bytes: u64,
+    ) -> Result<JobResult, SkipOrFail> {
+        let op: FileOp = files.op.parse().map_err(SkipOrFail::Fail)?;
+        let set = FileSet {
+            name: files.set.clone(),
+            count: files.count,
+            file_bytes,
+        };
+        self.seed += 1;
+        let (root, far, seed) = (&self.root, &self.far, self.seed);
+        session::with_progress(&format!("{} {}", files.set, files.op), None, |_| {
+            run_file_op(root, far, &set, op, seed)
+                .map_err(|e| SkipOrFail::Fail(format!("{} in {}: {e}", files.op, root.display())))
+        })
+    }
+
+    fn purge(&mut self) -> Result<String, String> {
+        Err("a directory target is not purged".into())
+    }
+
+    fn idle(&mut self, seconds: f64) {
+        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+    }
+
+    fn interrupted(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+}
+
+/// Removes the directories a file-set suite made, also after an error or Ctrl-C.
+struct RemoveDirsOnDrop(Vec<PathBuf>);
+
+impl Drop for RemoveDirsOnDrop {
+    fn drop(&mut self) {
+        for d in &self.0 {
+            if let Err(e) = std::fs::remove_dir_all(d) {
+                eprintln!("warning: could not remove {}: {e}", d.display());
+            }
+        }
+    }
+}
+
+/// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
+fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<i32> {
+    let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    if !parent.is_dir() {
+        anyhow::bail!(
+            "suite {} works through a filesystem: give a directory, not {}",
+            suite.name,
+            parent.display()
+        );
+    }
+    // Never touch the user's files: everything happens in directories made for this run.
+    let tag = format!("{}-{}", suite.name, std::process::id());
+    let root = parent.join(format!("iolab-{tag}.iolab-tmp"));
+    let far = args
+        .far
+        .as_ref()
+        .unwrap_or(&parent)
+        .join(format!("iolab-{tag}-far.iolab-tmp"));
+    for d in [&root, &far] {
+        std::fs::create_dir(d).with_context(|| format!("creating {}", d.display()))?;
+    }
+    let _cleanup = RemoveDirsOnDrop(if args.keep {
+        Vec::new()
+    } else {
+        vec![root.clone(), far.clone()]
+    });
+    let info = TargetInfo {
+        path: root.display().to_string(),
+        kind: "directory".into(),
+        engine: "filesystem".into(),
+        ..TargetInfo::default()
+    };
+    let mut result = session::new_result_for(
+        &format!("suite:{}", suite.name),
+        info,
+        Vec::new(),
+        !args.safety.no_probe,
+    );
+    let mut exec = DirExecutor { root, far, seed: 1 };
+    let outcome = run_suite(suite, args.scale, &mut exec, &mut |_| {});
+    finish(result_from(&mut result, outcome), args)
+}
+
+/// Puts a suite run's jobs, notes and summary into its result.
+fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut RunResult {
+    result.jobs = outcome.jobs;
+    result.notes.extend(outcome.notes);
+    result.suite = Some(outcome.summary);
+    if let Some(why) = outcome.incomplete {
+        result.complete = false;
+        result.incomplete_reason = Some(why);
+    }
+    result
+}
+
+/// Settles, prints and saves a suite result; returns the exit code.
+fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
+    session::settle(result);
+    print!("{}", iolab_report::terminal::suite_table(result));
+    let saved = session::save(result, args.safety.json.as_deref())?;
+    eprintln!("result saved to {saved}");
+    Ok(session::exit_code(result))
+}
+
 /// Runs `iolab suite`; returns the exit code.
 pub fn run(args: SuiteArgs) -> Result<i32> {
     if args.list || args.suite.is_none() {
@@ -118,6 +251,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     let suite = iolab_suite::load(args.suite.as_deref().unwrap_or_default())?;
+    if suite.steps().any(|(_, s)| s.files.is_some()) {
+        iolab_engine::sys::install_interrupt_handler();
+        return run_in_directory(&args, &suite);
+    }
     let target = args
         .target
         .clone()
@@ -172,16 +309,5 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             );
         }
     });
-    result.jobs = outcome.jobs;
-    result.notes.extend(outcome.notes);
-    result.suite = Some(outcome.summary);
-    if let Some(why) = outcome.incomplete {
-        result.complete = false;
-        result.incomplete_reason = Some(why);
-    }
-    session::settle(&mut result);
-    print!("{}", iolab_report::terminal::suite_table(&result));
-    let saved = session::save(&result, args.safety.json.as_deref())?;
-    eprintln!("result saved to {saved}");
-    Ok(session::exit_code(&result))
+    finish(result_from(&mut result, outcome), &args)
 }
