@@ -187,6 +187,19 @@ pub struct SparseHistogram {
     pub bucket_low_ns_and_count: Vec<(u64, u64)>,
 }
 
+impl SparseHistogram {
+    /// Samples above `ns`: those in buckets that start above it, so a sample within the
+    /// bucket holding `ns` (at most 1/128 of it wide) counts as not above.
+    pub fn count_above(&self, ns: u64) -> u64 {
+        self.bucket_low_ns_and_count.iter().filter(|(low, _)| *low > ns).map(|(_, c)| c).sum()
+    }
+
+    /// All samples.
+    pub fn count(&self) -> u64 {
+        self.bucket_low_ns_and_count.iter().map(|(_, c)| c).sum()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -257,6 +270,18 @@ mod tests {
         }
         assert_eq!(a.count(), all.count());
         assert_eq!(a.to_sparse(), all.to_sparse());
+    }
+
+    #[test]
+    fn sparse_counts_above_a_threshold() {
+        let mut h = Histogram::new();
+        for v in [1_000, 9_000_000, 10_000_000, 11_000_000, 150_000_000] {
+            h.record(v);
+        }
+        let s = h.to_sparse();
+        assert_eq!(s.count(), 5);
+        assert_eq!(s.count_above(10_000_000), 2);
+        assert_eq!(s.count_above(100_000_000), 1);
     }
 
     #[test]

@@ -35,6 +35,42 @@ pub struct RunResult {
     pub jobs: Vec<JobResult>,
     /// For suite runs: the suite, its scores and steady-state verdicts (null otherwise).
     pub suite: Option<SuiteSummary>,
+    /// For trace replays: the trace, how it was replayed, and the storage-bench metrics (null
+    /// otherwise).
+    pub replay: Option<ReplaySummary>,
+}
+
+/// A trace replay's setting and its storage-bench figures (the SSD 750 review's metrics).
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct ReplaySummary {
+    /// The trace file.
+    pub trace: String,
+    /// Its format.
+    pub format: String,
+    /// `timestamps` or `as-fast-as-possible`.
+    pub mode: String,
+    /// Replay speed-up (timestamps mode).
+    pub time_scale: f64,
+    /// Idle gaps longer than this were shortened to it, in ms of trace time (null: kept).
+    pub idle_cap_ms: Option<f64>,
+    /// Requests kept in flight at most.
+    pub queue_depth: u32,
+    /// The recorded queue depth, where the trace has completion times.
+    pub recorded_queue_depth: Option<f64>,
+    /// What was done to the target first: `as-is`, `empty` or `filled`.
+    pub target_state: String,
+    /// Reads and writes the trace asked for (after filters).
+    pub planned_ios: u64,
+    /// Trims and flushes left out, as the storage bench does.
+    pub skipped_trims_and_flushes: u64,
+    /// Average data rate, 10^6 bytes per second, over the replay's duration.
+    pub data_rate_mb_per_s: f64,
+    /// Average latency of every I/O, µs.
+    pub avg_latency_us: f64,
+    /// Share of I/Os slower than 10 ms, percent.
+    pub pct_over_10ms: f64,
+    /// Share of I/Os slower than 100 ms, percent.
+    pub pct_over_100ms: f64,
 }
 
 /// What a suite run adds to its result: which suite, at what scale, and what it concluded.

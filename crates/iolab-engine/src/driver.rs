@@ -34,6 +34,11 @@ pub struct Planned {
 pub trait RequestSource {
     /// The next request, or `None` when the source is exhausted.
     fn next_planned(&mut self) -> Option<Planned>;
+    /// Schedules paced requests from `t_ns` on (the moment the worker actually starts): the
+    /// source's intended times are offsets from it.
+    fn start_at(&mut self, t_ns: u64) {
+        let _ = t_ns;
+    }
 }
 
 /// A job's requests for one worker, with its share of the job's limits and rate.
@@ -49,14 +54,11 @@ pub struct JobSource {
     next_at: f64,
 }
 
-impl JobSource {
-    /// Schedules paced requests from `t_ns` on (the moment the worker actually starts).
-    pub fn start_at(&mut self, t_ns: u64) {
+impl RequestSource for JobSource {
+    fn start_at(&mut self, t_ns: u64) {
         self.next_at = t_ns as f64;
     }
-}
 
-impl RequestSource for JobSource {
     #[inline]
     fn next_planned(&mut self) -> Option<Planned> {
         if self.ios_left == Some(0) || self.bytes_left == Some(0) {

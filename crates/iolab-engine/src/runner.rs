@@ -2,7 +2,7 @@
 //! and ring, all on one wall-clock time base, merged into one [`JobResult`].
 
 use crate::clock::{Clock, WallClock};
-use crate::driver::{drive, plan_workers, DriveOptions, DriveOutcome, Progress};
+use crate::driver::{drive, plan_workers, DriveOptions, DriveOutcome, Progress, RequestSource, Worker};
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
 use iolab_core::job::{Direction, Job};
@@ -36,12 +36,22 @@ pub struct JobRun {
 
 /// Runs `job` (span resolved by [`crate::open::prepare_target`]) on `target`.
 pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Result<JobRun> {
+    run_workers(target, job, plan_workers(job, 0), ctl)
+}
+
+/// Runs `workers` (one thread each, requests from any [`RequestSource`], e.g. a trace) on
+/// `target`; `job` gives the limits, ramp, duration, data and error policy.
+pub fn run_workers<S: RequestSource + Send>(
+    target: &PreparedTarget,
+    job: &Job,
+    mut workers: Vec<Worker<S>>,
+    ctl: RunControl,
+) -> io::Result<JobRun> {
     // Open every descriptor before starting, so a failure refuses the job before any I/O.
-    let mut targets = Vec::with_capacity(job.threads as usize);
-    for _ in 0..job.threads {
+    let mut targets = Vec::with_capacity(workers.len());
+    for _ in 0..workers.len() {
         targets.push(target.open_worker(job)?);
     }
-    let mut workers = plan_workers(job, 0);
     if target.engine == EngineChoice::Psync {
         // A synchronous target completes each I/O inside submit: deeper queues would only
         // serialise behind each other and inflate latency.
@@ -50,7 +60,7 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
         }
     }
     let slot_bytes = job.max_block() as usize;
-    let barrier = Barrier::new(job.threads as usize);
+    let barrier = Barrier::new(workers.len());
     let abort = AtomicBool::new(false);
     let origin = Instant::now();
     let cpu_before = sys::process_cpu_seconds();

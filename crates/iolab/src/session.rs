@@ -78,6 +78,7 @@ pub fn new_result_for(
         notes,
         jobs: Vec::new(),
         suite: None,
+        replay: None,
     }
 }
 

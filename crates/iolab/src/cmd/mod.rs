@@ -2,6 +2,7 @@
 
 pub mod probe;
 pub mod quick;
+pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;

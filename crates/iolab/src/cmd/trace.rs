@@ -29,17 +29,20 @@ enum TraceCommand {
     Convert(ConvertArgs),
     /// Print the detected format of a trace and the accepted format names.
     Detect(InputArgs),
+    /// Replay a trace on a file or block device: timestamp-faithful (scaled, idle gaps capped)
+    /// or as fast as possible at the recorded queue depth, with storage-bench metrics.
+    Replay(Box<super::replay::ReplayArgs>),
 }
 
 /// How to read the input trace.
 #[derive(Args)]
-struct InputArgs {
+pub(crate) struct InputArgs {
     /// Trace file ('-' for standard input).
-    file: PathBuf,
+    pub(crate) file: PathBuf,
     /// Input format (default: detected): blkparse, blktrace, msr, spc, fio2, fio3, alibaba,
     /// tencent, systor, disksim.
     #[arg(long, value_parser = parse_format)]
-    format: Option<Format>,
+    pub(crate) format: Option<Format>,
     /// Count malformed lines and go on instead of stopping at the first.
     #[arg(long)]
     skip_bad: bool,
@@ -62,7 +65,7 @@ impl InputArgs {
         }
     }
 
-    fn open(&self) -> anyhow::Result<iolab_trace::TraceReader> {
+    pub(crate) fn open(&self) -> anyhow::Result<iolab_trace::TraceReader> {
         let opts = self.options();
         if self.file.as_os_str() == "-" {
             return Ok(open_reader("<stdin>", io::stdin(), &opts)?);
@@ -179,6 +182,7 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Analyze(a) => run_analyze(a),
         TraceCommand::Synth(a) => run_synth(a),
         TraceCommand::Convert(a) => run_convert(a),
+        TraceCommand::Replay(a) => return super::replay::run(*a),
         TraceCommand::Detect(a) => {
             let r = a.open()?;
             println!("{}", r.format());

@@ -1,0 +1,291 @@
+//! `iolab trace replay TRACE TARGET`: a block trace replayed on a file or device, with the
+//! storage-bench metrics (data rate, average latency, share of I/Os over 10 and 100 ms).
+//!
+//! Two passes over the trace, each streaming (memory does not grow with its length): the first
+//! counts requests and finds the largest one and the recorded queue depth, the second replays.
+
+use crate::cmd::run::SafetyFlags;
+use crate::cmd::trace::InputArgs;
+use crate::session;
+use anyhow::{bail, Context, Result};
+use clap::Args;
+use iolab_core::job::{Access, Direction, JobSpec};
+use iolab_core::result::ReplaySummary;
+use iolab_core::size::ByteSize;
+use iolab_core::workload::IoRequest;
+use iolab_engine::driver::{Planned, RequestSource, Worker};
+use iolab_engine::open::prepare_target;
+use iolab_engine::runner::{run_job, run_workers, RunControl};
+use iolab_engine::sys::INTERRUPTED;
+use iolab_trace::replay::{
+    recorded_queue_depth, Replay, ReplayIo, ReplayOptions, Timing, STORAGE_BENCH_IDLE_CAP_NS,
+};
+use iolab_trace::{Op, Reorder, TraceReader, DEFAULT_WINDOW};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+
+/// `iolab trace replay`.
+#[derive(Args)]
+pub struct ReplayArgs {
+    #[command(flatten)]
+    input: InputArgs,
+    /// File or block device to replay on.
+    target: PathBuf,
+    /// Issue requests as fast as possible, keeping `--qd` in flight, instead of at their
+    /// recorded times.
+    #[arg(long)]
+    as_fast_as_possible: bool,
+    /// Replay speed-up for timestamp-faithful replay (2 = twice as fast).
+    #[arg(long, default_value_t = 1.0)]
+    time_scale: f64,
+    /// Shorten idle gaps longer than this (ms of trace time), as the storage bench does; 0
+    /// keeps every gap.
+    #[arg(long, default_value_t = STORAGE_BENCH_IDLE_CAP_NS as f64 / 1e6)]
+    idle_cap_ms: f64,
+    /// Requests in flight at most (default: the trace's recorded queue depth when
+    /// replaying as fast as possible, else 256 so that the timestamps set the pace).
+    #[arg(long)]
+    qd: Option<u32>,
+    /// Prepare the target first: `empty` (purge: hole punching for a file, discard for a device
+    /// offered with --destroy-data) or `filled` (one sequential pass of incompressible writes).
+    #[arg(long, default_value = "as-is", value_parser = ["as-is", "empty", "filled"])]
+    target_state: String,
+    /// Size of the file to create when the target does not exist.
+    #[arg(long, default_value = "1g")]
+    size: ByteSize,
+    /// Replay only the reads (nothing is written).
+    #[arg(long)]
+    reads_only: bool,
+    #[command(flatten)]
+    safety: SafetyFlags,
+}
+
+/// A trace as a driver's request source.
+struct TraceSource {
+    replay: Replay<Reorder<TraceReader>>,
+    start_ns: u64,
+    /// The first bad record, which ends the replay (shared: the source moves to its thread).
+    error: Arc<Mutex<Option<String>>>,
+}
+
+impl RequestSource for TraceSource {
+    fn next_planned(&mut self) -> Option<Planned> {
+        match self.replay.next()? {
+            Ok(ReplayIo {
+                at_ns,
+                write,
+                offset,
+                len,
+            }) => Some(Planned {
+                req: IoRequest {
+                    dir: if write {
+                        Direction::Write
+                    } else {
+                        Direction::Read
+                    },
+                    offset,
+                    len,
+                },
+                at_ns: at_ns.map(|a| self.start_ns + a),
+            }),
+            Err(e) => {
+                // A malformed record ends the replay; the error is reported with what ran.
+                if let Ok(mut slot) = self.error.lock() {
+                    slot.get_or_insert(e.to_string());
+                }
+                None
+            }
+        }
+    }
+
+    fn start_at(&mut self, t_ns: u64) {
+        self.start_ns = t_ns;
+    }
+}
+
+/// Runs `iolab trace replay`; returns the exit code.
+pub fn run(args: ReplayArgs) -> Result<i32> {
+    if args.input.file.as_os_str() == "-" {
+        bail!("replay reads the trace twice; give a file, not standard input");
+    }
+    if !(args.time_scale.is_finite() && args.time_scale > 0.0) {
+        bail!("--time-scale {} must be a positive number", args.time_scale);
+    }
+    // Pass 1: what the trace asks for.
+    let (mut planned, mut writes, mut skipped, mut largest) = (0u64, 0u64, 0u64, 4096u64);
+    for rec in args.input.open()? {
+        let rec = rec?;
+        match rec.op {
+            Op::Read => {}
+            Op::Write if !args.reads_only => writes += 1,
+            Op::Write => continue,
+            _ => {
+                skipped += 1;
+                continue;
+            }
+        }
+        planned += 1;
+        largest = largest.max(rec.len_bytes.div_ceil(4096) * 4096);
+    }
+    if planned == 0 {
+        bail!(
+            "{}: no reads or writes to replay",
+            args.input.file.display()
+        );
+    }
+    let recorded = recorded_queue_depth(args.input.open()?.filter_map(|r| r.ok()), 1);
+    let qd = args.qd.unwrap_or(if args.as_fast_as_possible {
+        recorded.suggested()
+    } else {
+        256
+    });
+    let largest = largest.min(64 << 20);
+    // The job frame: limits none (the trace ends it), data random, the largest request as slot.
+    let access = if writes > 0 {
+        Access::RandRw
+    } else {
+        Access::RandRead
+    };
+    let mut job = JobSpec {
+        name: Some(format!("replay {}", args.input.file.display())),
+        access: Some(access),
+        read_pct: (writes > 0).then_some(50.0),
+        block_size: Some(ByteSize(largest)),
+        queue_depth: Some(qd),
+        size: (!args.target.exists()).then_some(args.size),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    iolab_engine::sys::install_interrupt_handler();
+    let prepared = prepare_target(
+        &args.target,
+        &mut job,
+        &args.safety.policy(),
+        args.safety.engine,
+    )
+    .with_context(|| format!("target {}", args.target.display()))?;
+    let mut result = session::new_result("replay", &prepared, !args.safety.no_probe);
+    match args.target_state.as_str() {
+        "empty" => match prepared.purge(&args.safety.policy()) {
+            Ok(done) => result.notes.push(format!("target emptied first: {done}")),
+            Err(why) => bail!("cannot empty the target: {why}"),
+        },
+        "filled" => {
+            let mut fill = JobSpec {
+                name: Some("fill".into()),
+                access: Some(Access::Write),
+                block_size: Some(ByteSize(128 << 10)),
+                queue_depth: Some(8),
+                ..JobSpec::default()
+            }
+            .validate()?;
+            fill.resolve_span(prepared.size_bytes)?;
+            let r = run_job(
+                &prepared,
+                &fill,
+                RunControl {
+                    stop: Some(&INTERRUPTED),
+                    progress: None,
+                },
+            )?;
+            result.notes.push(format!(
+                "target filled first: {} in {:.1} s",
+                iolab_core::size::format_size(r.result.write.bytes),
+                r.result.measured_ns as f64 / 1e9
+            ));
+        }
+        _ => {}
+    }
+    let timing = if args.as_fast_as_possible {
+        Timing::AsFastAsPossible
+    } else {
+        Timing::Timestamps {
+            scale: args.time_scale,
+            idle_cap_ns: (args.idle_cap_ms > 0.0).then(|| (args.idle_cap_ms * 1e6) as u64),
+        }
+    };
+    let opts = ReplayOptions {
+        timing,
+        align: prepared.logical_block_bytes.max(4096),
+        writes: !args.reads_only,
+        ..ReplayOptions::new(0, prepared.size_bytes)
+    };
+    let replay = Replay::new(Reorder::new(args.input.open()?, DEFAULT_WINDOW), opts)?;
+    let error = Arc::new(Mutex::new(None));
+    let source = TraceSource {
+        replay,
+        start_ns: 0,
+        error: Arc::clone(&error),
+    };
+    let worker = Worker {
+        index: 0,
+        source,
+        data: iolab_core::data::DataGenerator::new(&job, job.seed),
+        queue_depth: qd,
+    };
+    let expected = None;
+    let run = session::with_progress(&job.name, expected, |progress| {
+        run_workers(
+            &prepared,
+            &job,
+            vec![worker],
+            RunControl {
+                stop: Some(&INTERRUPTED),
+                progress: Some(progress),
+            },
+        )
+    })?;
+    let mut j = run.result;
+    if let Some(e) = error.lock().ok().and_then(|mut e| e.take()) {
+        j.complete = false;
+        j.stop_reason = Some(format!(
+            "the trace stopped the replay: {e} (use --skip-bad to go past bad records)"
+        ));
+    }
+    let ios = j.read.ios + j.write.ios;
+    let above = |ns: u64| {
+        let n = j.read.lat_histogram.count_above(ns) + j.write.lat_histogram.count_above(ns);
+        if ios == 0 {
+            0.0
+        } else {
+            100.0 * n as f64 / ios as f64
+        }
+    };
+    result.replay = Some(ReplaySummary {
+        trace: args.input.file.display().to_string(),
+        format: args
+            .input
+            .format
+            .map_or_else(|| "detected".into(), |f| format!("{f:?}")),
+        mode: if args.as_fast_as_possible {
+            "as-fast-as-possible"
+        } else {
+            "timestamps"
+        }
+        .into(),
+        time_scale: args.time_scale,
+        idle_cap_ms: (args.idle_cap_ms > 0.0 && !args.as_fast_as_possible)
+            .then_some(args.idle_cap_ms),
+        queue_depth: qd,
+        recorded_queue_depth: recorded.measured.then_some(recorded.mean_busy),
+        target_state: args.target_state.clone(),
+        planned_ios: planned,
+        skipped_trims_and_flushes: skipped,
+        data_rate_mb_per_s: j.total_mb_per_s(),
+        avg_latency_us: j.metric("lat_mean_us").unwrap_or(0.0),
+        pct_over_10ms: above(10_000_000),
+        pct_over_100ms: above(100_000_000),
+    });
+    result.jobs.push(j);
+    session::settle(&mut result);
+    print!("{}", iolab_report::terminal::run_table(&result));
+    if let Some(r) = &result.replay {
+        println!(
+            "storage bench: {:.2} MB/s, average latency {:.1} µs, {:.2} % of I/Os over 10 ms, {:.3} % over 100 ms ({} of {} planned requests)",
+            r.data_rate_mb_per_s, r.avg_latency_us, r.pct_over_10ms, r.pct_over_100ms, ios, r.planned_ios
+        );
+    }
+    let saved = session::save(&result, args.safety.json.as_deref())?;
+    eprintln!("result saved to {saved}");
+    Ok(session::exit_code(&result))
+}

@@ -1,0 +1,137 @@
+//! Trace replay issues exactly the trace's requests: checked against the JSON counts on a temp
+//! file and against the kernel's counters on a zram device (bio-based, so nothing is merged).
+
+use iolab_testkit::{zram_skip_reason, BlockStat, MachineLock, Zram};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn sample() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/traces/msr_hm_0_first1000.csv")
+}
+
+/// Reads, writes and their bytes as replayed: lengths rounded up to 4 KiB (O_DIRECT).
+fn expected() -> (u64, u64, u64, u64) {
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let (mut r, mut w, mut rb, mut wb) = (0, 0, 0, 0);
+    for line in text.lines().filter(|l| !l.trim().is_empty()) {
+        let f: Vec<&str> = line.split(',').collect();
+        let len: u64 = f[5].parse().unwrap();
+        let bytes = len.div_ceil(4096).max(1) * 4096;
+        if f[3] == "Read" {
+            (r, rb) = (r + 1, rb + bytes);
+        } else {
+            (w, wb) = (w + 1, wb + bytes);
+        }
+    }
+    (r, w, rb, wb)
+}
+
+fn replay(target: &str, extra: &[&str], dir: &Path) -> Value {
+    let trace = sample();
+    let mut args = vec![
+        "trace",
+        "replay",
+        trace.to_str().unwrap(),
+        target,
+        "--as-fast-as-possible",
+        "--json",
+        "r.json",
+        "--no-probe",
+        "--size",
+        "64m",
+    ];
+    args.extend(extra);
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(&args)
+        .current_dir(dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_str(&std::fs::read_to_string(dir.join("r.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn replay_on_a_temp_file_issues_every_request_once() {
+    if !sample().exists() {
+        println!(
+            "skipped: {} not found (shared/ beside the checkout)",
+            sample().display()
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let r = replay("t.bin", &[], dir.path());
+    let (reads, writes, rb, wb) = expected();
+    let j = &r["jobs"][0];
+    assert_eq!(
+        (
+            j["read"]["ios"].as_u64().unwrap(),
+            j["write"]["ios"].as_u64().unwrap()
+        ),
+        (reads, writes)
+    );
+    assert_eq!(
+        (
+            j["read"]["bytes"].as_u64().unwrap(),
+            j["write"]["bytes"].as_u64().unwrap()
+        ),
+        (rb, wb)
+    );
+    let s = &r["replay"];
+    assert_eq!(s["planned_ios"].as_u64().unwrap(), reads + writes);
+    assert!(s["data_rate_mb_per_s"].as_f64().unwrap() > 0.0);
+    assert!(s["pct_over_10ms"].as_f64().unwrap() >= 0.0);
+    // Timestamp-faithful at 100× speed replays the same requests.
+    let r = replay("t.bin", &["--time-scale", "100"], dir.path());
+    let _ = r;
+}
+
+#[test]
+fn replay_on_zram_matches_the_kernel_counters() {
+    if !sample().exists() {
+        println!("skipped: shared trace sample not found");
+        return;
+    }
+    if let Some(why) = zram_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dev = Zram::new(64 << 20).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let (reads, writes, rb, wb) = expected();
+    // Reads only: no write, so no safety check either; the kernel must count exactly the trace.
+    let before = BlockStat::read(&dev.name()).unwrap();
+    replay(dev.path.to_str().unwrap(), &["--reads-only"], dir.path());
+    let d = BlockStat::read(&dev.name()).unwrap().since(&before);
+    assert_eq!(
+        (d.read_ios, d.read_bytes(), d.write_ios),
+        (reads, rb, 0),
+        "reads-only replay"
+    );
+    // Everything: writes exact; reads exact but for the guard's look for signatures in the first
+    // 160 KiB and last 128 KiB before it allows writing (a handful of buffered reads).
+    let before = BlockStat::read(&dev.name()).unwrap();
+    replay(dev.path.to_str().unwrap(), &[], dir.path());
+    let d = BlockStat::read(&dev.name()).unwrap().since(&before);
+    assert_eq!(
+        (d.write_ios, d.write_bytes()),
+        (writes, wb),
+        "kernel write counts"
+    );
+    let guard_reads = d.read_ios - reads;
+    assert!(guard_reads <= 8, "{guard_reads} reads beyond the trace's");
+    // Readahead may widen those reads; they stay well under 1 MiB.
+    assert!(
+        d.read_bytes() >= rb && d.read_bytes() - rb <= 1 << 20,
+        "{} B beyond the trace",
+        d.read_bytes() - rb
+    );
+}
