@@ -8,7 +8,11 @@ use std::time::Instant;
 
 fn main() {
     let mut buf = vec![0u8; 1 << 20];
-    for (label, compress, dedupe) in [("random", 0.0, 0.0), ("50 % compressible", 50.0, 0.0), ("random, 50 % dedupable", 0.0, 50.0)] {
+    for (label, compress, dedupe) in [
+        ("random", 0.0, 0.0),
+        ("50 % compressible", 50.0, 0.0),
+        ("random, 50 % dedupable", 0.0, 50.0),
+    ] {
         for block in [4096usize, 128 << 10, 1 << 20] {
             let mut g = DataGenerator::with(DataKind::Random, compress, dedupe, 1);
             let total: usize = 4 << 30;
@@ -21,7 +25,11 @@ fn main() {
                 done += buf.len();
             }
             let secs = start.elapsed().as_secs_f64();
-            println!("{label:<24} {:>5} KiB blocks: {:>6.2} GB/s per core", block / 1024, total as f64 / secs / 1e9);
+            println!(
+                "{label:<24} {:>5} KiB blocks: {:>6.2} GB/s per core",
+                block / 1024,
+                total as f64 / secs / 1e9
+            );
         }
     }
 }

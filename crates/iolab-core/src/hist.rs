@@ -191,7 +191,11 @@ impl SparseHistogram {
     /// Samples above `ns`: those in buckets that start above it, so a sample within the
     /// bucket holding `ns` (at most 1/128 of it wide) counts as not above.
     pub fn count_above(&self, ns: u64) -> u64 {
-        self.bucket_low_ns_and_count.iter().filter(|(low, _)| *low > ns).map(|(_, c)| c).sum()
+        self.bucket_low_ns_and_count
+            .iter()
+            .filter(|(low, _)| *low > ns)
+            .map(|(_, c)| c)
+            .sum()
     }
 
     /// All samples.

@@ -6,44 +6,6 @@ use iolab_core::job::{parse_bssplit, JobSpec};
 use iolab_core::result::SweepValue;
 use iolab_core::size::ByteSize;
 
-/// Sets every key `top` sets on `base`.
-pub fn overlay(base: &mut JobSpec, top: &JobSpec) {
-    macro_rules! take {
-        ($($f:ident),*) => { $( if top.$f.is_some() { base.$f = top.$f.clone(); } )* };
-    }
-    take!(
-        name,
-        target,
-        access,
-        read_pct,
-        random_pct,
-        block_size,
-        bssplit,
-        queue_depth,
-        threads,
-        offset,
-        size,
-        zones
-    );
-    take!(
-        duration_s,
-        ramp_s,
-        io_limit,
-        ios_limit,
-        direct,
-        data,
-        compress_pct,
-        dedupe_pct
-    );
-    take!(rate_iops, rate_bytes_per_s, seed, continue_on_error);
-    if top.block_size.is_some() {
-        base.bssplit = top.bssplit.clone();
-    }
-    if top.bssplit.is_some() {
-        base.block_size = top.block_size;
-    }
-}
-
 /// Scales durations and sizes by `scale`. Sizes stay multiples of 4 KiB and never shrink below
 /// what the job needs to stay valid: one largest block (per thread, with zones) for the span,
 /// one largest block for a byte limit.
@@ -86,7 +48,7 @@ pub struct PlannedJob {
 /// The jobs of `step`, in sweep order, scaled.
 pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJob> {
     let mut base = suite.job.clone();
-    overlay(&mut base, &step.job);
+    base.overlay(&step.job);
     let mut points: Vec<Vec<SweepValue>> = vec![Vec::new()];
     for sw in &step.sweep {
         let values = sw.numbers().expect("validated");

@@ -143,8 +143,10 @@ mod tests {
 
     /// A job result of `step` at sweep point `qd` with the given MB/s and IOPS.
     fn job(step: &str, qd: u32, read_mb: f64, write_mb: f64, iops: f64) -> JobResult {
-        let mut spec = JobSpec::default();
-        spec.queue_depth = Some(qd);
+        let spec = JobSpec {
+            queue_depth: Some(qd),
+            ..JobSpec::default()
+        };
         JobResult {
             name: format!("{step} QD{qd}"),
             job: spec.validate().unwrap(),

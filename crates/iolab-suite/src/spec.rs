@@ -334,7 +334,7 @@ impl SuiteSpec {
                 continue;
             }
             let mut job = self.job.clone();
-            crate::plan::overlay(&mut job, &step.job);
+            job.overlay(&step.job);
             job.validate()
                 .map_err(|e| fail(place(&format!("job.{}", e.key)), e.message))?;
             for sw in &step.sweep {

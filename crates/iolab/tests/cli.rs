@@ -458,6 +458,23 @@ fn write_mbr(dev: &Path) {
     f.sync_all().unwrap();
 }
 
+/// Ten random 4K writes to `dev`, offering `destroy` to --destroy-data.
+fn small_write(dev: &Path, destroy: Option<&Path>, dir: &Path) -> Output {
+    let flag = destroy.map(|d| format!("--destroy-data={}", d.display()));
+    let mut args = vec![
+        "run",
+        "--access",
+        "randwrite",
+        "--ios-limit",
+        "10",
+        "--json",
+        "-",
+    ];
+    args.extend(flag.as_deref());
+    args.push(dev.to_str().unwrap());
+    iolab(&args, dir)
+}
+
 fn refused_unchanged(dev: &Path, expect: &str) {
     let dir = tempfile::tempdir().unwrap();
     let before = checksum(dev).unwrap();
@@ -503,36 +520,10 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     iolab_testkit::run("mkfs.ext4", &["-q", "-F", ext4.path.to_str().unwrap()]).unwrap();
     refused_unchanged(&ext4.path, "ext2/3/4");
     let dir = tempfile::tempdir().unwrap();
-    let other = format!("--destroy-data={}", parted.path.display());
-    let out = iolab(
-        &[
-            "run",
-            "--access",
-            "randwrite",
-            "--ios-limit",
-            "10",
-            &other,
-            ext4.path.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let this = format!("--destroy-data={}", ext4.path.display());
-    let out = iolab(
-        &[
-            "run",
-            "--access",
-            "randwrite",
-            "--ios-limit",
-            "10",
-            "--json",
-            "d.json",
-            &this,
-            ext4.path.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let refused = small_write(&ext4.path, Some(&parted.path), dir.path());
+    assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
+    let allowed = small_write(&ext4.path, Some(&ext4.path), dir.path());
+    assert_eq!(allowed.status.code(), Some(0), "{}", text(&allowed));
     // Mounted: refused even with --destroy-data.
     // No lazy initialisation: a background inode-table writer would change the checksum.
     let mounted_dev = LoopDevice::new(32 << 20).unwrap();
@@ -551,19 +542,7 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     let mount = Mount::existing(&mounted_dev.path, "ext4", &[]).unwrap();
     iolab_testkit::run("sync", &[]).unwrap();
     refused_unchanged(&mounted_dev.path, "mounted");
-    let this = format!("--destroy-data={}", mounted_dev.path.display());
-    let out = iolab(
-        &[
-            "run",
-            "--access",
-            "randwrite",
-            "--ios-limit",
-            "10",
-            &this,
-            mounted_dev.path.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
+    let out = small_write(&mounted_dev.path, Some(&mounted_dev.path), dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("Unmount"));
     drop(mount);

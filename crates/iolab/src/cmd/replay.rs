@@ -201,7 +201,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     } else {
         Timing::Timestamps {
             scale: args.time_scale,
-            idle_cap_ns: (args.idle_cap_ms > 0.0).then(|| (args.idle_cap_ms * 1e6) as u64),
+            idle_cap_ns: (args.idle_cap_ms > 0.0).then_some((args.idle_cap_ms * 1e6) as u64),
         }
     };
     let opts = ReplayOptions {

@@ -83,48 +83,39 @@ pub struct JobFlags {
 }
 
 impl JobFlags {
+    /// The job keys the flags set.
+    pub fn to_spec(&self) -> JobSpec {
+        let on = |flag: bool| flag.then_some(true);
+        JobSpec {
+            access: self.access,
+            read_pct: self.read_pct,
+            random_pct: self.random_pct,
+            block_size: self.block_size,
+            bssplit: self.bssplit.clone(),
+            queue_depth: self.queue_depth,
+            threads: self.threads,
+            offset: self.offset,
+            size: self.size,
+            zones: on(self.zones),
+            duration_s: self.duration_s,
+            ramp_s: self.ramp_s,
+            io_limit: self.io_limit,
+            ios_limit: self.ios_limit,
+            direct: self.buffered.then_some(false),
+            data: self.data,
+            compress_pct: self.compress_pct,
+            dedupe_pct: self.dedupe_pct,
+            rate_iops: self.rate_iops,
+            rate_bytes_per_s: self.rate_bytes_per_s,
+            seed: self.seed,
+            continue_on_error: on(self.continue_on_error),
+            ..JobSpec::default()
+        }
+    }
+
     /// Sets every key the flags name on `spec`.
     pub fn apply(&self, spec: &mut JobSpec) {
-        macro_rules! set {
-            ($($field:ident),*) => { $( if self.$field.is_some() { spec.$field = self.$field.clone(); } )* };
-        }
-        set!(
-            access,
-            read_pct,
-            block_size,
-            bssplit,
-            queue_depth,
-            threads,
-            offset,
-            size,
-            duration_s,
-            ramp_s
-        );
-        set!(
-            io_limit,
-            ios_limit,
-            data,
-            compress_pct,
-            dedupe_pct,
-            rate_iops,
-            rate_bytes_per_s,
-            seed
-        );
-        if self.block_size.is_some() {
-            spec.bssplit = None;
-        }
-        if self.bssplit.is_some() {
-            spec.block_size = None;
-        }
-        if self.zones {
-            spec.zones = Some(true);
-        }
-        if self.buffered {
-            spec.direct = Some(false);
-        }
-        if self.continue_on_error {
-            spec.continue_on_error = Some(true);
-        }
+        spec.overlay(&self.to_spec());
     }
 }
 

@@ -182,7 +182,7 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Analyze(a) => run_analyze(a),
         TraceCommand::Synth(a) => run_synth(a),
         TraceCommand::Convert(a) => run_convert(a),
-        TraceCommand::Replay(a) => return super::replay::run(*a),
+        TraceCommand::Replay(a) => super::replay::run(*a),
         TraceCommand::Detect(a) => {
             let r = a.open()?;
             println!("{}", r.format());
