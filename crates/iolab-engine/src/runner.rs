@@ -2,7 +2,9 @@
 //! and ring, all on one wall-clock time base, merged into one [`JobResult`].
 
 use crate::clock::{Clock, WallClock};
-use crate::driver::{drive, plan_workers, DriveOptions, DriveOutcome, Progress, RequestSource, Worker};
+use crate::driver::{
+    drive, plan_workers, DriveOptions, DriveOutcome, Progress, RequestSource, Worker,
+};
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
 use iolab_core::job::{Direction, Job};
