@@ -1,0 +1,528 @@
+//! Turning a drive and a platform port from the catalog into a [`World`].
+
+use crate::catalog::{
+    negotiate, parse_std_link, Catalog, DriveKind, DriveSpec, LinkKind, LinkSpec, PlatformSpec,
+    PortSpec,
+};
+use crate::model::{
+    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, Res, ResId, ResKind, SsdParams, Tier, Vol,
+    World,
+};
+use crate::SimError;
+use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
+use std::collections::BTreeMap;
+
+/// A hop on a path: down and up pipes (the same resource when half-duplex).
+#[derive(Clone, Debug)]
+struct Hop {
+    down: Pipe,
+    up: Pipe,
+    name: String,
+}
+
+struct Builder<'a> {
+    cat: &'a Catalog,
+    plat: &'a PlatformSpec,
+    plat_file: &'a str,
+    res: Vec<Res>,
+    leaves: Vec<Leaf>,
+    shared: BTreeMap<String, Hop>,
+    seed: u64,
+}
+
+fn link_kind(spec: &LinkSpec) -> LinkKind {
+    match (&spec.link, spec.bytes_per_s) {
+        (Some(s), _) => LinkKind::Std(parse_std_link(s).expect("validated")),
+        (None, Some(r)) => LinkKind::Raw {
+            bytes_per_s: r,
+            half_duplex: spec.half_duplex,
+        },
+        _ => unreachable!("validated"),
+    }
+}
+
+impl Builder<'_> {
+    fn new_res(&mut self, kind: ResKind, group: String) -> ResId {
+        self.res.push(Res {
+            busy_until: 0,
+            busy_ns: 0,
+            kind,
+            group,
+        });
+        (self.res.len() - 1) as ResId
+    }
+
+    /// A fresh hop for a link; SATA and half-duplex custom pipes use one resource both ways.
+    fn hop(&mut self, kind: LinkKind, mps: u32, latency_ns: u64, name: String) -> Hop {
+        let half = match kind {
+            LinkKind::Std(Link::Sata { .. }) => true,
+            LinkKind::Std(_) => false,
+            LinkKind::Raw { half_duplex, .. } => half_duplex,
+        };
+        let label = match kind {
+            LinkKind::Std(l) => format!("{name} ({l})"),
+            LinkKind::Raw { bytes_per_s, .. } => {
+                format!("{name} ({:.0} MB/s)", bytes_per_s / 1e6)
+            }
+        };
+        let d = self.new_res(ResKind::Link, label.clone());
+        let u = if half {
+            d
+        } else {
+            self.new_res(ResKind::Link, label.clone())
+        };
+        // Hop latency is paid once per direction, half each way.
+        Hop {
+            down: Pipe::new(d, kind, mps, latency_ns / 2),
+            up: Pipe::new(u, kind, mps, latency_ns - latency_ns / 2),
+            name: label,
+        }
+    }
+
+    /// A hop named in a port path: a shared platform link (created once) or a private
+    /// standard link.
+    fn path_hop(&mut self, name: &str, local: &BTreeMap<String, LinkSpec>, scope: &str) -> Hop {
+        if let Some(spec) = local.get(name) {
+            let key = format!("{scope}/{name}");
+            if let Some(h) = self.shared.get(&key) {
+                return h.clone();
+            }
+            let h = self.hop(
+                link_kind(spec),
+                spec.max_payload_bytes.unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES),
+                spec.latency_ns,
+                name.to_string(),
+            );
+            self.shared.insert(key, h.clone());
+            return h;
+        }
+        let l = parse_std_link(name).expect("validated");
+        self.hop(
+            LinkKind::Std(l),
+            DEFAULT_MAX_PAYLOAD_BYTES,
+            0,
+            name.to_string(),
+        )
+    }
+
+    fn port_hops(&mut self, port: &PortSpec) -> Vec<Hop> {
+        let links = self.plat.links.clone();
+        port.path
+            .iter()
+            .map(|h| self.path_hop(h, &links, "platform"))
+            .collect()
+    }
+
+    fn drive(&self, name: &str) -> Result<&DriveSpec, SimError> {
+        self.cat
+            .drives
+            .get(name)
+            .map(|(_, d)| d)
+            .ok_or_else(|| SimError::UnknownDrive {
+                name: name.to_string(),
+                known: self
+                    .cat
+                    .drives
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", "),
+            })
+    }
+
+    /// Builds `drive` behind `edge` (its negotiated device link) and `above` (hops to the CPU).
+    #[allow(clippy::too_many_arguments)]
+    fn build_drive(
+        &mut self,
+        drive: &DriveSpec,
+        slot: Link,
+        above: &[Hop],
+        cmd_stages: &[(ResId, u64)],
+        lat_ns: u64,
+        label: &str,
+        describe: &[String],
+    ) -> Result<Vol, SimError> {
+        let file = self
+            .cat
+            .drives
+            .get(&drive.name)
+            .map_or("", |(f, _)| f.as_str());
+        let own = parse_std_link(&drive.interface.link)
+            .or_else(|| {
+                drive
+                    .links
+                    .get(&drive.interface.link)
+                    .and_then(|l| l.link.as_deref().and_then(parse_std_link))
+            })
+            .ok_or_else(|| SimError::Catalog {
+                file: file.to_string(),
+                key: "interface.link".into(),
+                message: format!("'{}' is not a standard link", drive.interface.link),
+            })?;
+        let edge = negotiate(own, slot).ok_or_else(|| SimError::Incompatible {
+            drive: drive.name.clone(),
+            message: format!("its {own} interface cannot attach to a {slot} port"),
+        })?;
+        match drive.kind {
+            DriveKind::Ssd | DriveKind::Hdd => {
+                let mps = drive
+                    .interface
+                    .max_payload_bytes
+                    .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
+                let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} link"));
+                let sata_cmd = match edge {
+                    // Per NCQ command: Register H2D, DMA Setup and Set Device Bits FISes, each
+                    // with its handshake gap (simulators-and-interfaces.md §3.1), on the
+                    // half-duplex link.
+                    Link::Sata { gen } => {
+                        Some((edge_hop.down.res, (3.0 * gen.fis_gap_ns()) as u64))
+                    }
+                    _ => None,
+                };
+                let mut down = vec![];
+                let mut up = vec![edge_hop.up.clone()];
+                for h in above {
+                    up.push(h.up.clone());
+                }
+                for h in above.iter().rev() {
+                    down.push(h.down.clone());
+                }
+                down.push(edge_hop.down.clone());
+                let mut desc = vec![
+                    format!("{} [{}]", drive.title, drive.name),
+                    edge_hop.name.clone(),
+                ];
+                desc.extend(describe.iter().cloned());
+                let dev = if drive.kind == DriveKind::Ssd {
+                    crate::model::Dev::Ssd(Box::new(build_ssd(
+                        &mut self.res,
+                        ssd_params(drive),
+                        label,
+                    )))
+                } else {
+                    let h = drive.hdd.as_ref().expect("validated");
+                    self.seed = self.seed.wrapping_add(0x9E37_79B9);
+                    crate::model::Dev::Hdd(Box::new(build_hdd(
+                        &mut self.res,
+                        HddParams {
+                            name: drive.name.clone(),
+                            size: h.capacity_bytes,
+                            rpm: h.rpm,
+                            seek_track_ns: h.seek_track_ns,
+                            seek_full_ns: h.seek_full_ns,
+                            outer_bps: h.outer_bytes_per_s,
+                            inner_bps: h.inner_bytes_per_s,
+                            command_ns: h.command_ns,
+                            seed: self.seed,
+                            power: power_of(drive),
+                        },
+                        label,
+                    )))
+                };
+                self.leaves.push(Leaf {
+                    down,
+                    up,
+                    lat_down_ns: lat_ns / 2,
+                    lat_up_ns: lat_ns - lat_ns / 2,
+                    cmd_stages: cmd_stages.to_vec(),
+                    sata_cmd,
+                    dev,
+                    describe: desc,
+                });
+                Ok(Vol::Leaf((self.leaves.len() - 1) as u32))
+            }
+            DriveKind::Card => {
+                let c = drive.card.as_ref().expect("validated");
+                let member = self.drive(&c.member)?.clone();
+                let edge_hop = self.hop(
+                    LinkKind::Std(edge),
+                    DEFAULT_MAX_PAYLOAD_BYTES,
+                    0,
+                    format!("{label} edge"),
+                );
+                let scope = format!("{label}:{}", drive.name);
+                let mut inner: Vec<Hop> = c
+                    .path
+                    .iter()
+                    .map(|h| self.path_hop(h, &drive.links, &scope))
+                    .collect();
+                inner.push(edge_hop);
+                inner.extend(above.iter().cloned());
+                let chip = self.new_res(ResKind::Hba, format!("{label} {}", c.chip));
+                let mut stages = vec![(chip, c.chip_command_ns)];
+                stages.extend_from_slice(cmd_stages);
+                let member_link = parse_std_link(&c.member_link).expect("validated");
+                let mut desc = vec![format!(
+                    "{} [{}], {} × {} ({})",
+                    drive.title,
+                    drive.name,
+                    c.used.unwrap_or(c.count),
+                    member.name,
+                    c.raid
+                )];
+                desc.extend(inner.iter().map(|h| h.name.clone()));
+                let used = c.used.unwrap_or(c.count);
+                let mut members = Vec::new();
+                for i in 0..used {
+                    members.push(self.build_drive(
+                        &member,
+                        member_link,
+                        &inner,
+                        &stages,
+                        lat_ns + c.chip_latency_ns,
+                        &format!("{label} member {i}"),
+                        &desc,
+                    )?);
+                }
+                let member_bytes = members
+                    .iter()
+                    .map(|m| match m {
+                        Vol::Leaf(i) => self.leaves[*i as usize].dev.size(),
+                        _ => 0,
+                    })
+                    .min()
+                    .unwrap_or(0);
+                let stripe = if c.raid == "raid0" {
+                    c.stripe_bytes
+                } else {
+                    None
+                };
+                let member_bytes = match stripe {
+                    Some(s) => member_bytes / s * s,
+                    None => member_bytes,
+                };
+                Ok(Vol::Raid {
+                    stripe,
+                    member_bytes,
+                    members,
+                })
+            }
+            DriveKind::Tiered => {
+                let t = drive.tiered.as_ref().expect("validated");
+                let fast = self.drive(&t.fast)?.clone();
+                let slow = self.drive(&t.slow)?.clone();
+                let fv = self.build_drive(
+                    &fast,
+                    slot,
+                    above,
+                    cmd_stages,
+                    lat_ns,
+                    &format!("{label} fast"),
+                    describe,
+                )?;
+                let sv = self.build_drive(
+                    &slow,
+                    slot,
+                    above,
+                    cmd_stages,
+                    lat_ns,
+                    &format!("{label} slow"),
+                    describe,
+                )?;
+                let size_of = |v: &Vol, b: &Builder| match v {
+                    Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
+                    _ => 0,
+                };
+                let fast_bytes = t.fast_bytes.min(size_of(&fv, self));
+                let slow_bytes = size_of(&sv, self);
+                Ok(Vol::Tier(Box::new(Tier::new(
+                    fv,
+                    sv,
+                    t.mode == "tier",
+                    t.extent_bytes,
+                    t.promote_after,
+                    fast_bytes,
+                    slow_bytes,
+                ))))
+            }
+        }
+    }
+
+    fn port_stages(&mut self, port: &PortSpec) -> (Vec<(ResId, u64)>, u64) {
+        match &port.hba {
+            Some(h) => {
+                let hba = &self.plat.hbas[h];
+                let (cmd, lat, part) = (hba.command_ns, hba.latency_ns, hba.part.clone());
+                let r = self.new_res(ResKind::Hba, format!("{h} {part}"));
+                (vec![(r, cmd)], lat + port.latency_ns)
+            }
+            None => (vec![], port.latency_ns),
+        }
+    }
+}
+
+fn power_of(d: &DriveSpec) -> Power {
+    let p = d.power.clone().unwrap_or_default();
+    Power {
+        idle_w: p.idle_w,
+        controller_w: p.controller_w,
+        die_read_w: p.die_read_w,
+        die_program_w: p.die_program_w,
+        die_erase_w: p.die_erase_w,
+        channel_w: p.channel_w,
+        seek_w: p.seek_w,
+    }
+}
+
+fn ssd_params(d: &DriveSpec) -> SsdParams {
+    let c = d.controller.as_ref().expect("validated");
+    let n = d.nand.as_ref().expect("validated");
+    let f = d.ftl.as_ref().expect("validated");
+    let b = d.buffer.as_ref().expect("validated");
+    SsdParams {
+        name: d.name.clone(),
+        size: d.capacity.as_ref().expect("validated").usable_bytes,
+        cores: c.cores.unwrap_or(1),
+        command_ns: c.command_ns,
+        write_command_ns: c.write_command_ns.unwrap_or(c.command_ns),
+        latency_ns: c.latency_ns,
+        read_bps: c.read_bytes_per_s,
+        write_bps: c.write_bytes_per_s,
+        channels: n.channels,
+        dies: n.dies,
+        planes: n.planes,
+        page_bytes: n.page_bytes,
+        pages_per_block: n.pages_per_block,
+        blocks_per_plane: n.blocks_per_plane,
+        read_ns: n.read_ns,
+        program_ns: n.program_ns,
+        erase_ns: n.erase_ns,
+        chan_bps: n.bus_mt_per_s * 1e6 * n.bus_bytes.unwrap_or(1) as f64,
+        buffer_bytes: b.bytes,
+        gc_free_blocks: f.gc_free_blocks.unwrap_or(2),
+        compress: f.compression.as_deref() == Some("sandforce"),
+        min_stored: f.min_stored_fraction.unwrap_or(0.1),
+        trim: f.trim.unwrap_or(true),
+        power: power_of(d),
+    }
+}
+
+/// What a built model is, for descriptions.
+pub struct Built {
+    /// The world.
+    pub world: World,
+    /// Driver used.
+    pub driver: String,
+    /// Port used.
+    pub port: String,
+}
+
+/// Builds `drive` on `platform`'s `port` (or its default port).
+pub fn build(
+    cat: &Catalog,
+    drive: &str,
+    platform: &str,
+    port: Option<&str>,
+    seed: u64,
+) -> Result<Built, SimError> {
+    let (plat_file, plat) =
+        cat.platforms
+            .get(platform)
+            .ok_or_else(|| SimError::UnknownPlatform {
+                name: platform.to_string(),
+                known: cat.platforms.keys().cloned().collect::<Vec<_>>().join(", "),
+            })?;
+    let port_name = match port {
+        Some(p) => p.to_string(),
+        None => plat
+            .ports
+            .iter()
+            .find(|(_, p)| p.default)
+            .map(|(n, _)| n.clone())
+            .ok_or_else(|| SimError::UnknownPort {
+                platform: platform.to_string(),
+                name: "(default)".into(),
+                known: plat.ports.keys().cloned().collect::<Vec<_>>().join(", "),
+            })?,
+    };
+    let port_spec = plat
+        .ports
+        .get(&port_name)
+        .ok_or_else(|| SimError::UnknownPort {
+            platform: platform.to_string(),
+            name: port_name.clone(),
+            known: plat.ports.keys().cloned().collect::<Vec<_>>().join(", "),
+        })?;
+    let mut b = Builder {
+        cat,
+        plat,
+        plat_file,
+        res: Vec::new(),
+        leaves: Vec::new(),
+        shared: BTreeMap::new(),
+        seed,
+    };
+    let dspec = b.drive(drive)?.clone();
+    let driver = port_spec
+        .driver
+        .clone()
+        .unwrap_or_else(|| dspec.interface.protocol.clone());
+    let dr = plat.drivers.get(&driver).ok_or_else(|| SimError::Catalog {
+        file: b.plat_file.to_string(),
+        key: format!("drivers.{driver}"),
+        message: format!(
+            "unknown driver '{driver}' (drive '{}' speaks {}); known: {}",
+            dspec.name,
+            dspec.interface.protocol,
+            plat.drivers.keys().cloned().collect::<Vec<_>>().join(", ")
+        ),
+    })?;
+    let vol = match &port_spec.raid {
+        Some(r) => {
+            let mut members = Vec::new();
+            for m in &r.members {
+                let mp = plat.ports[m].clone();
+                let above = b.port_hops(&mp);
+                let (stages, lat) = b.port_stages(&mp);
+                let slot =
+                    parse_std_link(mp.slot.as_deref().expect("validated")).expect("validated");
+                let desc: Vec<String> = above.iter().map(|h| h.name.clone()).collect();
+                members.push(b.build_drive(
+                    &dspec,
+                    slot,
+                    &above,
+                    &stages,
+                    lat + port_spec.latency_ns,
+                    m,
+                    &desc,
+                )?);
+            }
+            let size = members
+                .iter()
+                .map(|v| match v {
+                    Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
+                    _ => 0,
+                })
+                .min()
+                .unwrap_or(0);
+            let stripe = if r.level == "raid0" {
+                r.stripe_bytes
+            } else {
+                None
+            };
+            Vol::Raid {
+                stripe,
+                member_bytes: stripe.map_or(size, |s| size / s * s),
+                members,
+            }
+        }
+        None => {
+            let above = b.port_hops(port_spec);
+            let (stages, lat) = b.port_stages(port_spec);
+            let slot =
+                parse_std_link(port_spec.slot.as_deref().expect("validated")).expect("validated");
+            let desc: Vec<String> = above.iter().map(|h| h.name.clone()).collect();
+            b.build_drive(&dspec, slot, &above, &stages, lat, &port_name, &desc)?
+        }
+    };
+    let qd = dr
+        .queue_depth
+        .or(dspec.controller.as_ref().and_then(|c| c.queue_depth))
+        .unwrap_or(1024);
+    let world = World::new(b.res, b.leaves, vol, dr.latency_ns, qd);
+    Ok(Built {
+        world,
+        driver,
+        port: port_name,
+    })
+}

@@ -1,0 +1,548 @@
+//! Calibration against the published figures of testbeds.md: for each figure, the same test
+//! the review ran, on the modelled testbed, with durations scaled down (virtual time is cheap,
+//! but steady figures come within a fraction of a second).
+//!
+//! Qualitative findings are expressed as ratios between two modelled runs (e.g. "240 GB is
+//! 70–90 % faster" → published ratio 1.8) so that they sit in the same table.
+
+use crate::{open, SimSetup};
+use iolab_core::job::{Job, JobSpec};
+use iolab_core::result::JobResult;
+
+/// One published figure and what the model gives for the same test. A figure starting with
+/// `>=` or `<=` is a bound (the review says "over", "about half or less"); the others are
+/// judged by `error_pct` (±15 %).
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct CalibrationRow {
+    /// Review (testbeds.md section).
+    pub review: String,
+    /// Figure: test and path.
+    pub figure: String,
+    /// Published value.
+    pub published: f64,
+    /// Modelled value.
+    pub modelled: f64,
+    /// (modelled − published) / published × 100.
+    pub error_pct: f64,
+}
+
+/// A job from a few keys; `span` bytes, `seconds` of measurement.
+pub(crate) fn job(
+    name: &str,
+    access: &str,
+    bs: &str,
+    qd: u32,
+    threads: u32,
+    span: u64,
+    seconds: f64,
+) -> Job {
+    job_with(name, access, bs, qd, threads, span, seconds, "")
+}
+
+#[allow(clippy::too_many_arguments)]
+fn job_with(
+    name: &str,
+    access: &str,
+    bs: &str,
+    qd: u32,
+    threads: u32,
+    span: u64,
+    seconds: f64,
+    extra: &str,
+) -> Job {
+    let text = format!(
+        "name = \"{name}\"\naccess = \"{access}\"\nblock_size = \"{bs}\"\nqueue_depth = {qd}\nthreads = {threads}\nsize = {span}\nduration_s = {seconds}\n{extra}"
+    );
+    toml::from_str::<JobSpec>(&text)
+        .expect("calibration job parses")
+        .validate()
+        .expect("calibration job is valid")
+}
+
+/// State a test starts from.
+#[derive(Clone, Copy)]
+enum Prep {
+    /// Secure-erased.
+    Empty,
+    /// The test span written sequentially first (what a review's read test reads).
+    Written,
+}
+
+/// What one run measured.
+#[derive(Clone, Copy, Debug, Default)]
+struct Fig {
+    mb_s: f64,
+    iops: f64,
+    lat_us: f64,
+    watts: f64,
+}
+
+fn fig(r: &JobResult, watts: f64) -> Fig {
+    let ios = r.read.ios + r.write.ios;
+    Fig {
+        mb_s: r.read.bw_mb_per_s + r.write.bw_mb_per_s,
+        iops: r.read.iops + r.write.iops,
+        lat_us: if ios == 0 {
+            0.0
+        } else {
+            (r.read.lat_ns.mean * r.read.ios as f64 + r.write.lat_ns.mean * r.write.ios as f64)
+                / ios as f64
+                / 1e3
+        },
+        watts,
+    }
+}
+
+fn prepare(sim: &mut SimSetup, prep: Prep, span: u64) {
+    match prep {
+        Prep::Empty => {}
+        Prep::Written => {
+            let fill = job("fill", "write", "1m", 32, 1, span, 1e6);
+            let mut fill = fill;
+            fill.duration_s = None; // one pass over the span
+            sim.run_job(&fill, None).expect("fill runs");
+            sim.idle(1.0);
+        }
+    }
+}
+
+/// Runs `job` on a fresh model of `spec` prepared as asked.
+fn run(spec: &str, prep: Prep, job: &Job) -> Fig {
+    let mut sim = open(spec, None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    prepare(&mut sim, prep, job.span());
+    let r = sim.run_job(job, None).expect("job runs");
+    let w = sim.tests().last().map_or(0.0, |t| t.avg_power_w);
+    fig(&r.result, w)
+}
+
+struct Table(Vec<CalibrationRow>);
+
+impl Table {
+    fn row(&mut self, review: &str, figure: &str, published: f64, modelled: f64) {
+        self.0.push(CalibrationRow {
+            review: review.into(),
+            figure: figure.into(),
+            published,
+            modelled,
+            error_pct: (modelled - published) / published * 100.0,
+        });
+    }
+}
+
+const GB: u64 = 1_000_000_000;
+
+/// AnandTech 2010 Iometer tests: 2 MB sequential read (QD1), 4 KB random read and write at
+/// QD3 over an 8 GB span (the site's standard random tests of the time).
+fn review_a(t: &mut Table) {
+    let seq = |spec: &str| {
+        run(
+            spec,
+            Prep::Written,
+            &job("2MB seq read", "read", "2m", 1, 1, 8 * GB, 0.3),
+        )
+        .mb_s
+    };
+    let rr = |spec: &str| {
+        run(
+            spec,
+            Prep::Written,
+            &job("4K rand read QD3", "randread", "4k", 3, 1, 8 * GB, 0.2),
+        )
+        .mb_s
+    };
+    let rw = |spec: &str| {
+        run(
+            spec,
+            Prep::Empty,
+            &job("4K rand write QD3", "randwrite", "4k", 3, 1, 8 * GB, 0.2),
+        )
+        .mb_s
+    };
+    let a = "A (2010) C300";
+    t.row(
+        a,
+        "2MB seq read, X58 + Marvell on PCIe 2.0 (> 340)",
+        340.0,
+        seq("sim:c300-256@x58/ioh-marvell"),
+    );
+    t.row(
+        a,
+        "2MB seq read, 890GX native 6 Gbps",
+        319.0,
+        seq("sim:c300-256@890gx/sb850"),
+    );
+    t.row(
+        a,
+        "2MB seq read, P55 + Marvell on PCIe 1.0 x1",
+        163.8,
+        seq("sim:c300-256@p55/pch-marvell"),
+    );
+    t.row(
+        a,
+        "2MB seq read, X58 native 3 Gbps",
+        265.0,
+        seq("sim:c300-256@x58/ich10"),
+    );
+    t.row(
+        a,
+        "4K rand read QD3, X58 native 3 Gbps",
+        80.0,
+        rr("sim:c300-256@x58/ich10"),
+    );
+    t.row(
+        a,
+        "4K rand read QD3, 890GX native",
+        64.3,
+        rr("sim:c300-256@890gx/sb850"),
+    );
+    t.row(
+        a,
+        "4K rand read QD3, X58 + Marvell in ICH PCIe 1.0 slot",
+        65.0,
+        rr("sim:c300-256@x58/ich-marvell"),
+    );
+    t.row(
+        a,
+        "4K rand read QD3, P55 + Marvell in PCH PCIe 1.0 slot",
+        65.0,
+        rr("sim:c300-256@p55/pch-marvell"),
+    );
+    let amd = rw("sim:c300-256@890gx/sb850");
+    t.row(a, "4K rand write QD3, 890GX native", 180.0, amd);
+    t.row(
+        a,
+        "4K rand write QD3, X58 native (890GX is 31 % faster)",
+        180.0 / 1.31,
+        rw("sim:c300-256@x58/ich10"),
+    );
+    let g1 = rw("sim:c300-256@p55/pch-marvell");
+    let g2 = rw("sim:c300-256@p55/cpu-marvell");
+    t.row(
+        a,
+        "4K rand write QD3, Marvell PCIe 1.0 / PCIe 2.0 (about half)",
+        0.5,
+        g1 / g2,
+    );
+
+    let v = "A (2010) Vertex LE";
+    for (port, name, pub_) in [
+        (
+            "890gx/sb850-olddrv",
+            "890GX old driver",
+            [248.0, 217.5, 38.4, 130.1],
+        ),
+        (
+            "890gx/sb850",
+            "890GX new AHCI driver",
+            [253.5, 223.8, 51.2, 152.1],
+        ),
+        ("h55/sata", "H55", [264.9, 247.7, 48.6, 180.0]),
+    ] {
+        let spec = format!("sim:vertex-le-100@{port}");
+        t.row(v, &format!("2MB seq read, {name}"), pub_[0], seq(&spec));
+        let w = run(
+            &spec,
+            Prep::Empty,
+            &job("2MB seq write", "write", "2m", 1, 1, 8 * GB, 0.3),
+        )
+        .mb_s;
+        t.row(v, &format!("2MB seq write, {name}"), pub_[1], w);
+        t.row(v, &format!("4K rand read QD3, {name}"), pub_[2], rr(&spec));
+        t.row(v, &format!("4K rand write QD3, {name}"), pub_[3], rw(&spec));
+    }
+}
+
+/// CrystalDiskMark 3.0.1 on H67 (1000 MB span): Seq = 1 MB QD1, 4K QD1, 4K QD32; random or
+/// all-zero data.
+fn review_b(t: &mut Table) {
+    let span = GB;
+    let cdm = |drive: &str, access: &str, bs: &str, qd: u32, zeros: bool| {
+        let extra = if zeros { "data = \"zeros\"\n" } else { "" };
+        let j = job_with("cdm", access, bs, qd, 1, span, 0.3, extra);
+        let prep = if access.contains("read") || access == "read" {
+            Prep::Written
+        } else {
+            Prep::Empty
+        };
+        run(&format!("sim:{drive}@h67/sata"), prep, &j).mb_s
+    };
+    for fam in ["force3", "forcegt"] {
+        let b = format!("B (2011) {fam}");
+        let ratio = |access: &str, bs: &str, qd: u32, zeros: bool| {
+            cdm(&format!("{fam}-240"), access, bs, qd, zeros)
+                / cdm(&format!("{fam}-120"), access, bs, qd, zeros)
+        };
+        t.row(
+            &b,
+            "240/120 seq write, incompressible (70-90 % faster)",
+            1.8,
+            ratio("write", "1m", 1, false),
+        );
+        t.row(
+            &b,
+            "<= 240/120 seq write, compressible (gap hidden)",
+            1.15,
+            ratio("write", "1m", 1, true),
+        );
+        // 55–85 %: "more for the faster Force GT".
+        let hi = if fam == "force3" { 1.6 } else { 1.75 };
+        t.row(
+            &b,
+            "240/120 4K rand read QD32 (55-85 % faster)",
+            hi,
+            ratio("randread", "4k", 32, false),
+        );
+        t.row(
+            &b,
+            "240/120 4K rand write QD32 (55-85 % faster)",
+            hi,
+            ratio("randwrite", "4k", 32, false),
+        );
+        t.row(
+            &b,
+            "240/120 4K rand read QD1 (no advantage)",
+            1.0,
+            ratio("randread", "4k", 1, false),
+        );
+        t.row(
+            &b,
+            "240/120 4K rand write QD1 (no advantage)",
+            1.0,
+            ratio("randwrite", "4k", 1, false),
+        );
+    }
+}
+
+/// PCPer 2018: 4K random read QD1 latency; RAID-0 sequential read against the DMI.
+fn review_c(t: &mut Table) {
+    let c = "C (2018) NVMe";
+    let lat = |port: &str| {
+        run(
+            &format!("sim:nvme2018-500@{port}"),
+            Prep::Written,
+            &job("4K QD1", "randread", "4k", 1, 1, 8 * GB, 0.2),
+        )
+        .lat_us
+    };
+    let z = lat("z270/cpu");
+    t.row(c, "Z270 4K rand read QD1 latency, CPU lanes (us)", 60.0, z);
+    t.row(
+        c,
+        "Z270 4K rand read QD1 latency, PCH (us)",
+        60.0,
+        lat("z270/pch-m2a"),
+    );
+    t.row(
+        c,
+        "Z270 4K rand read QD1 latency, RST RAID-0 (us)",
+        60.0,
+        lat("z270/raid0"),
+    );
+    let x = lat("x470/cpu-m2a");
+    t.row(c, "X470 adds about 10 us (inbox driver) (us)", 10.0, x - z);
+    t.row(
+        c,
+        "RAIDXpert adds about 20 us more (us)",
+        20.0,
+        lat("x470/cpu-m2a-raidxpert") - x,
+    );
+    let seq = |port: &str| {
+        run(
+            &format!("sim:nvme2018-500@{port}"),
+            Prep::Written,
+            &job("seq read", "read", "128k", 32, 1, 8 * GB, 0.2),
+        )
+        .mb_s
+    };
+    let dmi3 = iolab_link::Link::dmi(iolab_link::DmiGen::Dmi3)
+        .effective(256)
+        .mb_per_s();
+    t.row(
+        c,
+        "Z270 RST RAID-0 seq read capped by DMI 3.0 (MB/s)",
+        dmi3,
+        seq("z270/raid0"),
+    );
+    let single = seq("x470/cpu-m2a");
+    t.row(
+        c,
+        "X470 RAID-0 / single seq read (not capped: ~2x)",
+        2.0,
+        seq("x470/raid0") / single,
+    );
+}
+
+/// AnandTech 2015 SSD 750: spec figures (Intel measures at QD32 × 4 workers for random,
+/// 128 KB QD32 for sequential) and the review's measurements on Z97 CPU lanes.
+fn review_d(t: &mut Table) {
+    for (cap, spec_figs, watts) in [
+        ("400", [2200.0, 900.0, 430e3, 230e3], [4.0, 9.0, 12.0]),
+        ("1200", [2400.0, 1200.0, 440e3, 290e3], [4.0, 10.0, 22.0]),
+    ] {
+        let d = format!("D (2015) SSD 750 {cap}");
+        let spec = format!("sim:ssd750-{cap}@z97/cpu");
+        let span = 16 * GB;
+        let sr = run(
+            &spec,
+            Prep::Written,
+            &job("seq read", "read", "128k", 32, 1, span, 0.2),
+        );
+        t.row(&d, "spec seq read 128K QD32 (MB/s)", spec_figs[0], sr.mb_s);
+        let sw = run(
+            &spec,
+            Prep::Empty,
+            &job("seq write", "write", "128k", 32, 1, span, 0.2),
+        );
+        t.row(&d, "spec seq write 128K QD32 (MB/s)", spec_figs[1], sw.mb_s);
+        let rr = run(
+            &spec,
+            Prep::Written,
+            &job("rand read", "randread", "4k", 32, 4, span, 0.1),
+        );
+        t.row(
+            &d,
+            "spec 4K rand read QD32 x 4 (IOPS)",
+            spec_figs[2],
+            rr.iops,
+        );
+        let rw = run(
+            &spec,
+            Prep::Empty,
+            &job("rand write", "randwrite", "4k", 32, 4, span, 0.1),
+        );
+        t.row(
+            &d,
+            "spec 4K rand write QD32 x 4 (IOPS)",
+            spec_figs[3],
+            rw.iops,
+        );
+        let sim = open(&spec, None).expect("opens");
+        t.row(&d, "spec idle power (W)", watts[0], sim.idle_w());
+        t.row(&d, "spec read power, seq read (W)", watts[1], sr.watts);
+        t.row(&d, "spec write power, seq write (W)", watts[2], sw.watts);
+    }
+    let d = "D (2015) SSD 750 1200 measured";
+    let spec = "sim:ssd750-1200@z97/cpu";
+    let span = 16 * GB;
+    let rr32 = run(
+        spec,
+        Prep::Written,
+        &job("rr", "randread", "4k", 32, 1, span, 0.1),
+    )
+    .iops;
+    t.row(d, ">= 4K rand read QD32 (over 200K IOPS)", 200e3, rr32);
+    let sr = run(
+        spec,
+        Prep::Written,
+        &job("sr", "read", "128k", 32, 1, span, 0.2),
+    )
+    .mb_s;
+    t.row(d, "seq read at high QD (about 2.75 GB/s)", 2750.0, sr);
+    let sr1 = run(
+        spec,
+        Prep::Written,
+        &job("sr1", "read", "128k", 1, 1, span, 0.2),
+    )
+    .mb_s;
+    t.row(
+        d,
+        "<= seq read QD1 / QD32 (poor scaling at low QD)",
+        0.5,
+        sr1 / sr,
+    );
+    let sw = run(
+        spec,
+        Prep::Empty,
+        &job("sw", "write", "128k", 32, 1, span, 0.2),
+    )
+    .mb_s;
+    t.row(d, "seq write tops out near 1,350 MB/s", 1350.0, sw);
+    let sw1 = run(
+        spec,
+        Prep::Empty,
+        &job("sw1", "write", "128k", 1, 1, span, 0.2),
+    )
+    .mb_s;
+    t.row(d, ">= seq write barely scales: QD1 / QD32", 0.7, sw1 / sw);
+    let rw = |qd| {
+        run(
+            spec,
+            Prep::Empty,
+            &job("rw", "randwrite", "4k", qd, 1, span, 0.1),
+        )
+        .iops
+    };
+    let (w2, w8, w32) = (rw(2), rw(8), rw(32));
+    t.row(
+        d,
+        ">= 4K rand write scales up to QD8: QD8 / QD2",
+        1.5,
+        w8 / w2,
+    );
+    t.row(
+        d,
+        "4K rand write flat past QD8: QD32 / QD8 (about 1)",
+        1.0,
+        w32 / w8,
+    );
+}
+
+/// RevoDrive / IBIS: qualitative scaling as ratios.
+fn review_e(t: &mut Table) {
+    let e = "E (2011) SF-1200 cards";
+    let seq = |drive: &str, bs: &str, qd: u32, threads: u32| {
+        let mut j = job("seq", "read", bs, qd, threads, 4 * GB, 0.2);
+        j.zones = threads > 1;
+        run(&format!("sim:{drive}@x58/ioh-x16"), Prep::Written, &j).mb_s
+    };
+    let x2 = seq("revodrive-x2-100", "128k", 4, 1);
+    let r120 = seq("revodrive-120", "128k", 4, 1);
+    let jb = seq("revodrive-120-jbod", "128k", 4, 1);
+    t.row(
+        e,
+        "seq read scales with controllers: RevoDrive (2) / JBOD (1)",
+        2.0,
+        r120 / jb,
+    );
+    t.row(
+        e,
+        ">= seq read scales with controllers: RevoDrive x2 (4) / RevoDrive (2)",
+        1.3,
+        x2 / r120,
+    );
+    let i100 = seq("ibis-100", "128k", 4, 1);
+    let i240 = seq("ibis-240", "128k", 4, 1);
+    t.row(
+        e,
+        ">= seq read scales with populated channels: IBIS 240 / IBIS 100",
+        1.3,
+        i240 / i100,
+    );
+    let t1 = seq("revodrive-120", "64k", 1, 1);
+    let t2 = seq("revodrive-120", "64k", 1, 2);
+    t.row(
+        e,
+        "QD1 per thread: two threads roughly double one",
+        2.0,
+        t2 / t1,
+    );
+    let j1 = seq("revodrive-120-jbod", "64k", 1, 1);
+    let j2 = seq("revodrive-120-jbod", "64k", 1, 2);
+    t.row(
+        e,
+        "JBOD does not scale with threads: 2 threads / 1 (about 1)",
+        1.0,
+        j2 / j1,
+    );
+}
+
+/// Runs every calibration figure of testbeds.md.
+pub fn calibrate() -> Vec<CalibrationRow> {
+    let mut t = Table(Vec::new());
+    review_a(&mut t);
+    review_b(&mut t);
+    review_c(&mut t);
+    review_d(&mut t);
+    review_e(&mut t);
+    t.0
+}

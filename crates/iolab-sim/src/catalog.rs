@@ -1,0 +1,1089 @@
+//! The catalog: drives and platforms as TOML data, every table citing its public source.
+//!
+//! Built-in entries live in `catalog/drives/*.toml` and `catalog/platforms/*.toml` at the top of
+//! the workspace and are embedded at compile time; a user directory with the same layout adds or
+//! overrides entries without touching code. Parsing is strict (`deny_unknown_fields`) and every
+//! cross-field rule is checked after parsing, so an inconsistent entry is refused with the file
+//! and the key at fault — never run with a silently wrong parameter (MQSim's lenient XML parser
+//! is the cautionary tale, anchors-style.md §5).
+
+use crate::SimError;
+use iolab_link::{DmiGen, Link, PcieGen, SataGen};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// Built-in drive files, embedded so the binary needs no data directory.
+const BUILTIN_DRIVES: &[(&str, &str)] = &[
+    (
+        "c300-256.toml",
+        include_str!("../../../catalog/drives/c300-256.toml"),
+    ),
+    (
+        "vertex-le-100.toml",
+        include_str!("../../../catalog/drives/vertex-le-100.toml"),
+    ),
+    (
+        "force3-120.toml",
+        include_str!("../../../catalog/drives/force3-120.toml"),
+    ),
+    (
+        "force3-240.toml",
+        include_str!("../../../catalog/drives/force3-240.toml"),
+    ),
+    (
+        "forcegt-120.toml",
+        include_str!("../../../catalog/drives/forcegt-120.toml"),
+    ),
+    (
+        "forcegt-240.toml",
+        include_str!("../../../catalog/drives/forcegt-240.toml"),
+    ),
+    (
+        "ssd750-400.toml",
+        include_str!("../../../catalog/drives/ssd750-400.toml"),
+    ),
+    (
+        "ssd750-1200.toml",
+        include_str!("../../../catalog/drives/ssd750-1200.toml"),
+    ),
+    (
+        "sm951-512.toml",
+        include_str!("../../../catalog/drives/sm951-512.toml"),
+    ),
+    (
+        "nvme2018-500.toml",
+        include_str!("../../../catalog/drives/nvme2018-500.toml"),
+    ),
+    (
+        "sf1200-6ch.toml",
+        include_str!("../../../catalog/drives/sf1200-6ch.toml"),
+    ),
+    (
+        "sf1200-4ch.toml",
+        include_str!("../../../catalog/drives/sf1200-4ch.toml"),
+    ),
+    (
+        "sf1200-25.toml",
+        include_str!("../../../catalog/drives/sf1200-25.toml"),
+    ),
+    (
+        "sf1200-40.toml",
+        include_str!("../../../catalog/drives/sf1200-40.toml"),
+    ),
+    (
+        "sf1200-60.toml",
+        include_str!("../../../catalog/drives/sf1200-60.toml"),
+    ),
+    (
+        "sf1200-120.toml",
+        include_str!("../../../catalog/drives/sf1200-120.toml"),
+    ),
+    (
+        "revodrive-50.toml",
+        include_str!("../../../catalog/drives/revodrive-50.toml"),
+    ),
+    (
+        "revodrive-80.toml",
+        include_str!("../../../catalog/drives/revodrive-80.toml"),
+    ),
+    (
+        "revodrive-120.toml",
+        include_str!("../../../catalog/drives/revodrive-120.toml"),
+    ),
+    (
+        "revodrive-240.toml",
+        include_str!("../../../catalog/drives/revodrive-240.toml"),
+    ),
+    (
+        "revodrive-120-jbod.toml",
+        include_str!("../../../catalog/drives/revodrive-120-jbod.toml"),
+    ),
+    (
+        "revodrive-x2-100.toml",
+        include_str!("../../../catalog/drives/revodrive-x2-100.toml"),
+    ),
+    (
+        "ibis-100.toml",
+        include_str!("../../../catalog/drives/ibis-100.toml"),
+    ),
+    (
+        "ibis-160.toml",
+        include_str!("../../../catalog/drives/ibis-160.toml"),
+    ),
+    (
+        "ibis-240.toml",
+        include_str!("../../../catalog/drives/ibis-240.toml"),
+    ),
+    (
+        "hdd-7200.toml",
+        include_str!("../../../catalog/drives/hdd-7200.toml"),
+    ),
+    (
+        "storemi.toml",
+        include_str!("../../../catalog/drives/storemi.toml"),
+    ),
+    (
+        "rst-cache.toml",
+        include_str!("../../../catalog/drives/rst-cache.toml"),
+    ),
+];
+
+/// Built-in platform files.
+const BUILTIN_PLATFORMS: &[(&str, &str)] = &[
+    (
+        "x58.toml",
+        include_str!("../../../catalog/platforms/x58.toml"),
+    ),
+    (
+        "p55.toml",
+        include_str!("../../../catalog/platforms/p55.toml"),
+    ),
+    (
+        "h55.toml",
+        include_str!("../../../catalog/platforms/h55.toml"),
+    ),
+    (
+        "890gx.toml",
+        include_str!("../../../catalog/platforms/890gx.toml"),
+    ),
+    (
+        "h67.toml",
+        include_str!("../../../catalog/platforms/h67.toml"),
+    ),
+    (
+        "z97.toml",
+        include_str!("../../../catalog/platforms/z97.toml"),
+    ),
+    (
+        "z270.toml",
+        include_str!("../../../catalog/platforms/z270.toml"),
+    ),
+    (
+        "x470.toml",
+        include_str!("../../../catalog/platforms/x470.toml"),
+    ),
+];
+
+/// What a drive entry models.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DriveKind {
+    /// A flash SSD.
+    Ssd,
+    /// A hard disk.
+    Hdd,
+    /// A card (or box) of member SSDs behind a RAID chip.
+    Card,
+    /// A tiered volume or a cache over a fast and a slow drive.
+    Tiered,
+}
+
+/// The drive's host interface.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InterfaceSpec {
+    /// Fastest link the drive supports (`sata6`, `pcie3x4`, ...).
+    pub link: String,
+    /// Command protocol; names the driver on the platform (`ahci`, `nvme`, `sil3124`).
+    pub protocol: String,
+    /// Max payload per TLP on PCIe (default 256).
+    #[serde(default)]
+    pub max_payload_bytes: Option<u32>,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// Capacity of an SSD.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CapacitySpec {
+    /// Bytes the host sees.
+    pub usable_bytes: u64,
+    /// Where it comes from.
+    pub source: String,
+}
+
+/// The SSD controller's front end.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ControllerSpec {
+    /// Controller part, for descriptions.
+    #[serde(default)]
+    pub part: String,
+    /// Processing time per command on one firmware core (serialised per core).
+    pub command_ns: u64,
+    /// Firmware cores processing commands in parallel (default 1).
+    #[serde(default)]
+    pub cores: Option<u32>,
+    /// Processing time per write command (default `command_ns`).
+    #[serde(default)]
+    pub write_command_ns: Option<u64>,
+    /// Fixed, unserialised latency per command (FTL lookup, ECC decode pipeline).
+    #[serde(default)]
+    pub latency_ns: u64,
+    /// Internal read datapath ceiling (bytes/s), if narrower than the NAND side.
+    #[serde(default)]
+    pub read_bytes_per_s: Option<f64>,
+    /// Internal write datapath ceiling (bytes/s), e.g. the compression engine or DRAM path.
+    #[serde(default)]
+    pub write_bytes_per_s: Option<f64>,
+    /// Commands the drive accepts at once (AHCI NCQ: 32).
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// The DRAM (or SRAM) write buffer.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BufferSpec {
+    /// Bytes of write data held before NAND programs must finish.
+    pub bytes: u64,
+    /// Power-loss protection (writes are safe once buffered).
+    #[serde(default)]
+    pub plp: bool,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// The NAND array.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NandSpec {
+    /// Part or process, for descriptions.
+    #[serde(default)]
+    pub part: String,
+    /// Populated channels.
+    pub channels: u32,
+    /// Dies in total (spread evenly over the channels).
+    pub dies: u32,
+    /// Planes per die (multi-plane operations).
+    pub planes: u32,
+    /// Page size in bytes.
+    pub page_bytes: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// Page read time tR.
+    pub read_ns: u64,
+    /// Page program time tPROG.
+    pub program_ns: u64,
+    /// Block erase time tBERS.
+    pub erase_ns: u64,
+    /// Channel bus rate in mega-transfers per second.
+    pub bus_mt_per_s: f64,
+    /// Bytes per transfer (bus width, default 1).
+    #[serde(default)]
+    pub bus_bytes: Option<u32>,
+    /// `sync` (ONFI NV-DDR, Toggle) or `async` (SDR) bus, for descriptions.
+    #[serde(default)]
+    pub bus: String,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// Flash translation layer policy.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FtlSpec {
+    /// Free blocks per die below which greedy GC runs (default 2).
+    #[serde(default)]
+    pub gc_free_blocks: Option<u32>,
+    /// Inline compression: `none` or `sandforce` (bytes reaching NAND follow the data's
+    /// measured compressibility).
+    #[serde(default)]
+    pub compression: Option<String>,
+    /// Smallest stored fraction of a block's size with compression (headers, metadata).
+    #[serde(default)]
+    pub min_stored_fraction: Option<f64>,
+    /// Whether the drive honours TRIM (default true).
+    #[serde(default)]
+    pub trim: Option<bool>,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// Power draw per component.
+#[derive(Clone, Debug, Serialize, Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+pub struct PowerSpec {
+    /// Idle power of the whole drive.
+    pub idle_w: f64,
+    /// Added power per busy controller core.
+    #[serde(default)]
+    pub controller_w: f64,
+    /// Added power per die while reading.
+    #[serde(default)]
+    pub die_read_w: f64,
+    /// Added power per die while programming.
+    #[serde(default)]
+    pub die_program_w: f64,
+    /// Added power per die while erasing.
+    #[serde(default)]
+    pub die_erase_w: f64,
+    /// Added power per busy channel.
+    #[serde(default)]
+    pub channel_w: f64,
+    /// Added power of an HDD while seeking.
+    #[serde(default)]
+    pub seek_w: f64,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// A hard disk.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HddSpec {
+    /// Capacity.
+    pub capacity_bytes: u64,
+    /// Spindle speed.
+    pub rpm: f64,
+    /// Track-to-track seek.
+    pub seek_track_ns: u64,
+    /// Full-stroke seek.
+    pub seek_full_ns: u64,
+    /// Media rate at the outer edge.
+    pub outer_bytes_per_s: f64,
+    /// Media rate at the inner edge.
+    pub inner_bytes_per_s: f64,
+    /// Command overhead of the drive electronics.
+    pub command_ns: u64,
+    /// Commands queued (NCQ, default 32).
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// A card of member SSDs behind a RAID chip.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CardSpec {
+    /// Drive entry of each member.
+    pub member: String,
+    /// Members on the card.
+    pub count: u32,
+    /// Members actually used (JBOD of one, default all).
+    #[serde(default)]
+    pub used: Option<u32>,
+    /// `raid0` or `jbod`.
+    pub raid: String,
+    /// RAID-0 stripe size.
+    #[serde(default)]
+    pub stripe_bytes: Option<u64>,
+    /// Link between the RAID chip and each member.
+    pub member_link: String,
+    /// The RAID chip, for descriptions.
+    #[serde(default)]
+    pub chip: String,
+    /// Chip processing time per member command (serialised).
+    pub chip_command_ns: u64,
+    /// Chip and bridge latency per command (not serialised).
+    pub chip_latency_ns: u64,
+    /// Links from the chip to the card edge (e.g. PCI-X bus, HSDL cable); the card edge itself
+    /// is `interface.link`.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// A tiered volume or cache.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TieredSpec {
+    /// Fast member (SSD).
+    pub fast: String,
+    /// Slow member (HDD).
+    pub slow: String,
+    /// `tier` (capacity is the sum, hot extents move) or `cache` (a copy of hot data).
+    pub mode: String,
+    /// Bytes of the fast member used (the cache limit, e.g. 60 GB for RST).
+    pub fast_bytes: u64,
+    /// Extent (tier) or cache-line size.
+    pub extent_bytes: u64,
+    /// Accesses to an extent before it is promoted.
+    pub promote_after: u32,
+    /// Optional RAM layer in front (StoreMI: up to 2 GB).
+    #[serde(default)]
+    pub ram_bytes: u64,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// A link defined by rate rather than by standard (PCI-X bus, HSDL cable).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// A standard link (`dmi2`, `pcie1x4`); or use `bytes_per_s`.
+    #[serde(default)]
+    pub link: Option<String>,
+    /// Payload rate for a custom pipe.
+    #[serde(default)]
+    pub bytes_per_s: Option<f64>,
+    /// One pipe for both directions (PCI-X, SATA).
+    #[serde(default)]
+    pub half_duplex: bool,
+    /// Max payload per TLP for PCIe-like links.
+    #[serde(default)]
+    pub max_payload_bytes: Option<u32>,
+    /// Latency of crossing the hop.
+    #[serde(default)]
+    pub latency_ns: u64,
+    /// Where these values come from.
+    pub source: String,
+}
+
+/// A drive entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSpec {
+    /// Catalog name (`ssd750-1200`).
+    pub name: String,
+    /// Human title.
+    pub title: String,
+    /// What it is.
+    pub kind: DriveKind,
+    /// Overall source.
+    pub source: String,
+    /// Host interface.
+    pub interface: InterfaceSpec,
+    /// SSD capacity.
+    #[serde(default)]
+    pub capacity: Option<CapacitySpec>,
+    /// SSD controller.
+    #[serde(default)]
+    pub controller: Option<ControllerSpec>,
+    /// Write buffer.
+    #[serde(default)]
+    pub buffer: Option<BufferSpec>,
+    /// NAND array.
+    #[serde(default)]
+    pub nand: Option<NandSpec>,
+    /// FTL.
+    #[serde(default)]
+    pub ftl: Option<FtlSpec>,
+    /// Power.
+    #[serde(default)]
+    pub power: Option<PowerSpec>,
+    /// HDD mechanics.
+    #[serde(default)]
+    pub hdd: Option<HddSpec>,
+    /// Card layout.
+    #[serde(default)]
+    pub card: Option<CardSpec>,
+    /// Tiering.
+    #[serde(default)]
+    pub tiered: Option<TieredSpec>,
+    /// Custom links used by `card.path`.
+    #[serde(default)]
+    pub links: BTreeMap<String, LinkSpec>,
+}
+
+/// Software latency of a driver stack.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriverSpec {
+    /// Added latency per I/O (submission plus completion path).
+    pub latency_ns: u64,
+    /// Host-side queue limit per device (AHCI: 32).
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
+    /// Where it comes from.
+    pub source: String,
+}
+
+/// A host bus adapter (AHCI controller, SATA bridge).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HbaSpec {
+    /// Part, for descriptions.
+    #[serde(default)]
+    pub part: String,
+    /// Serialised processing per command.
+    pub command_ns: u64,
+    /// Unserialised latency per command (DMA descriptor fetches, store and forward).
+    pub latency_ns: u64,
+    /// Where it comes from.
+    pub source: String,
+}
+
+/// A RAID volume over other ports of the platform.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RaidSpec {
+    /// `raid0` or `jbod`.
+    pub level: String,
+    /// Ports of the members.
+    pub members: Vec<String>,
+    /// Stripe size for RAID-0.
+    #[serde(default)]
+    pub stripe_bytes: Option<u64>,
+}
+
+/// A place to attach a drive.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PortSpec {
+    /// Human title.
+    pub title: String,
+    /// Link the port offers (negotiated down with the drive's).
+    #[serde(default)]
+    pub slot: Option<String>,
+    /// HBA between the slot and the path.
+    #[serde(default)]
+    pub hba: Option<String>,
+    /// Links from the port to the CPU: standard link specs or names of shared links.
+    #[serde(default)]
+    pub path: Vec<String>,
+    /// Fixed latency of this port (root complex, chipset hop).
+    #[serde(default)]
+    pub latency_ns: u64,
+    /// Driver override (`raidxpert`); default: the drive's protocol.
+    #[serde(default)]
+    pub driver: Option<String>,
+    /// A RAID volume over other ports.
+    #[serde(default)]
+    pub raid: Option<RaidSpec>,
+    /// The port used when a spec names none.
+    #[serde(default)]
+    pub default: bool,
+    /// Where it comes from.
+    pub source: String,
+}
+
+/// A platform entry.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformSpec {
+    /// Catalog name (`z97`).
+    pub name: String,
+    /// Human title.
+    pub title: String,
+    /// Overall source.
+    pub source: String,
+    /// Software stacks by name.
+    #[serde(default)]
+    pub drivers: BTreeMap<String, DriverSpec>,
+    /// Shared links by name (DMI).
+    #[serde(default)]
+    pub links: BTreeMap<String, LinkSpec>,
+    /// HBAs by name.
+    #[serde(default)]
+    pub hbas: BTreeMap<String, HbaSpec>,
+    /// Ports by name.
+    pub ports: BTreeMap<String, PortSpec>,
+}
+
+/// Every drive and platform known, with the file each came from.
+#[derive(Clone, Debug, Default)]
+pub struct Catalog {
+    /// Drives by name, with their file.
+    pub drives: BTreeMap<String, (String, DriveSpec)>,
+    /// Platforms by name, with their file.
+    pub platforms: BTreeMap<String, (String, PlatformSpec)>,
+}
+
+/// A parsed link hop: a standard link (SATA, PCIe, DMI) or a custom pipe.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum LinkKind {
+    /// A standard link with its math from `iolab-link`.
+    Std(Link),
+    /// A custom pipe of a given payload rate.
+    Raw {
+        /// Payload bytes per second.
+        bytes_per_s: f64,
+        /// One pipe for both directions.
+        half_duplex: bool,
+    },
+}
+
+/// Parses a standard link name: `sata1.5`, `sata3`, `sata6`, `pcie{1-5}x{lanes}`, `dmi{1-4}`.
+pub fn parse_std_link(s: &str) -> Option<Link> {
+    if let Some(g) = s.strip_prefix("sata") {
+        let gbps: f64 = g.parse().ok()?;
+        return SataGen::from_gbps(gbps).map(Link::sata);
+    }
+    if let Some(rest) = s.strip_prefix("pcie") {
+        let (g, l) = rest.split_once('x')?;
+        let gen = match g {
+            "1" => PcieGen::Gen1,
+            "2" => PcieGen::Gen2,
+            "3" => PcieGen::Gen3,
+            "4" => PcieGen::Gen4,
+            "5" => PcieGen::Gen5,
+            _ => return None,
+        };
+        let lanes: u8 = l.parse().ok()?;
+        if !matches!(lanes, 1 | 2 | 4 | 8 | 16) {
+            return None;
+        }
+        return Some(Link::pcie(gen, lanes));
+    }
+    match s {
+        "dmi1" => Some(Link::dmi(DmiGen::Dmi1)),
+        "dmi2" => Some(Link::dmi(DmiGen::Dmi2)),
+        "dmi3" => Some(Link::dmi(DmiGen::Dmi3)),
+        "dmi4" => Some(Link::dmi(DmiGen::Dmi4)),
+        _ => None,
+    }
+}
+
+/// The link two ends train to: the lower generation and the narrower width; `None` if they
+/// cannot talk (SATA against PCIe).
+pub fn negotiate(a: Link, b: Link) -> Option<Link> {
+    match (a, b) {
+        (Link::Sata { gen: x }, Link::Sata { gen: y }) => Some(Link::sata(x.min(y))),
+        _ => {
+            let (ga, la) = a.pcie_equivalent()?;
+            let (gb, lb) = b.pcie_equivalent()?;
+            Some(Link::pcie(ga.min(gb), la.min(lb)))
+        }
+    }
+}
+
+fn bad(file: &str, key: impl Into<String>, message: impl Into<String>) -> SimError {
+    SimError::Catalog {
+        file: file.to_string(),
+        key: key.into(),
+        message: message.into(),
+    }
+}
+
+fn need_source(file: &str, key: &str, s: &str) -> Result<(), SimError> {
+    if s.trim().is_empty() {
+        return Err(bad(
+            file,
+            format!("{key}.source"),
+            "every table must cite its public source",
+        ));
+    }
+    Ok(())
+}
+
+fn check_link(
+    file: &str,
+    key: &str,
+    name: &str,
+    local: &BTreeMap<String, LinkSpec>,
+) -> Result<(), SimError> {
+    if parse_std_link(name).is_some() || local.contains_key(name) {
+        Ok(())
+    } else {
+        Err(bad(
+            file,
+            key,
+            format!(
+                "unknown link '{name}': use sata1.5/sata3/sata6, pcie<gen>x<lanes>, dmi1–dmi4, \
+                 or define [links.{name}]"
+            ),
+        ))
+    }
+}
+
+fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> {
+    need_source(file, key, &l.source)?;
+    match (&l.link, l.bytes_per_s) {
+        (Some(s), None) => {
+            if parse_std_link(s).is_none() {
+                return Err(bad(
+                    file,
+                    format!("{key}.link"),
+                    format!("unknown link '{s}'"),
+                ));
+            }
+        }
+        (None, Some(r)) if r > 0.0 && r.is_finite() => {}
+        _ => {
+            return Err(bad(
+                file,
+                key,
+                "give either link (a standard link) or a positive bytes_per_s",
+            ))
+        }
+    }
+    Ok(())
+}
+
+impl DriveSpec {
+    /// Checks every cross-field rule; `file` names the entry in errors.
+    pub fn validate(&self, file: &str) -> Result<(), SimError> {
+        need_source(file, "", &self.source)?;
+        need_source(file, "interface", &self.interface.source)?;
+        for (n, l) in &self.links {
+            check_link_spec(file, &format!("links.{n}"), l)?;
+        }
+        check_link(file, "interface.link", &self.interface.link, &self.links)?;
+        if let Some(mps) = self.interface.max_payload_bytes {
+            if !mps.is_power_of_two() || !(128..=4096).contains(&mps) {
+                return Err(bad(
+                    file,
+                    "interface.max_payload_bytes",
+                    format!("{mps} is not a PCIe max payload size (128, 256, … 4096)"),
+                ));
+            }
+        }
+        let missing = |k: &str| {
+            bad(
+                file,
+                k,
+                format!("a {:?} drive needs a [{k}] table", self.kind),
+            )
+        };
+        match self.kind {
+            DriveKind::Ssd => {
+                let cap = self.capacity.as_ref().ok_or_else(|| missing("capacity"))?;
+                let ctl = self
+                    .controller
+                    .as_ref()
+                    .ok_or_else(|| missing("controller"))?;
+                let nand = self.nand.as_ref().ok_or_else(|| missing("nand"))?;
+                let ftl = self.ftl.as_ref().ok_or_else(|| missing("ftl"))?;
+                let buf = self.buffer.as_ref().ok_or_else(|| missing("buffer"))?;
+                need_source(file, "capacity", &cap.source)?;
+                need_source(file, "controller", &ctl.source)?;
+                need_source(file, "nand", &nand.source)?;
+                need_source(file, "ftl", &ftl.source)?;
+                need_source(file, "buffer", &buf.source)?;
+                let positive = [
+                    ("nand.channels", nand.channels as u64),
+                    ("nand.dies", nand.dies as u64),
+                    ("nand.planes", nand.planes as u64),
+                    ("nand.page_bytes", nand.page_bytes as u64),
+                    ("nand.pages_per_block", nand.pages_per_block as u64),
+                    ("nand.blocks_per_plane", nand.blocks_per_plane as u64),
+                    ("nand.read_ns", nand.read_ns),
+                    ("nand.program_ns", nand.program_ns),
+                    ("capacity.usable_bytes", cap.usable_bytes),
+                ];
+                for (k, v) in positive {
+                    if v == 0 {
+                        return Err(bad(file, k, "must be positive"));
+                    }
+                }
+                if nand.dies % nand.channels != 0 {
+                    return Err(bad(
+                        file,
+                        "nand.dies",
+                        format!(
+                            "{} dies cannot be spread evenly over {} channels",
+                            nand.dies, nand.channels
+                        ),
+                    ));
+                }
+                if nand.page_bytes % 4096 != 0 {
+                    return Err(bad(file, "nand.page_bytes", "must be a multiple of 4096"));
+                }
+                if nand.bus_mt_per_s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+                    return Err(bad(file, "nand.bus_mt_per_s", "must be positive"));
+                }
+                let raw = nand_raw_bytes(nand);
+                if cap.usable_bytes > raw {
+                    return Err(bad(
+                        file,
+                        "capacity.usable_bytes",
+                        format!(
+                            "{} usable bytes is above the raw NAND capacity of {raw} bytes \
+                             (dies × planes × blocks × pages × page size)",
+                            cap.usable_bytes
+                        ),
+                    ));
+                }
+                let gc = ftl.gc_free_blocks.unwrap_or(2) as u64;
+                let spare_blocks = (raw - cap.usable_bytes) / block_bytes(nand);
+                if spare_blocks < (gc + 2) * nand.dies as u64 {
+                    return Err(bad(
+                        file,
+                        "capacity.usable_bytes",
+                        format!(
+                            "only {spare_blocks} spare blocks for {} dies: the FTL needs at least \
+                             {} per die (GC threshold + open blocks)",
+                            nand.dies,
+                            gc + 2
+                        ),
+                    ));
+                }
+                match ftl.compression.as_deref() {
+                    None | Some("none") | Some("sandforce") => {}
+                    Some(o) => {
+                        return Err(bad(
+                            file,
+                            "ftl.compression",
+                            format!("unknown compression '{o}': use none or sandforce"),
+                        ))
+                    }
+                }
+                if let Some(p) = &self.power {
+                    need_source(file, "power", &p.source)?;
+                }
+            }
+            DriveKind::Hdd => {
+                let h = self.hdd.as_ref().ok_or_else(|| missing("hdd"))?;
+                need_source(file, "hdd", &h.source)?;
+                if h.rpm <= 0.0 || h.outer_bytes_per_s <= 0.0 || h.inner_bytes_per_s <= 0.0 {
+                    return Err(bad(file, "hdd", "rpm and media rates must be positive"));
+                }
+                if h.capacity_bytes == 0 {
+                    return Err(bad(file, "hdd.capacity_bytes", "must be positive"));
+                }
+            }
+            DriveKind::Card => {
+                let c = self.card.as_ref().ok_or_else(|| missing("card"))?;
+                need_source(file, "card", &c.source)?;
+                check_link(file, "card.member_link", &c.member_link, &self.links)?;
+                for (i, p) in c.path.iter().enumerate() {
+                    check_link(file, &format!("card.path[{i}]"), p, &self.links)?;
+                }
+                if c.count == 0
+                    || c.used.unwrap_or(c.count) == 0
+                    || c.used.unwrap_or(c.count) > c.count
+                {
+                    return Err(bad(file, "card.used", "must be between 1 and card.count"));
+                }
+                match c.raid.as_str() {
+                    "raid0" => {
+                        if c.stripe_bytes.is_none_or(|s| s == 0 || s % 512 != 0) {
+                            return Err(bad(
+                                file,
+                                "card.stripe_bytes",
+                                "raid0 needs a stripe size that is a positive multiple of 512",
+                            ));
+                        }
+                    }
+                    "jbod" => {}
+                    o => {
+                        return Err(bad(
+                            file,
+                            "card.raid",
+                            format!("unknown RAID level '{o}': use raid0 or jbod"),
+                        ))
+                    }
+                }
+            }
+            DriveKind::Tiered => {
+                let t = self.tiered.as_ref().ok_or_else(|| missing("tiered"))?;
+                need_source(file, "tiered", &t.source)?;
+                if !matches!(t.mode.as_str(), "tier" | "cache") {
+                    return Err(bad(file, "tiered.mode", "use tier or cache"));
+                }
+                if t.extent_bytes == 0 || t.extent_bytes % 4096 != 0 {
+                    return Err(bad(
+                        file,
+                        "tiered.extent_bytes",
+                        "must be a positive multiple of 4096",
+                    ));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Bytes in one multi-plane block (all planes of a die erased together).
+pub fn block_bytes(n: &NandSpec) -> u64 {
+    n.planes as u64 * n.pages_per_block as u64 * n.page_bytes as u64
+}
+
+/// Raw NAND capacity.
+pub fn nand_raw_bytes(n: &NandSpec) -> u64 {
+    n.dies as u64 * n.blocks_per_plane as u64 * block_bytes(n)
+}
+
+impl PlatformSpec {
+    /// Checks every cross-field rule.
+    pub fn validate(&self, file: &str) -> Result<(), SimError> {
+        need_source(file, "", &self.source)?;
+        for (n, d) in &self.drivers {
+            need_source(file, &format!("drivers.{n}"), &d.source)?;
+        }
+        for (n, l) in &self.links {
+            check_link_spec(file, &format!("links.{n}"), l)?;
+        }
+        for (n, h) in &self.hbas {
+            need_source(file, &format!("hbas.{n}"), &h.source)?;
+        }
+        if self.ports.is_empty() {
+            return Err(bad(file, "ports", "a platform needs at least one port"));
+        }
+        if self.ports.values().filter(|p| p.default).count() > 1 {
+            return Err(bad(file, "ports", "at most one port may be the default"));
+        }
+        for (n, p) in &self.ports {
+            let key = format!("ports.{n}");
+            need_source(file, &key, &p.source)?;
+            if let Some(s) = &p.slot {
+                if parse_std_link(s).is_none() {
+                    return Err(bad(
+                        file,
+                        format!("{key}.slot"),
+                        format!("unknown link '{s}'"),
+                    ));
+                }
+            }
+            for (i, h) in p.path.iter().enumerate() {
+                check_link(file, &format!("{key}.path[{i}]"), h, &self.links)?;
+            }
+            if let Some(h) = &p.hba {
+                if !self.hbas.contains_key(h) {
+                    return Err(bad(
+                        file,
+                        format!("{key}.hba"),
+                        format!("unknown hba '{h}'"),
+                    ));
+                }
+            }
+            if let Some(d) = &p.driver {
+                if !self.drivers.contains_key(d) {
+                    return Err(bad(
+                        file,
+                        format!("{key}.driver"),
+                        format!("unknown driver '{d}': define [drivers.{d}]"),
+                    ));
+                }
+            }
+            match (&p.raid, &p.slot) {
+                (Some(r), _) => {
+                    if !matches!(r.level.as_str(), "raid0" | "jbod") {
+                        return Err(bad(file, format!("{key}.raid.level"), "use raid0 or jbod"));
+                    }
+                    if r.members.is_empty() {
+                        return Err(bad(file, format!("{key}.raid.members"), "needs members"));
+                    }
+                    for m in &r.members {
+                        match self.ports.get(m) {
+                            Some(mp) if mp.raid.is_none() && mp.slot.is_some() => {}
+                            _ => {
+                                return Err(bad(
+                                    file,
+                                    format!("{key}.raid.members"),
+                                    format!("'{m}' is not a plain port of this platform"),
+                                ))
+                            }
+                        }
+                    }
+                    if r.level == "raid0" && r.stripe_bytes.is_none_or(|s| s == 0 || s % 512 != 0) {
+                        return Err(bad(
+                            file,
+                            format!("{key}.raid.stripe_bytes"),
+                            "raid0 needs a positive stripe size, a multiple of 512",
+                        ));
+                    }
+                }
+                (None, None) => {
+                    return Err(bad(
+                        file,
+                        format!("{key}.slot"),
+                        "a port needs a slot or a raid",
+                    ))
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Catalog {
+    /// The built-in catalog, plus every `drives/*.toml` and `platforms/*.toml` under `dir`
+    /// (a user entry with a built-in's name replaces it).
+    pub fn load(dir: Option<&Path>) -> Result<Catalog, SimError> {
+        let mut c = Catalog::default();
+        for (f, text) in BUILTIN_DRIVES {
+            c.add_drive(&format!("catalog/drives/{f}"), text)?;
+        }
+        for (f, text) in BUILTIN_PLATFORMS {
+            c.add_platform(&format!("catalog/platforms/{f}"), text)?;
+        }
+        if let Some(dir) = dir {
+            for (sub, is_drive) in [("drives", true), ("platforms", false)] {
+                let d = dir.join(sub);
+                if !d.is_dir() {
+                    continue;
+                }
+                let mut files: Vec<_> = std::fs::read_dir(&d)
+                    .map_err(|e| SimError::Io {
+                        path: d.display().to_string(),
+                        source: e,
+                    })?
+                    .filter_map(|e| e.ok().map(|e| e.path()))
+                    .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                    .collect();
+                // Sorted, so that which file wins a name clash never depends on the directory.
+                files.sort();
+                for p in files {
+                    let text = std::fs::read_to_string(&p).map_err(|e| SimError::Io {
+                        path: p.display().to_string(),
+                        source: e,
+                    })?;
+                    let name = p.display().to_string();
+                    if is_drive {
+                        c.add_drive(&name, &text)?;
+                    } else {
+                        c.add_platform(&name, &text)?;
+                    }
+                }
+            }
+        }
+        c.cross_check()?;
+        Ok(c)
+    }
+
+    /// Parses and validates one drive file.
+    pub fn add_drive(&mut self, file: &str, text: &str) -> Result<(), SimError> {
+        let d: DriveSpec = toml::from_str(text).map_err(|e| SimError::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+        d.validate(file)?;
+        self.drives.insert(d.name.clone(), (file.to_string(), d));
+        Ok(())
+    }
+
+    /// Parses and validates one platform file.
+    pub fn add_platform(&mut self, file: &str, text: &str) -> Result<(), SimError> {
+        let p: PlatformSpec = toml::from_str(text).map_err(|e| SimError::Parse {
+            file: file.to_string(),
+            message: e.to_string(),
+        })?;
+        p.validate(file)?;
+        self.platforms.insert(p.name.clone(), (file.to_string(), p));
+        Ok(())
+    }
+
+    /// Rules that span entries: card members and tier members must exist and be SSDs/HDDs.
+    pub fn cross_check(&self) -> Result<(), SimError> {
+        for (file, d) in self.drives.values() {
+            if let Some(c) = &d.card {
+                match self.drives.get(&c.member) {
+                    Some((_, m)) if m.kind == DriveKind::Ssd => {}
+                    _ => {
+                        return Err(bad(
+                            file,
+                            "card.member",
+                            format!("'{}' is not an SSD in the catalog", c.member),
+                        ))
+                    }
+                }
+            }
+            if let Some(t) = &d.tiered {
+                for (k, n) in [("tiered.fast", &t.fast), ("tiered.slow", &t.slow)] {
+                    match self.drives.get(n) {
+                        Some((_, m)) if matches!(m.kind, DriveKind::Ssd | DriveKind::Hdd) => {}
+                        _ => {
+                            return Err(bad(
+                                file,
+                                k,
+                                format!("'{n}' is not an SSD or HDD in the catalog"),
+                            ))
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}

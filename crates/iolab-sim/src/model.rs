@@ -1,0 +1,1282 @@
+//! The model: a tree of components whose resources each have a "busy until" time.
+//!
+//! ```text
+//!  host ── driver latency ── [RAID / tier split] ── path pipes (DMI, PCIe, PCI-X, SATA) ── HBA
+//!                                                        │
+//!                       SSD: controller cores → write buffer / FTL → channels × dies (tR, tPROG, tBERS)
+//!                       HDD: one actuator: seek + rotation + zoned transfer
+//! ```
+//!
+//! A request reserves time on each resource along its path; it completes when its last
+//! reservation ends. Reservations are made eagerly wherever arrivals reach a resource in time
+//! order (the host path going down, controller cores, dies); where they do not — after the dies,
+//! whose reads finish out of order, on the way back up through channels and links — a typed
+//! event, processed in `(time, seq)` order, makes the reservation. Single-threaded, integer
+//! nanoseconds, no globals (anchors-style.md §10).
+
+use crate::catalog::LinkKind;
+use crate::ftl::Ftl;
+use iolab_core::job::Direction;
+use iolab_core::rng::Rng;
+use iolab_link::{Framing, Link, TlpParams};
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
+
+/// Index of a resource.
+pub type ResId = u32;
+
+/// What a resource is, for power and bottleneck reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ResKind {
+    /// A link pipe (SATA, PCIe, DMI, PCI-X, cable).
+    Link,
+    /// A host bus adapter or RAID chip.
+    Hba,
+    /// SSD controller cores.
+    Controller,
+    /// SSD internal datapath.
+    DataPath,
+    /// NAND channel.
+    Channel,
+    /// NAND die.
+    Die,
+    /// HDD actuator.
+    Disk,
+}
+
+/// One resource: busy until a time, with its accumulated busy time.
+#[derive(Clone, Debug)]
+pub struct Res {
+    /// Time it is busy until.
+    pub busy_until: u64,
+    /// Total busy time.
+    pub busy_ns: u64,
+    /// Kind.
+    pub kind: ResKind,
+    /// Group name (resources of one kind in one component share it).
+    pub group: String,
+}
+
+/// A pipe: a resource with a transfer-time law `bytes × ns_per_byte + packets × per_packet_ns`.
+#[derive(Clone, Debug)]
+pub struct Pipe {
+    /// Its resource.
+    pub res: ResId,
+    ns_per_byte: f64,
+    packet: u64,
+    per_packet_ns: f64,
+    /// Latency of crossing the hop.
+    pub hop_ns: u64,
+}
+
+impl Pipe {
+    /// A pipe for a link, with the link math of `iolab-link` (encoding, TLP or FIS framing).
+    pub fn new(res: ResId, kind: LinkKind, mps: u32, hop_ns: u64) -> Pipe {
+        match kind {
+            LinkKind::Std(link) => {
+                let framing = Framing {
+                    payload_bytes: match link {
+                        Link::Sata { .. } => iolab_link::SATA_MAX_FIS_PAYLOAD_BYTES,
+                        _ => mps,
+                    },
+                    tlp: TlpParams::default(),
+                    fis_gap_ns: None,
+                };
+                let packet = framing.payload_bytes as u64;
+                let ns_per_byte = link.after_encoding().time_ns(1);
+                let per_packet_ns =
+                    link.transfer_ns(packet, &framing) - packet as f64 * ns_per_byte;
+                Pipe {
+                    res,
+                    ns_per_byte,
+                    packet,
+                    per_packet_ns,
+                    hop_ns,
+                }
+            }
+            LinkKind::Raw { bytes_per_s, .. } => Pipe {
+                res,
+                ns_per_byte: 1e9 / bytes_per_s,
+                packet: 4096,
+                per_packet_ns: 0.0,
+                hop_ns,
+            },
+        }
+    }
+
+    /// A pure rate pipe (SSD datapath).
+    pub fn rate(res: ResId, bytes_per_s: f64) -> Pipe {
+        Pipe {
+            res,
+            ns_per_byte: 1e9 / bytes_per_s,
+            packet: 4096,
+            per_packet_ns: 0.0,
+            hop_ns: 0,
+        }
+    }
+
+    #[inline]
+    fn time(&self, bytes: u64) -> u64 {
+        let packets = bytes.div_ceil(self.packet);
+        (bytes as f64 * self.ns_per_byte + packets as f64 * self.per_packet_ns) as u64
+    }
+
+    /// Payload rate in bytes/s for large transfers.
+    pub fn bytes_per_s(&self) -> f64 {
+        self.packet as f64 / (self.packet as f64 * self.ns_per_byte + self.per_packet_ns) * 1e9
+    }
+}
+
+/// Moves `bytes` through a chain of pipes arriving at `t`; cut-through: a hop starts once the
+/// first packet has crossed the previous one, ends no earlier than the previous hop's end plus
+/// one packet, and is occupied only for its own transfer time (other flows' packets interleave
+/// on a packet link). Returns when the last byte has crossed the chain.
+#[inline]
+pub fn transfer(res: &mut [Res], chain: &[Pipe], t: u64, bytes: u64) -> u64 {
+    let mut head = t;
+    let mut tail = t;
+    for p in chain {
+        let d = p.time(bytes);
+        let first = p.time(bytes.min(p.packet));
+        let r = &mut res[p.res as usize];
+        let start = head.max(r.busy_until);
+        r.busy_until = start + d;
+        r.busy_ns += d;
+        let end = (start + d).max(tail + first);
+        head = start + first + p.hop_ns;
+        tail = end + p.hop_ns;
+    }
+    tail
+}
+
+/// Reserves `dur` on the earliest-free of `ids` from `t`; returns the end.
+#[inline]
+fn reserve_any(res: &mut [Res], ids: &[ResId], t: u64, dur: u64) -> u64 {
+    let mut best = ids[0];
+    for &i in &ids[1..] {
+        if res[i as usize].busy_until < res[best as usize].busy_until {
+            best = i;
+        }
+    }
+    reserve(res, best, t, dur)
+}
+
+#[inline]
+fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
+    let r = &mut res[id as usize];
+    let start = t.max(r.busy_until);
+    r.busy_until = start + dur;
+    r.busy_ns += dur;
+    start + dur
+}
+
+/// Write buffer: space is taken when a write is admitted and given back when the NAND program
+/// holding its data ends.
+#[derive(Clone, Debug)]
+struct WriteBuffer {
+    cap: u64,
+    used: u64,
+    releases: BinaryHeap<Reverse<(u64, u64)>>,
+}
+
+impl WriteBuffer {
+    /// When `bytes` fit in the buffer, at `t` or later.
+    #[inline]
+    fn admit(&mut self, t: u64, bytes: u64) -> u64 {
+        let mut t = t;
+        while let Some(&Reverse((rt, b))) = self.releases.peek() {
+            if rt <= t || self.used + bytes > self.cap {
+                self.releases.pop();
+                self.used -= b;
+                t = t.max(rt);
+            } else {
+                break;
+            }
+        }
+        self.used += bytes;
+        t
+    }
+}
+
+/// The program unit being filled: one multi-plane page on one die.
+#[derive(Clone, Copy, Debug)]
+struct OpenUnit {
+    die: u32,
+    fill: u64,
+    ready: u64,
+}
+
+/// Power coefficients of an SSD or HDD.
+#[derive(Clone, Debug, Default)]
+pub struct Power {
+    /// Idle watts.
+    pub idle_w: f64,
+    /// Per busy controller core.
+    pub controller_w: f64,
+    /// Per die reading.
+    pub die_read_w: f64,
+    /// Per die programming.
+    pub die_program_w: f64,
+    /// Per die erasing.
+    pub die_erase_w: f64,
+    /// Per busy channel.
+    pub channel_w: f64,
+    /// HDD seeking and transferring.
+    pub seek_w: f64,
+}
+
+/// Busy-time counters used for power.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Energy {
+    /// Die read time summed over dies.
+    pub read_ns: u64,
+    /// Die program time summed.
+    pub program_ns: u64,
+    /// Die erase time summed.
+    pub erase_ns: u64,
+}
+
+/// An SSD.
+#[derive(Clone, Debug)]
+pub struct Ssd {
+    /// Name.
+    pub name: String,
+    cores: Vec<ResId>,
+    command_ns: u64,
+    write_command_ns: u64,
+    latency_ns: u64,
+    read_path: Option<Pipe>,
+    write_path: Option<Pipe>,
+    dies: Vec<ResId>,
+    chans: Vec<ResId>,
+    dies_per_chan: u32,
+    read_ns: u64,
+    program_ns: u64,
+    erase_ns: u64,
+    chan_ns_per_byte: f64,
+    /// Bytes in one program unit (page × planes).
+    pub unit_bytes: u64,
+    block_bytes: u64,
+    buffer: WriteBuffer,
+    open: Option<OpenUnit>,
+    /// The FTL.
+    pub ftl: Ftl,
+    compress: bool,
+    min_stored: f64,
+    trim: bool,
+    /// Usable bytes.
+    pub size: u64,
+    /// Power law.
+    pub power: Power,
+    /// Energy counters.
+    pub energy: Energy,
+}
+
+/// Parameters to build an SSD.
+pub struct SsdParams {
+    /// Name.
+    pub name: String,
+    /// Usable bytes.
+    pub size: u64,
+    /// Controller cores.
+    pub cores: u32,
+    /// Per read command per core.
+    pub command_ns: u64,
+    /// Per write command per core.
+    pub write_command_ns: u64,
+    /// Unserialised latency.
+    pub latency_ns: u64,
+    /// Read datapath ceiling.
+    pub read_bps: Option<f64>,
+    /// Write datapath ceiling.
+    pub write_bps: Option<f64>,
+    /// Channels.
+    pub channels: u32,
+    /// Dies.
+    pub dies: u32,
+    /// Planes.
+    pub planes: u32,
+    /// Page bytes.
+    pub page_bytes: u32,
+    /// Pages per block.
+    pub pages_per_block: u32,
+    /// Blocks per plane.
+    pub blocks_per_plane: u32,
+    /// tR.
+    pub read_ns: u64,
+    /// tPROG.
+    pub program_ns: u64,
+    /// tBERS.
+    pub erase_ns: u64,
+    /// Channel bytes/s.
+    pub chan_bps: f64,
+    /// Write buffer bytes.
+    pub buffer_bytes: u64,
+    /// GC threshold in blocks per die.
+    pub gc_free_blocks: u32,
+    /// SandForce-style compression.
+    pub compress: bool,
+    /// Smallest stored fraction when compressing.
+    pub min_stored: f64,
+    /// TRIM honoured.
+    pub trim: bool,
+    /// Power law.
+    pub power: Power,
+}
+
+/// Stored share of a buffer as an inline compressor would see it: 16-byte runs of zeros
+/// compress away, anything else is kept. Cheap (one pass of 16-byte compares) and exact for the
+/// workload generator's layouts (random bytes followed by zeros per 512-byte segment), which
+/// zstd also compresses to within a few points (iolab-core data.rs tests).
+pub fn stored_share(buf: &[u8]) -> f64 {
+    if buf.is_empty() {
+        return 1.0;
+    }
+    let mut zero = 0usize;
+    let chunks = buf.chunks_exact(16);
+    let n = chunks.len();
+    for c in chunks {
+        if c.iter().all(|&b| b == 0) {
+            zero += 1;
+        }
+    }
+    if n == 0 {
+        return 1.0;
+    }
+    1.0 - zero as f64 / n as f64
+}
+
+/// A hard disk.
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    /// Name.
+    pub name: String,
+    res: ResId,
+    /// Capacity.
+    pub size: u64,
+    rev_ns: u64,
+    seek_track_ns: u64,
+    seek_full_ns: u64,
+    outer_npb: f64,
+    inner_npb: f64,
+    command_ns: u64,
+    head: u64,
+    last_end: u64,
+    last_done: u64,
+    rng: Rng,
+    /// Power law.
+    pub power: Power,
+    /// Seek+transfer busy time.
+    pub busy_ns: u64,
+}
+
+/// Parameters to build an HDD.
+pub struct HddParams {
+    /// Name.
+    pub name: String,
+    /// Capacity.
+    pub size: u64,
+    /// RPM.
+    pub rpm: f64,
+    /// Track-to-track seek.
+    pub seek_track_ns: u64,
+    /// Full-stroke seek.
+    pub seek_full_ns: u64,
+    /// Outer media rate.
+    pub outer_bps: f64,
+    /// Inner media rate.
+    pub inner_bps: f64,
+    /// Command overhead.
+    pub command_ns: u64,
+    /// Seed of the rotational position.
+    pub seed: u64,
+    /// Power law.
+    pub power: Power,
+}
+
+/// A member device.
+#[derive(Clone, Debug)]
+pub enum Dev {
+    /// An SSD.
+    Ssd(Box<Ssd>),
+    /// A hard disk.
+    Hdd(Box<Hdd>),
+}
+
+impl Dev {
+    /// Usable bytes.
+    pub fn size(&self) -> u64 {
+        match self {
+            Dev::Ssd(s) => s.size,
+            Dev::Hdd(h) => h.size,
+        }
+    }
+}
+
+/// A device with its flattened host path.
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    /// Pipes from the CPU down to the device.
+    pub down: Vec<Pipe>,
+    /// Pipes from the device up to the CPU.
+    pub up: Vec<Pipe>,
+    /// Fixed latency on the way down (port, HBA, chip).
+    pub lat_down_ns: u64,
+    /// Fixed latency on the way up.
+    pub lat_up_ns: u64,
+    /// Serialised command stages before the device (HBA, RAID chip): resource and time.
+    pub cmd_stages: Vec<(ResId, u64)>,
+    /// SATA link occupancy per command (command, DMA setup and status FIS handshakes).
+    pub sata_cmd: Option<(ResId, u64)>,
+    /// The device.
+    pub dev: Dev,
+    /// Path description, device first.
+    pub describe: Vec<String>,
+}
+
+/// How a volume spreads over its members.
+#[derive(Clone, Debug)]
+pub enum Vol {
+    /// One device.
+    Leaf(u32),
+    /// RAID-0 or JBOD over members.
+    Raid {
+        /// Stripe bytes (RAID-0) or `None` (JBOD: concatenation).
+        stripe: Option<u64>,
+        /// Bytes of each member used.
+        member_bytes: u64,
+        /// Members.
+        members: Vec<Vol>,
+    },
+    /// Tiered volume or cache.
+    Tier(Box<Tier>),
+}
+
+/// A tiered volume (StoreMI-like) or a cache (RST-like).
+#[derive(Clone, Debug)]
+pub struct Tier {
+    /// Fast member.
+    pub fast: Vol,
+    /// Slow member.
+    pub slow: Vol,
+    /// True: tier (capacity is the sum, extents move); false: cache (a copy).
+    pub tiering: bool,
+    /// Extent bytes.
+    pub extent: u64,
+    /// Accesses before promotion.
+    pub promote_after: u32,
+    /// Extents the fast member can hold.
+    pub fast_slots: u64,
+    /// Logical extent → (on fast, slot).
+    loc: Vec<(bool, u32)>,
+    /// Which logical extent lives in each fast slot.
+    slot_owner: Vec<u32>,
+    /// Access counts.
+    hits: Vec<u8>,
+    /// Clock hand for eviction.
+    hand: u64,
+    /// Referenced bits for the clock.
+    referenced: Vec<bool>,
+    /// Slow-member extents.
+    pub slow_extents: u64,
+    /// Promotions done.
+    pub promotions: u64,
+}
+
+impl Tier {
+    /// A tier or cache with every extent on the slow member at first (tier mode: extents past
+    /// the slow member's end start on the fast one).
+    pub fn new(
+        fast: Vol,
+        slow: Vol,
+        tiering: bool,
+        extent: u64,
+        promote_after: u32,
+        fast_bytes: u64,
+        slow_bytes: u64,
+    ) -> Tier {
+        let fast_slots = fast_bytes / extent;
+        let slow_extents = slow_bytes / extent;
+        let logical = if tiering {
+            slow_extents + fast_slots
+        } else {
+            slow_extents
+        };
+        let mut loc = Vec::with_capacity(logical as usize);
+        let mut slot_owner = vec![u32::MAX; fast_slots as usize];
+        for e in 0..logical {
+            if e < slow_extents {
+                loc.push((false, e as u32));
+            } else {
+                let s = (e - slow_extents) as u32;
+                slot_owner[s as usize] = e as u32;
+                loc.push((true, s));
+            }
+        }
+        Tier {
+            fast,
+            slow,
+            tiering,
+            extent,
+            promote_after,
+            fast_slots,
+            loc,
+            slot_owner,
+            hits: vec![0; logical as usize],
+            hand: 0,
+            referenced: vec![false; fast_slots as usize],
+            slow_extents,
+            promotions: 0,
+        }
+    }
+
+    /// Logical bytes.
+    pub fn size(&self) -> u64 {
+        self.loc.len() as u64 * self.extent
+    }
+}
+
+/// A read chunk in flight between its die and the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct ChunkEv {
+    tag: u32,
+    leaf: u32,
+    chan: u32,
+    nand_bytes: u32,
+    host_bytes: u32,
+}
+
+/// Per request state, indexed by tag.
+#[derive(Clone, Copy, Debug, Default)]
+struct Io {
+    pending: u32,
+    done: u64,
+    fin_ns: u64,
+}
+
+/// Tag of internal I/Os (tier migrations) whose completion nobody waits for.
+const INTERNAL: u32 = u32::MAX;
+/// No channel (unmapped read or HDD).
+const NO_CHAN: u32 = u32::MAX;
+
+/// The whole model of one target.
+#[derive(Debug)]
+pub struct World {
+    /// Every resource.
+    pub res: Vec<Res>,
+    /// Every device with its path.
+    pub leaves: Vec<Leaf>,
+    /// The volume the host sees.
+    pub vol: Vol,
+    /// Software latency of the driver stack per I/O.
+    pub driver_ns: u64,
+    /// Commands the host keeps outstanding at most (AHCI 32).
+    pub max_outstanding: u32,
+    ios: Vec<Io>,
+    events: BinaryHeap<Reverse<(u64, u64, ChunkEv)>>,
+    done: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    waiting: std::collections::VecDeque<(u32, Direction, u64, u64)>,
+    outstanding: u32,
+    seq: u64,
+    /// Compressed share of each tag's data, set by the target before submit.
+    pub stored_share: Vec<f64>,
+    /// Write requests seen (for WA reports).
+    pub host_write_bytes: u64,
+    /// Requests rejected past the end.
+    pub errors: u64,
+}
+
+impl World {
+    /// A world over `res`, `leaves` and `vol`.
+    pub fn new(
+        res: Vec<Res>,
+        leaves: Vec<Leaf>,
+        vol: Vol,
+        driver_ns: u64,
+        max_outstanding: u32,
+    ) -> World {
+        World {
+            res,
+            leaves,
+            vol,
+            driver_ns,
+            max_outstanding: max_outstanding.max(1),
+            ios: Vec::new(),
+            events: BinaryHeap::new(),
+            done: BinaryHeap::new(),
+            waiting: Default::default(),
+            outstanding: 0,
+            seq: 0,
+            stored_share: Vec::new(),
+            host_write_bytes: 0,
+            errors: 0,
+        }
+    }
+
+    /// Logical size.
+    pub fn size(&self) -> u64 {
+        vol_size(&self.vol, &self.leaves)
+    }
+
+    /// Sizes the per-tag tables.
+    pub fn prepare(&mut self, slots: u32) {
+        self.ios = vec![Io::default(); slots as usize];
+        self.stored_share = vec![1.0; slots as usize];
+        self.events.clear();
+        self.done.clear();
+        self.waiting.clear();
+        self.outstanding = 0;
+    }
+
+    /// Earliest time anything is busy until (for idling between jobs).
+    pub fn quiet_time(&self) -> u64 {
+        self.res.iter().map(|r| r.busy_until).max().unwrap_or(0)
+    }
+
+    /// Submits a host request at `t`.
+    pub fn submit(&mut self, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        if self.outstanding >= self.max_outstanding {
+            self.waiting.push_back((tag, dir, offset, len));
+            return;
+        }
+        self.start(tag, dir, offset, len, t);
+    }
+
+    fn start(&mut self, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        self.outstanding += 1;
+        let half = self.driver_ns / 2;
+        let io = &mut self.ios[tag as usize];
+        io.pending = 1; // held until the split is done, so early chunks cannot complete it
+        io.done = t;
+        io.fin_ns = self.driver_ns - half;
+        if dir == Direction::Write {
+            self.host_write_bytes += len;
+        }
+        let vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
+        let mut vol = vol;
+        self.vol_submit(&mut vol, tag, dir, offset, len, t + half);
+        self.vol = vol;
+        self.chunk_done(tag, t + half);
+    }
+
+    fn vol_submit(
+        &mut self,
+        vol: &mut Vol,
+        tag: u32,
+        dir: Direction,
+        offset: u64,
+        len: u64,
+        t: u64,
+    ) {
+        match vol {
+            Vol::Leaf(i) => self.leaf_submit(*i, tag, dir, offset, len, t),
+            Vol::Raid {
+                stripe,
+                member_bytes,
+                members,
+            } => {
+                let n = members.len() as u64;
+                match *stripe {
+                    Some(s) => {
+                        // Per member, the pieces of this request are contiguous in member space:
+                        // coalesce them into one sub-request each.
+                        let mut parts: Vec<(u64, u64, u64)> = Vec::new(); // member, off, len
+                        let mut off = offset;
+                        let end = offset + len;
+                        while off < end {
+                            let k = off / s;
+                            let in_stripe = off % s;
+                            let piece = (s - in_stripe).min(end - off);
+                            let m = k % n;
+                            let moff = (k / n) * s + in_stripe;
+                            match parts.iter_mut().find(|p| p.0 == m && p.1 + p.2 == moff) {
+                                Some(p) => p.2 += piece,
+                                None => parts.push((m, moff, piece)),
+                            }
+                            off += piece;
+                        }
+                        for (m, moff, l) in parts {
+                            self.vol_submit(&mut members[m as usize], tag, dir, moff, l, t);
+                        }
+                    }
+                    None => {
+                        let mut off = offset;
+                        let end = offset + len;
+                        while off < end {
+                            let m = (off / *member_bytes).min(n - 1);
+                            let moff = off - m * *member_bytes;
+                            let piece = (*member_bytes - moff).min(end - off);
+                            self.vol_submit(&mut members[m as usize], tag, dir, moff, piece, t);
+                            off += piece;
+                        }
+                    }
+                }
+            }
+            Vol::Tier(tier) => self.tier_submit(tier, tag, dir, offset, len, t),
+        }
+    }
+
+    fn tier_submit(
+        &mut self,
+        tier: &mut Tier,
+        tag: u32,
+        dir: Direction,
+        offset: u64,
+        len: u64,
+        t: u64,
+    ) {
+        let mut off = offset;
+        let end = offset + len;
+        while off < end {
+            let e = off / tier.extent;
+            let within = off % tier.extent;
+            let piece = (tier.extent - within).min(end - off);
+            let (fast, slot) = tier.loc[e as usize];
+            if fast {
+                tier.referenced[slot as usize] = true;
+                let fo = slot as u64 * tier.extent + within;
+                let mut f = std::mem::replace(&mut tier.fast, Vol::Leaf(0));
+                self.vol_submit(&mut f, tag, dir, fo, piece, t);
+                // A cache writes through: the slow copy is updated too.
+                if !tier.tiering && dir == Direction::Write {
+                    let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
+                    self.vol_submit(&mut s, tag, dir, e * tier.extent + within, piece, t);
+                    tier.slow = s;
+                }
+                tier.fast = f;
+            } else {
+                let so = slot as u64 * tier.extent + within;
+                let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
+                self.vol_submit(&mut s, tag, dir, so, piece, t);
+                tier.slow = s;
+                let h = &mut tier.hits[e as usize];
+                *h = h.saturating_add(1);
+                if *h as u32 >= tier.promote_after && tier.fast_slots > 0 {
+                    self.promote(tier, e, t);
+                }
+            }
+            off += piece;
+        }
+    }
+
+    /// Moves (tier) or copies (cache) extent `e` to the fast member, evicting by clock; the
+    /// copy runs in the background as internal I/O on both members.
+    fn promote(&mut self, tier: &mut Tier, e: u64, t: u64) {
+        let slots = tier.fast_slots;
+        let victim_slot = loop {
+            let s = tier.hand % slots;
+            tier.hand += 1;
+            if tier.slot_owner[s as usize] == u32::MAX || !tier.referenced[s as usize] {
+                break s as u32;
+            }
+            tier.referenced[s as usize] = false;
+        };
+        let (_, slow_slot) = tier.loc[e as usize];
+        let old = tier.slot_owner[victim_slot as usize];
+        let x = tier.extent;
+        let mut f = std::mem::replace(&mut tier.fast, Vol::Leaf(0));
+        let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
+        // Background copy: read the extent from the slow member, write it to the fast one.
+        self.vol_submit(
+            &mut s,
+            INTERNAL,
+            Direction::Read,
+            slow_slot as u64 * x,
+            x,
+            t,
+        );
+        self.vol_submit(
+            &mut f,
+            INTERNAL,
+            Direction::Write,
+            victim_slot as u64 * x,
+            x,
+            t,
+        );
+        if old != u32::MAX {
+            if tier.tiering {
+                // The demoted extent takes the promoted one's place on the slow member.
+                self.vol_submit(
+                    &mut f,
+                    INTERNAL,
+                    Direction::Read,
+                    victim_slot as u64 * x,
+                    x,
+                    t,
+                );
+                self.vol_submit(
+                    &mut s,
+                    INTERNAL,
+                    Direction::Write,
+                    slow_slot as u64 * x,
+                    x,
+                    t,
+                );
+                tier.loc[old as usize] = (false, slow_slot);
+            } else {
+                tier.loc[old as usize] = (false, old);
+            }
+            tier.hits[old as usize] = 0;
+        }
+        tier.fast = f;
+        tier.slow = s;
+        tier.loc[e as usize] = (true, victim_slot);
+        tier.slot_owner[victim_slot as usize] = e as u32;
+        tier.referenced[victim_slot as usize] = true;
+        tier.promotions += 1;
+    }
+
+    fn leaf_submit(&mut self, li: u32, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        let leaf = &mut self.leaves[li as usize];
+        let res = &mut self.res[..];
+        // Down the path: the command (and a write's data) crosses every pipe.
+        let mut at = t + leaf.lat_down_ns;
+        if let Some((sata, ns)) = leaf.sata_cmd {
+            at = reserve(res, sata, at, ns);
+        }
+        for &(r, ns) in &leaf.cmd_stages {
+            at = reserve(res, r, at, ns);
+        }
+        if dir == Direction::Write {
+            at = transfer(res, &leaf.down, at, len);
+        } else {
+            for p in &leaf.down {
+                at += p.hop_ns;
+            }
+        }
+        let lat_up = leaf.lat_up_ns;
+        let share = if tag == INTERNAL {
+            1.0
+        } else {
+            self.stored_share[tag as usize]
+        };
+        match &mut leaf.dev {
+            Dev::Ssd(ssd) => {
+                let cmd = if dir == Direction::Write {
+                    ssd.write_command_ns
+                } else {
+                    ssd.command_ns
+                };
+                let at = reserve_any(res, &ssd.cores, at, cmd) + ssd.latency_ns;
+                match dir {
+                    Direction::Write => {
+                        let done = ssd_write(ssd, res, offset, len, at, share);
+                        let done = transfer_up_status(res, &leaf.up, done) + lat_up;
+                        self.chunk_add(tag, done);
+                    }
+                    Direction::Read => {
+                        let first = offset / 4096;
+                        let last = (offset + len.max(1) - 1) / 4096;
+                        let unit_lpns = ssd.unit_bytes / 4096;
+                        let mut lpn = first;
+                        while lpn <= last {
+                            let die = ssd.ftl.die_of(lpn);
+                            // A chunk: consecutive LPNs of one program unit on one die.
+                            let mut n = 1;
+                            let mut nand = ssd.ftl.stored_bytes(lpn) as u64;
+                            while lpn + n <= last
+                                && (lpn + n) % unit_lpns != 0
+                                && ssd.ftl.die_of(lpn + n) == die
+                            {
+                                nand += ssd.ftl.stored_bytes(lpn + n) as u64;
+                                n += 1;
+                            }
+                            let lo = (lpn * 4096).max(offset);
+                            let hi = ((lpn + n) * 4096).min(offset + len);
+                            let host = hi - lo;
+                            let (ready, chan) = match die {
+                                Some(d) => {
+                                    let end = reserve(res, ssd.dies[d as usize], at, ssd.read_ns);
+                                    ssd.energy.read_ns += ssd.read_ns;
+                                    (end, ssd.chans[(d / ssd.dies_per_chan) as usize])
+                                }
+                                // Unwritten data is not on NAND: the controller returns zeros.
+                                None => (at, NO_CHAN),
+                            };
+                            if tag != INTERNAL {
+                                self.ios[tag as usize].pending += 1;
+                            }
+                            self.seq += 1;
+                            self.events.push(Reverse((
+                                ready,
+                                self.seq,
+                                ChunkEv {
+                                    tag,
+                                    leaf: li,
+                                    chan,
+                                    nand_bytes: if die.is_some() { nand as u32 } else { 0 },
+                                    host_bytes: host as u32,
+                                },
+                            )));
+                            lpn += n;
+                        }
+                    }
+                }
+            }
+            Dev::Hdd(h) => {
+                let end = hdd_service(h, res, offset, len, at);
+                if tag != INTERNAL {
+                    self.ios[tag as usize].pending += 1;
+                }
+                self.seq += 1;
+                let host_bytes = if dir == Direction::Read {
+                    len as u32
+                } else {
+                    0
+                };
+                self.events.push(Reverse((
+                    end,
+                    self.seq,
+                    ChunkEv {
+                        tag,
+                        leaf: li,
+                        chan: NO_CHAN,
+                        nand_bytes: 0,
+                        host_bytes,
+                    },
+                )));
+            }
+        }
+    }
+
+    #[inline]
+    fn chunk_add(&mut self, tag: u32, done: u64) {
+        if tag == INTERNAL {
+            return;
+        }
+        let io = &mut self.ios[tag as usize];
+        io.done = io.done.max(done);
+    }
+
+    #[inline]
+    fn chunk_done(&mut self, tag: u32, at: u64) {
+        if tag == INTERNAL {
+            return;
+        }
+        let io = &mut self.ios[tag as usize];
+        io.done = io.done.max(at);
+        io.pending -= 1;
+        if io.pending == 0 {
+            let t = io.done + io.fin_ns;
+            self.seq += 1;
+            self.done.push(Reverse((t, self.seq, tag)));
+        }
+    }
+
+    fn process(&mut self, t: u64, ev: ChunkEv) {
+        let leaf = &mut self.leaves[ev.leaf as usize];
+        let res = &mut self.res[..];
+        let mut at = t;
+        if let Dev::Ssd(ssd) = &mut leaf.dev {
+            if ev.chan != NO_CHAN {
+                let d = (ev.nand_bytes as f64 * ssd.chan_ns_per_byte) as u64;
+                at = reserve(res, ev.chan, at, d);
+            }
+            if let Some(p) = &ssd.read_path {
+                at = transfer(res, std::slice::from_ref(p), at, ev.host_bytes as u64);
+            }
+        }
+        let at = transfer(res, &leaf.up, at, ev.host_bytes as u64) + leaf.lat_up_ns;
+        self.chunk_done(ev.tag, at);
+    }
+
+    /// The next completion if it happens at or before `limit`: processes events in time order
+    /// until the earliest completion is known to be the next thing to happen.
+    pub fn next_completion(&mut self, limit: u64) -> Option<(u32, u64)> {
+        loop {
+            let ev_t = self.events.peek().map(|Reverse((t, _, _))| *t);
+            let done_t = self.done.peek().map(|Reverse((t, _, _))| *t);
+            match (ev_t, done_t) {
+                (Some(e), d) if d.is_none_or(|d| e < d) => {
+                    if e > limit {
+                        return None;
+                    }
+                    let Reverse((t, _, ev)) = self.events.pop().expect("peeked");
+                    self.process(t, ev);
+                }
+                (_, Some(d)) => {
+                    if d > limit {
+                        return None;
+                    }
+                    let Reverse((t, _, tag)) = self.done.pop().expect("peeked");
+                    self.outstanding -= 1;
+                    if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
+                        self.start(wt, wd, wo, wl, t);
+                    }
+                    return Some((tag, t));
+                }
+                (None, None) => return None,
+                _ => unreachable!("covered above"),
+            }
+        }
+    }
+
+    /// Runs background work (events of internal I/O) up to `t`.
+    pub fn settle(&mut self, t: u64) {
+        while let Some(Reverse((et, _, _))) = self.events.peek() {
+            if *et > t {
+                break;
+            }
+            let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
+            self.process(et, ev);
+        }
+    }
+
+    /// Discards LBAs (TRIM) on every SSD below the volume, analytically.
+    pub fn trim_all(&mut self) {
+        for l in &mut self.leaves {
+            if let Dev::Ssd(s) = &mut l.dev {
+                if s.trim {
+                    for lpn in 0..s.ftl.lpns() {
+                        s.ftl.invalidate(lpn);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Whether any device looks at written data (compression).
+    pub fn needs_data(&self) -> bool {
+        self.leaves
+            .iter()
+            .any(|l| matches!(&l.dev, Dev::Ssd(s) if s.compress))
+    }
+}
+
+fn vol_size(v: &Vol, leaves: &[Leaf]) -> u64 {
+    match v {
+        Vol::Leaf(i) => leaves[*i as usize].dev.size(),
+        Vol::Raid {
+            member_bytes,
+            members,
+            ..
+        } => member_bytes * members.len() as u64,
+        Vol::Tier(t) => t.size(),
+    }
+}
+
+/// The status/completion of a write going back up: a small message.
+#[inline]
+fn transfer_up_status(_res: &mut [Res], up: &[Pipe], t: u64) -> u64 {
+    t + up.iter().map(|p| p.hop_ns).sum::<u64>()
+}
+
+/// A write into an SSD: through the write datapath into the buffer, LPNs mapped into the open
+/// program unit, full units programmed (after GC if the die's pool is low). Returns when the
+/// write is buffered (its completion).
+fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, share: f64) -> u64 {
+    let mut at = at;
+    if let Some(p) = &ssd.write_path {
+        at = transfer(res, std::slice::from_ref(p), at, len);
+    }
+    let first = offset / 4096;
+    let last = (offset + len.max(1) - 1) / 4096;
+    let lpns = last - first + 1;
+    let units_per_lpn = if ssd.compress {
+        let stored = (share.max(ssd.min_stored) * 8.0).ceil() as u32;
+        stored.clamp(1, 8)
+    } else {
+        1
+    };
+    let stored_bytes = lpns * (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    let done = ssd.buffer.admit(at, stored_bytes);
+    for lpn in first..=last {
+        let unit = match ssd.open {
+            Some(u) => u,
+            None => {
+                // Next program unit on the die that frees up first (dynamic allocation).
+                let mut best = 0u32;
+                for (i, &d) in ssd.dies.iter().enumerate() {
+                    if res[d as usize].busy_until < res[ssd.dies[best as usize] as usize].busy_until
+                    {
+                        best = i as u32;
+                    }
+                }
+                OpenUnit {
+                    die: best,
+                    fill: 0,
+                    ready: done,
+                }
+            }
+        };
+        let mut unit = unit;
+        let low = ssd.ftl.write(lpn, unit.die, units_per_lpn);
+        unit.fill += (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+        unit.ready = unit.ready.max(done);
+        let die_res = ssd.dies[unit.die as usize];
+        if low {
+            let cost = ssd.ftl.collect(unit.die);
+            let ub = ssd.ftl.unit_bytes as u64;
+            let ops = (cost.moved_units * ub).div_ceil(ssd.unit_bytes);
+            let erases = (cost.erased_units * ub).div_ceil(ssd.block_bytes);
+            // Copyback within the die: read and program each moved page, then erase.
+            let gc_ns = ops * (ssd.read_ns + ssd.program_ns) + erases * ssd.erase_ns;
+            reserve(res, die_res, unit.ready, gc_ns);
+            ssd.energy.read_ns += ops * ssd.read_ns;
+            ssd.energy.program_ns += ops * ssd.program_ns;
+            ssd.energy.erase_ns += erases * ssd.erase_ns;
+        }
+        if unit.fill >= ssd.unit_bytes {
+            let chan = ssd.chans[(unit.die / ssd.dies_per_chan) as usize];
+            let xfer = (unit.fill as f64 * ssd.chan_ns_per_byte) as u64;
+            let loaded = reserve(res, chan, unit.ready, xfer);
+            let end = reserve(res, die_res, loaded, ssd.program_ns);
+            ssd.energy.program_ns += ssd.program_ns;
+            ssd.buffer.releases.push(Reverse((end, unit.fill)));
+            ssd.open = None;
+        } else {
+            ssd.open = Some(unit);
+        }
+    }
+    done
+}
+
+/// Seek + rotation + zoned transfer on the single actuator.
+fn hdd_service(h: &mut Hdd, res: &mut [Res], offset: u64, len: u64, at: u64) -> u64 {
+    let r = &mut res[h.res as usize];
+    let start = at.max(r.busy_until);
+    let sequential = offset == h.last_end;
+    let (seek, rot) = if sequential && start <= h.last_done + h.rev_ns / 8 {
+        (0, 0)
+    } else {
+        let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
+        let seek = if dist == 0.0 {
+            0
+        } else {
+            h.seek_track_ns + ((h.seek_full_ns - h.seek_track_ns) as f64 * dist.sqrt()) as u64
+        };
+        (seek, h.rng.below(h.rev_ns))
+    };
+    let frac = offset as f64 / h.size as f64;
+    let npb = h.outer_npb + (h.inner_npb - h.outer_npb) * frac;
+    let xfer = (len as f64 * npb) as u64;
+    let d = h.command_ns + seek + rot + xfer;
+    r.busy_until = start + d;
+    r.busy_ns += d;
+    h.busy_ns += d;
+    h.head = offset + len;
+    h.last_end = offset + len;
+    h.last_done = start + d;
+    start + d
+}
+
+/// Builds an SSD, creating its resources.
+pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
+    let mut add = |kind, name: String| {
+        res.push(Res {
+            busy_until: 0,
+            busy_ns: 0,
+            kind,
+            group: name,
+        });
+        (res.len() - 1) as ResId
+    };
+    let cores = (0..p.cores.max(1))
+        .map(|_| add(ResKind::Controller, format!("{group} controller")))
+        .collect();
+    let read_path = p
+        .read_bps
+        .map(|r| Pipe::rate(add(ResKind::DataPath, format!("{group} read datapath")), r));
+    let write_path = p
+        .write_bps
+        .map(|r| Pipe::rate(add(ResKind::DataPath, format!("{group} write datapath")), r));
+    let chans: Vec<ResId> = (0..p.channels)
+        .map(|_| add(ResKind::Channel, format!("{group} NAND channels")))
+        .collect();
+    let dies: Vec<ResId> = (0..p.dies)
+        .map(|_| add(ResKind::Die, format!("{group} NAND dies")))
+        .collect();
+    let block_bytes = p.planes as u64 * p.pages_per_block as u64 * p.page_bytes as u64;
+    let unit_bytes = p.planes as u64 * p.page_bytes as u64;
+    let ftl = Ftl::new(
+        p.size / 4096,
+        p.dies,
+        block_bytes,
+        p.blocks_per_plane as u64,
+        p.gc_free_blocks,
+        p.compress,
+    );
+    Ssd {
+        name: p.name,
+        cores,
+        command_ns: p.command_ns,
+        write_command_ns: p.write_command_ns,
+        latency_ns: p.latency_ns,
+        read_path,
+        write_path,
+        dies,
+        chans,
+        dies_per_chan: p.dies / p.channels,
+        read_ns: p.read_ns,
+        program_ns: p.program_ns,
+        erase_ns: p.erase_ns,
+        chan_ns_per_byte: 1e9 / p.chan_bps,
+        unit_bytes,
+        block_bytes,
+        buffer: WriteBuffer {
+            // Room for at least two program units, or writes could never drain.
+            cap: p.buffer_bytes.max(2 * unit_bytes),
+            used: 0,
+            releases: BinaryHeap::new(),
+        },
+        open: None,
+        ftl,
+        compress: p.compress,
+        min_stored: p.min_stored,
+        trim: p.trim,
+        size: p.size / 4096 * 4096,
+        power: p.power,
+        energy: Energy::default(),
+    }
+}
+
+/// Builds an HDD, creating its resource.
+pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
+    res.push(Res {
+        busy_until: 0,
+        busy_ns: 0,
+        kind: ResKind::Disk,
+        group: format!("{group} actuator"),
+    });
+    Hdd {
+        name: p.name,
+        res: (res.len() - 1) as ResId,
+        size: p.size / 4096 * 4096,
+        rev_ns: (60e9 / p.rpm) as u64,
+        seek_track_ns: p.seek_track_ns,
+        seek_full_ns: p.seek_full_ns,
+        outer_npb: 1e9 / p.outer_bps,
+        inner_npb: 1e9 / p.inner_bps,
+        command_ns: p.command_ns,
+        head: 0,
+        last_end: u64::MAX,
+        last_done: 0,
+        rng: Rng::new(p.seed),
+        power: p.power,
+        busy_ns: 0,
+    }
+}
+
+impl Ssd {
+    /// The program unit stripe in LPNs (for analytic fills).
+    pub fn stripe_lpns(&self) -> u64 {
+        self.unit_bytes / 4096
+    }
+
+    /// Busy time of the controller cores.
+    pub fn controller_busy(&self, res: &[Res]) -> u64 {
+        self.cores.iter().map(|&c| res[c as usize].busy_ns).sum()
+    }
+
+    /// Busy time of the channels.
+    pub fn channel_busy(&self, res: &[Res]) -> u64 {
+        self.chans.iter().map(|&c| res[c as usize].busy_ns).sum()
+    }
+
+    /// Forgets pending programs and buffer state (after an analytic fill).
+    pub fn reset_buffer(&mut self) {
+        self.buffer.used = 0;
+        self.buffer.releases.clear();
+        self.open = None;
+    }
+}

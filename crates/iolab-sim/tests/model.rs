@@ -1,0 +1,166 @@
+//! Behaviour of the model through its public API: determinism, bad catalog input, state kept
+//! across jobs, fast preconditioning.
+
+use iolab_core::job::{Job, JobSpec};
+use iolab_sim::catalog::Catalog;
+use iolab_sim::{open, open_with, SimError};
+
+fn job(text: &str) -> Job {
+    toml::from_str::<JobSpec>(text).unwrap().validate().unwrap()
+}
+
+#[test]
+fn same_seed_gives_byte_identical_results() {
+    let run = || {
+        let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+        let j = job("access = \"randrw\"\nqueue_depth = 8\nthreads = 2\nsize = \"1g\"\nduration_s = 0.02\nseed = 7");
+        let r = sim.run_job(&j, None).unwrap();
+        serde_json::to_string(&(r.result, sim.describe())).unwrap()
+    };
+    let (a, b) = (run(), run());
+    assert_eq!(a, b);
+    assert!(a.contains("\"modelled\":true"));
+}
+
+#[test]
+fn whole_catalog_loads_and_every_drive_opens_on_a_fitting_port() {
+    let cat = Catalog::load(None).unwrap();
+    assert!(cat.drives.len() >= 20 && cat.platforms.len() >= 8);
+    for (spec, size) in [
+        ("sim:c300-256@x58/ich-marvell", 256_060_514_304u64),
+        ("sim:revodrive-x2-100@p55/cpu-x16", 100_000_000_000),
+        ("sim:ibis-240@x58/ioh-x16", 240_000_000_000),
+        ("sim:nvme2018-500@z270/raid0", 1_000_000_000_000),
+        ("sim:hdd-7200@h67", 1_000_204_886_016),
+        ("sim:storemi@x470", 1_256_000_000_000),
+        ("sim:rst-cache@z270/sata", 1_000_204_886_016),
+    ] {
+        let sim = open_with(spec, cat.clone()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        let got = sim.size_bytes() as f64;
+        assert!((got / size as f64 - 1.0).abs() < 0.01, "{spec}: {got}");
+    }
+}
+
+fn bad_drive(edit: impl Fn(String) -> String) -> SimError {
+    let text = edit(include_str!("../../../catalog/drives/ssd750-400.toml").to_string());
+    let mut cat = Catalog::default();
+    cat.add_drive("user/drives/bad.toml", &text).unwrap_err()
+}
+
+#[test]
+fn inconsistent_entries_are_rejected_naming_file_and_key() {
+    let e = bad_drive(|t| t.replace("dies = 36", "dies = 35"));
+    assert!(
+        e.to_string().contains("user/drives/bad.toml: nand.dies"),
+        "{e}"
+    );
+    let e = bad_drive(|t| t.replace("usable_bytes = 400000000000", "usable_bytes = 900000000000"));
+    assert!(
+        e.to_string().contains("capacity.usable_bytes") && e.to_string().contains("raw"),
+        "{e}"
+    );
+    let e = bad_drive(|t| t.replace("link = \"pcie3x4\"", "link = \"pcie9x4\""));
+    assert!(
+        e.to_string().contains("interface.link") && e.to_string().contains("unknown link"),
+        "{e}"
+    );
+    let e = bad_drive(|t| t.replace("[ftl]\n", "[ftl]\nbogus = 1\n"));
+    assert!(
+        e.to_string().contains("bad.toml") && e.to_string().contains("bogus"),
+        "{e}"
+    );
+    // A protocol the platform has no driver for.
+    let mut cat = Catalog::load(None).unwrap();
+    let text = include_str!("../../../catalog/drives/ssd750-400.toml")
+        .replace("protocol = \"nvme\"", "protocol = \"scsi\"")
+        .replace("name = \"ssd750-400\"", "name = \"odd\"");
+    cat.add_drive("user/drives/odd.toml", &text).unwrap();
+    let e = open_with("sim:odd@z97/cpu", cat).err().unwrap();
+    assert!(
+        e.to_string()
+            .contains("z97.toml: drivers.scsi: unknown driver"),
+        "{e}"
+    );
+}
+
+#[test]
+fn bad_specs_say_what_to_write() {
+    assert!(matches!(
+        open("ssd750-400", None),
+        Err(SimError::Spec { .. })
+    ));
+    assert!(matches!(
+        open("sim:nope@z97", None),
+        Err(SimError::UnknownDrive { .. })
+    ));
+    assert!(matches!(
+        open("sim:ssd750-400@z97/nope", None),
+        Err(SimError::UnknownPort { .. })
+    ));
+    let e = open("sim:c300-256@z97/cpu", None).err().unwrap();
+    assert!(matches!(e, SimError::Incompatible { .. }), "{e}");
+}
+
+#[test]
+fn state_persists_across_jobs_and_full_drive_writes_amplify() {
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    let t = std::time::Instant::now();
+    sim.precondition_steady();
+    assert!(
+        t.elapsed().as_secs() < 30,
+        "analytic preconditioning took {:?}",
+        t.elapsed()
+    );
+    let w = job("access = \"randwrite\"\nqueue_depth = 32\nduration_s = 0.2");
+    let steady = sim.run_job(&w, None).unwrap().result.write.iops;
+    let wa = sim.tests().last().unwrap().write_amplification.unwrap();
+    assert!(wa > 1.8, "steady-state write amplification {wa}");
+    sim.trim_all();
+    let fresh = sim.run_job(&w, None).unwrap().result.write.iops;
+    assert!(fresh > 3.0 * steady, "fresh {fresh} vs steady {steady}");
+    let d = sim.describe();
+    assert_eq!(d["tests"].as_array().unwrap().len(), 2);
+    assert!(d["tests"][0]["avg_power_w"].as_f64().unwrap() > 4.0);
+}
+
+#[test]
+fn hdd_and_tiers_behave_like_their_mechanisms() {
+    let r = |spec: &str, text: &str| {
+        let mut sim = open(spec, None).unwrap();
+        sim.run_job(&job(text), None).unwrap().result
+    };
+    let rr = r("sim:hdd-7200@h67", "access = \"randread\"\nduration_s = 1");
+    assert!(
+        rr.read.iops > 60.0 && rr.read.iops < 150.0,
+        "HDD random read {} IOPS",
+        rr.read.iops
+    );
+    let sr = r(
+        "sim:hdd-7200@h67",
+        "access = \"read\"\nblock_size = \"1m\"\nduration_s = 1",
+    );
+    assert!(
+        sr.read.bw_mb_per_s > 120.0 && sr.read.bw_mb_per_s < 160.0,
+        "{}",
+        sr.read.bw_mb_per_s
+    );
+    // A cache: the second pass over a small hot set comes from the SSD.
+    let mut sim = open("sim:rst-cache@z270/sata", None).unwrap();
+    let hot = job("access = \"randread\"\nsize = \"64m\"\nblock_size = \"128k\"\nios_limit = 2000");
+    let first = sim.run_job(&hot, None).unwrap().result.read.lat_ns.mean;
+    sim.idle(1.0);
+    let second = sim.run_job(&hot, None).unwrap().result.read.lat_ns.mean;
+    assert!(second < first / 5.0, "first {first} ns, second {second} ns");
+}
+
+#[test]
+fn user_catalog_directory_adds_drives() {
+    let dir = std::env::temp_dir().join(format!("iolab-sim-cat-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("drives")).unwrap();
+    let text = include_str!("../../../catalog/drives/ssd750-400.toml")
+        .replace("name = \"ssd750-400\"", "name = \"my-drive\"");
+    std::fs::write(dir.join("drives/my.toml"), text).unwrap();
+    let sim = open("sim:my-drive@z97", Some(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(sim.is_ok());
+}
