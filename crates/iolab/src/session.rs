@@ -125,11 +125,13 @@ pub fn default_results_dir() -> PathBuf {
 }
 
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
-/// results directory. Returns where it went.
+/// results directory, then records it in the results store; a suite's HTML report goes beside a
+/// JSON file. Returns where they went.
 pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     let text = serde_json::to_string_pretty(result).context("serialising the result")?;
     if json == Some(Path::new("-")) {
         println!("{text}");
+        crate::cmd::results::record(result);
         return Ok("standard output".into());
     }
     let path = match json {
@@ -148,6 +150,13 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     };
     std::fs::write(&path, text + "\n")
         .with_context(|| format!("writing the result to {}", path.display()))?;
+    // Also into the results store; its failure is a warning, the JSON above is kept.
+    crate::cmd::results::record(result);
+    // A suite run's report goes beside its JSON (also for an incomplete run).
+    if result.suite.is_some() {
+        let html = crate::cmd::report::write_beside(result, &path)?;
+        return Ok(format!("{} (report: {})", path.display(), html.display()));
+    }
     Ok(path.display().to_string())
 }
 

@@ -13,6 +13,7 @@ fn iolab(args: &[&str], cwd: &Path) -> Output {
     Command::new(env!("CARGO_BIN_EXE_iolab"))
         .args(args)
         .current_dir(cwd)
+        .env("IOLAB_DB", cwd.join("results.sqlite")) // the results store stays in the temp dir
         .output()
         .expect("run iolab")
 }
@@ -291,6 +292,7 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
         let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
             .args(&args)
             .current_dir(dir.path())
+            .env("IOLAB_DB", dir.path().join("results.sqlite")) // the results store stays in the temp dir
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped())
             .spawn()
@@ -334,6 +336,7 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
             "t.bin",
         ])
         .current_dir(dir.path())
+        .env("IOLAB_DB", dir.path().join("results.sqlite"))
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -359,6 +362,11 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     let j = &r["jobs"][0];
     assert!(u(&j["read"]["ios"]) > 0);
     assert!(u(&j["measured_ns"]) < 60_000_000_000);
+    // The results store has the run too, marked incomplete.
+    let store =
+        iolab_report::store::Store::open_existing(&dir.path().join("results.sqlite")).unwrap();
+    let (runs, _) = store.list(&Default::default()).unwrap();
+    assert_eq!((runs.len(), runs[0].complete), (1, false));
 }
 
 /// Runs a counted job on a block device and compares iolab's counts with the kernel's.

@@ -45,6 +45,7 @@ fn replay(target: &str, extra: &[&str], dir: &Path) -> Value {
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .args(&args)
         .current_dir(dir)
+        .env("IOLAB_DB", dir.join("results.sqlite")) // the results store stays in the temp dir
         .output()
         .unwrap();
     assert_eq!(

@@ -23,6 +23,7 @@ fn suite(name: &str, scale: &str, target: Option<&str>, extra: &[&str], dir: &Pa
     let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
         .args(&args)
         .current_dir(dir)
+        .env("IOLAB_DB", dir.join("results.sqlite")) // the results store stays in the temp dir
         .output()
         .unwrap();
     let text = format!(
@@ -192,7 +193,12 @@ fn filecopy_through_the_temp_filesystem_leaves_nothing_behind() {
         .unwrap()
         .filter_map(|e| e.ok())
         .map(|e| e.file_name())
-        .filter(|n| n != "s.json")
+        // The run's own outputs: result, its HTML report and the results store.
+        .filter(|n| {
+            !["s.json", "s.html", "results.sqlite"]
+                .iter()
+                .any(|own| n == own)
+        })
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }

@@ -1,18 +1,91 @@
 //! `iolab report RESULT.json…`: re-render saved results, overlaying several on one report.
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::Args;
-use std::path::PathBuf;
+use iolab_core::result::{RunResult, SCHEMA_VERSION};
+use std::path::{Path, PathBuf};
 
 /// `iolab report`.
 #[derive(Args, Debug)]
 pub struct ReportArgs {
-    /// Saved JSON results.
+    /// Saved JSON results; several are drawn on the same charts, one series each.
     #[arg(required = true)]
     pub results: Vec<PathBuf>,
+    /// Where the HTML report goes (default: beside the first result, named like it, .html).
+    #[arg(short = 'o', long = "output", value_name = "OUT.html")]
+    pub output: Option<PathBuf>,
+}
+
+/// Reads one saved result, or says which file is wrong and why.
+pub fn read_result(path: &Path) -> Result<RunResult> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the result {}", path.display()))?;
+    // The version first, so a result from another schema gets that reason rather than a
+    // missing-field error.
+    let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
+        format!(
+            "{}: not a JSON result (is it the file `--json` wrote?)",
+            path.display()
+        )
+    })?;
+    match value.get("schema_version").and_then(|v| v.as_u64()) {
+        Some(v) if v == u64::from(SCHEMA_VERSION) => {}
+        Some(v) => anyhow::bail!(
+            "{}: schema_version {v} is not the one this iolab reads ({SCHEMA_VERSION}); render it with the iolab that wrote it",
+            path.display()
+        ),
+        None => anyhow::bail!(
+            "{}: no schema_version: not an iolab result",
+            path.display()
+        ),
+    }
+    serde_json::from_value(value)
+        .with_context(|| format!("{}: not a valid iolab result", path.display()))
+}
+
+/// The report's default path: `json`'s with the extension `.html`.
+pub fn html_path_for(json: &Path) -> PathBuf {
+    json.with_extension("html")
+}
+
+/// Writes the HTML report of `result` beside its JSON at `json`; returns its path.
+pub fn write_beside(result: &RunResult, json: &Path) -> Result<PathBuf> {
+    let out = html_path_for(json);
+    std::fs::write(
+        &out,
+        iolab_report::html::render_html(std::slice::from_ref(result)),
+    )
+    .with_context(|| format!("writing the report {}", out.display()))?;
+    Ok(out)
 }
 
 /// Runs `iolab report`; returns the exit code.
-pub fn run(_args: ReportArgs) -> Result<i32> {
-    anyhow::bail!("iolab report is not built yet")
+pub fn run(args: ReportArgs) -> Result<i32> {
+    let results = args
+        .results
+        .iter()
+        .map(|p| read_result(p))
+        .collect::<Result<Vec<_>>>()?;
+    for r in &results {
+        let table = match (r.kind.as_str(), &r.suite) {
+            (_, Some(_)) => iolab_report::terminal::suite_table(r),
+            ("quick", None) => iolab_report::terminal::quick_table(r),
+            _ => iolab_report::terminal::run_table(r),
+        };
+        println!("{table}");
+    }
+    let out = args
+        .output
+        .clone()
+        .unwrap_or_else(|| html_path_for(&args.results[0]));
+    if args.results.iter().any(|p| p == &out) {
+        anyhow::bail!(
+            "the report would overwrite the result {}: give another -o OUT.html",
+            out.display()
+        );
+    }
+    std::fs::write(&out, iolab_report::html::render_html(&results))
+        .with_context(|| format!("writing the report {}", out.display()))?;
+    println!("report written to {}", out.display());
+    Ok(0)
 }

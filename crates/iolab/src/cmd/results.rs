@@ -1,13 +1,153 @@
-//! `iolab results list|show|compare`: the results store.
+//! `iolab results list|show|compare|export`: the results store, and recording each run in it.
 
-use anyhow::Result;
-use clap::Args;
+use crate::session;
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use iolab_core::result::RunResult;
+use iolab_report::store::{RunFilter, Store, StoreError};
+use iolab_report::store_tables;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
 /// `iolab results`.
 #[derive(Args, Debug)]
-pub struct ResultsArgs {}
+pub struct ResultsArgs {
+    /// The results database [default: $IOLAB_DB, else results.sqlite in $IOLAB_RESULTS_DIR,
+    /// else $XDG_DATA_HOME/iolab/results.sqlite, i.e. ~/.local/share/iolab/results.sqlite].
+    #[arg(long, value_name = "PATH", global = true)]
+    db: Option<PathBuf>,
+    #[command(subcommand)]
+    action: Action,
+}
+
+#[derive(Subcommand, Debug)]
+enum Action {
+    /// Recorded runs, newest first.
+    List {
+        /// Only runs of this kind: run, quick, replay, suite, or suite:NAME.
+        #[arg(long)]
+        kind: Option<String>,
+        /// Only runs whose target path contains this.
+        #[arg(long)]
+        target: Option<String>,
+        /// At most this many runs.
+        #[arg(long, default_value_t = 50)]
+        limit: u32,
+    },
+    /// One run: target, host, every job's metrics, scores.
+    Show {
+        /// The run's number, or a unique prefix (4+ characters) of its key.
+        run: String,
+    },
+    /// Runs side by side: each job's metrics (matched by job name) and scores, one column per run.
+    Compare {
+        /// Two or more runs (numbers or key prefixes).
+        #[arg(required = true, num_args = 2..)]
+        runs: Vec<String>,
+    },
+    /// A run's JSON result, exactly as it was saved.
+    Export {
+        /// The run's number or key prefix.
+        run: String,
+        /// Write it to this file instead of standard output.
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+}
+
+/// The database every run is recorded in, and where that choice came from (for errors).
+pub fn db_path(flag: Option<&Path>) -> (PathBuf, &'static str) {
+    if let Some(p) = flag {
+        return (p.to_path_buf(), "--db");
+    }
+    if let Some(p) = std::env::var_os("IOLAB_DB").filter(|p| !p.is_empty()) {
+        return (PathBuf::from(p), "IOLAB_DB");
+    }
+    if let Some(d) = std::env::var_os("IOLAB_RESULTS_DIR").filter(|d| !d.is_empty()) {
+        return (PathBuf::from(d).join("results.sqlite"), "IOLAB_RESULTS_DIR");
+    }
+    // Beside the default results directory: `<data>/iolab/results.sqlite`.
+    let results = session::default_results_dir();
+    let base = results
+        .parent()
+        .map_or_else(PathBuf::new, Path::to_path_buf);
+    (base.join("results.sqlite"), "the default location")
+}
+
+/// Records a finished (or interrupted) run in the results store. The JSON result is already
+/// saved: a store that cannot be opened or written costs a warning, never the run.
+pub fn record(result: &RunResult) {
+    let (path, _) = db_path(None);
+    let finished_unix_s = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0.0, |d| d.as_secs_f64());
+    match Store::open(&path).and_then(|mut store| store.insert(result, finished_unix_s)) {
+        Ok(rec) => eprintln!(
+            "recorded as run {} (key {}) in {}",
+            rec.id,
+            &rec.key[..12],
+            path.display()
+        ),
+        Err(e) => eprintln!(
+            "warning: could not record the run in the results store {}: {:#} (the JSON result is kept; set IOLAB_DB to use another database)",
+            path.display(),
+            anyhow::Error::new(e)
+        ),
+    }
+}
+
+/// Opens the store for reading, saying where it looked and how to choose another.
+fn open(flag: Option<&Path>) -> Result<Store> {
+    let (path, from) = db_path(flag);
+    match Store::open_existing(&path) {
+        Err(StoreError::NotFound { .. }) => anyhow::bail!(
+            "no results store at {} ({from}): runs are recorded there once iolab has run; \
+             point --db PATH or IOLAB_DB at an existing database",
+            path.display()
+        ),
+        other => Ok(other?),
+    }
+}
 
 /// Runs `iolab results`; returns the exit code.
-pub fn run(_args: ResultsArgs) -> Result<i32> {
-    anyhow::bail!("iolab results is not built yet")
+pub fn run(args: ResultsArgs) -> Result<i32> {
+    let store = open(args.db.as_deref())?;
+    match args.action {
+        Action::List {
+            kind,
+            target,
+            limit,
+        } => {
+            let (runs, total) = store.list(&RunFilter {
+                kind,
+                target,
+                limit: Some(limit),
+            })?;
+            print!("{}", store_tables::list_table(&runs, total));
+        }
+        Action::Show { run } => {
+            let id = store.resolve(&run)?;
+            print!("{}", store_tables::show_table(&store.show(id)?));
+        }
+        Action::Compare { runs } => {
+            let ids = runs
+                .iter()
+                .map(|r| store.resolve(r))
+                .collect::<Result<Vec<_>, _>>()?;
+            print!("{}", store_tables::compare_table(&store.compare(&ids)?));
+        }
+        Action::Export { run, output } => {
+            let id = store.resolve(&run)?;
+            let text = store.export(id)? + "\n";
+            match output {
+                Some(file) => {
+                    std::fs::write(&file, text)
+                        .with_context(|| format!("writing run {id} to {}", file.display()))?;
+                    eprintln!("run {id} written to {}", file.display());
+                }
+                None => print!("{text}"),
+            }
+        }
+    }
+    Ok(0)
 }

@@ -1,0 +1,464 @@
+//! Plain-text tables of what the results store holds: the run list, one run, and runs side by
+//! side (`iolab results list|show|compare`).
+
+use crate::store::{Comparison, RunDetail, RunSummary};
+#[cfg(test)]
+use iolab_core::result::SweepValue;
+use iolab_core::size::format_size;
+use std::fmt::Write;
+
+/// `YYYY-mm-dd HH:MM:SS` UTC for a Unix time (civil-from-days, Howard Hinnant's algorithm).
+pub fn utc_time(unix_s: f64) -> String {
+    let secs = unix_s as i64;
+    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    format!(
+        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
+        rem / 3600,
+        rem % 3600 / 60,
+        rem % 60
+    )
+}
+
+/// A figure with as many decimals as its size deserves.
+pub fn figure(v: f64) -> String {
+    let a = v.abs();
+    if a >= 1000.0 {
+        format!("{v:.0}")
+    } else if a >= 100.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.2}")
+    }
+}
+
+fn state(complete: bool) -> &'static str {
+    if complete {
+        "complete"
+    } else {
+        "INCOMPLETE"
+    }
+}
+
+/// Lays out rows of cells in columns; `right[i]` right-aligns column `i`.
+fn columns(rows: &[Vec<String>], right: &[bool]) -> String {
+    let n = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..n)
+        .map(|c| {
+            rows.iter()
+                .filter_map(|r| r.get(c))
+                .map(|s| s.chars().count())
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    let mut out = String::new();
+    for row in rows {
+        let mut line = String::new();
+        for (c, cell) in row.iter().enumerate() {
+            if c > 0 {
+                line.push_str("  ");
+            }
+            let pad = width[c].saturating_sub(cell.chars().count());
+            if right.get(c).copied().unwrap_or(false) {
+                line.push_str(&" ".repeat(pad));
+                line.push_str(cell);
+            } else {
+                line.push_str(cell);
+                line.push_str(&" ".repeat(pad));
+            }
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// The run list: newest first, with how many more matched than are shown.
+pub fn list_table(runs: &[RunSummary], total: u64) -> String {
+    if runs.is_empty() {
+        return "no runs recorded (that match)\n".into();
+    }
+    let mut rows = vec![vec![
+        "id".to_string(),
+        "key".into(),
+        "started (UTC)".into(),
+        "kind".into(),
+        "target".into(),
+        "jobs".into(),
+        "state".into(),
+    ]];
+    for r in runs {
+        rows.push(vec![
+            r.id.to_string(),
+            r.key.chars().take(12).collect(),
+            utc_time(r.started_unix_s),
+            r.kind.clone(),
+            if r.modelled {
+                format!("{} (modelled)", r.target_path)
+            } else {
+                r.target_path.clone()
+            },
+            r.jobs.to_string(),
+            state(r.complete).into(),
+        ]);
+    }
+    let mut out = columns(&rows, &[true, false, false, false, false, true, false]);
+    if total > runs.len() as u64 {
+        let _ = writeln!(
+            out,
+            "{} of {total} runs shown (newest first); --limit shows more",
+            runs.len()
+        );
+    }
+    out
+}
+
+/// One run: what, where, when, then every job's metrics and the scores.
+pub fn show_table(d: &RunDetail) -> String {
+    let s = &d.summary;
+    let t = &d.target;
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "run {} (key {}): {}, {}",
+        s.id,
+        s.key,
+        s.kind,
+        state(s.complete)
+    );
+    if let Some(why) = &s.incomplete_reason {
+        let _ = writeln!(out, "incomplete: {why}");
+    }
+    let _ = writeln!(
+        out,
+        "started {} UTC, recorded {} UTC ({:.1} s)",
+        utc_time(s.started_unix_s),
+        utc_time(s.finished_unix_s),
+        s.finished_unix_s - s.started_unix_s
+    );
+    let _ = writeln!(
+        out,
+        "iolab {} on {} (kernel {}, {})",
+        s.tool_version, s.hostname, s.kernel, d.cpu_model
+    );
+    let _ = writeln!(
+        out,
+        "target {} ({}, {}, {}{})",
+        t.path,
+        t.kind,
+        format_size(t.size_bytes),
+        t.engine,
+        if t.modelled { ", modelled" } else { "" }
+    );
+    if let Some(p) = &t.path_summary {
+        let _ = writeln!(out, "path: {p}");
+    }
+    if let Some(c) = t.path_ceiling_bytes_per_s {
+        let _ = writeln!(out, "ceiling of the path: {:.0} MB/s", c / 1e6);
+    }
+    if let Some(name) = &s.suite_name {
+        let _ = writeln!(
+            out,
+            "suite {name} at scale {}",
+            s.suite_scale.unwrap_or(1.0)
+        );
+    }
+    for n in &d.notes {
+        let _ = writeln!(out, "note: {n}");
+    }
+    // Job lines stand alone; the metric rows under them share one set of columns.
+    let mut headings = Vec::new();
+    let mut rows = Vec::new();
+    for step in &d.steps {
+        let mut where_: Vec<String> = step.job.iter().map(|j| j.to_string()).collect();
+        if let Some(p) = step.phase.as_deref().filter(|p| !p.is_empty()) {
+            where_.push(format!("phase {p}"));
+        }
+        if let Some(st) = step.step.as_deref().filter(|st| *st != step.label) {
+            where_.push(format!("step {st}"));
+        }
+        where_.extend(step.sweep.iter().map(|v| format!("{}={}", v.key, v.value)));
+        if let Some(r) = step.round {
+            where_.push(format!("round {r}"));
+        }
+        where_.push(format!("{:.2} s", step.measured_ns as f64 / 1e9));
+        if !step.complete {
+            where_.push(format!(
+                "INCOMPLETE: {}",
+                step.stop_reason.as_deref().unwrap_or("stopped early")
+            ));
+        }
+        headings.push((
+            rows.len(),
+            format!(
+                "job {}: {} ({})",
+                step.job_index + 1,
+                step.label,
+                where_.join(", ")
+            ),
+        ));
+        for m in &step.metrics {
+            rows.push(vec![String::new(), m.name.clone(), figure(m.value)]);
+        }
+    }
+    let table = columns(&rows, &[false, false, true]);
+    let lines: Vec<&str> = table.lines().collect();
+    for (i, (start, heading)) in headings.iter().enumerate() {
+        let end = headings.get(i + 1).map_or(lines.len(), |(next, _)| *next);
+        let _ = writeln!(out, "\n{heading}");
+        for line in &lines[*start..end] {
+            let _ = writeln!(out, "{line}");
+        }
+    }
+    if !d.scores.is_empty() {
+        let mut rows = vec![vec![
+            "score".to_string(),
+            "value".into(),
+            "unit".into(),
+            "rule".into(),
+        ]];
+        for sc in &d.scores {
+            let value = match sc.stddev {
+                Some(sd) => format!("{} ± {}", figure(sc.value), figure(sd)),
+                None => figure(sc.value),
+            };
+            rows.push(vec![
+                sc.name.clone(),
+                value,
+                sc.unit.clone(),
+                sc.rule.clone(),
+            ]);
+        }
+        out.push('\n');
+        out.push_str(&columns(&rows, &[false, true, false, false]));
+    }
+    out
+}
+
+/// Runs side by side: a legend of the runs, then one row per job and metric. With two runs,
+/// a last column gives the second's change against the first.
+pub fn compare_table(c: &Comparison) -> String {
+    let mut out = String::new();
+    for r in &c.runs {
+        let _ = writeln!(
+            out,
+            "#{}  {}  {} UTC  {}  {}{}",
+            r.id,
+            r.key.chars().take(12).collect::<String>(),
+            utc_time(r.started_unix_s),
+            r.kind,
+            r.target_path,
+            if r.complete { "" } else { "  INCOMPLETE" }
+        );
+    }
+    out.push('\n');
+    let two = c.runs.len() == 2;
+    let mut header = vec!["job".to_string(), "metric".into()];
+    header.extend(c.runs.iter().map(|r| format!("#{}", r.id)));
+    if two {
+        header.push("change".into());
+    }
+    let mut rows = vec![header];
+    let mut last_label = None;
+    for row in &c.rows {
+        let label = if last_label == Some(&row.label) {
+            String::new()
+        } else {
+            row.label.clone()
+        };
+        last_label = Some(&row.label);
+        let mut cells = vec![label, row.metric.clone()];
+        cells.extend(
+            row.values
+                .iter()
+                .map(|v| v.map_or_else(|| "-".to_string(), figure)),
+        );
+        if two {
+            cells.push(match (row.values[0], row.values[1]) {
+                (Some(a), Some(b)) if a != 0.0 => format!("{:+.1} %", 100.0 * (b - a) / a.abs()),
+                _ => String::new(),
+            });
+        }
+        rows.push(cells);
+    }
+    let mut right = vec![false, false];
+    right.extend(std::iter::repeat_n(true, c.runs.len() + usize::from(two)));
+    out.push_str(&columns(&rows, &right));
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn utc_times_and_figures() {
+        assert_eq!(utc_time(0.0), "1970-01-01 00:00:00");
+        assert_eq!(utc_time(1_795_392_000.0 + 3661.0), "2026-11-23 01:01:01");
+        assert_eq!(figure(12345.678), "12346");
+        assert_eq!(figure(123.456), "123.5");
+        assert_eq!(figure(1.23456), "1.23");
+    }
+
+    fn summary(id: i64, key: &str, kind: &str, complete: bool) -> RunSummary {
+        RunSummary {
+            id,
+            key: key.into(),
+            kind: kind.into(),
+            started_unix_s: 1_795_392_000.0 + id as f64 * 60.0,
+            finished_unix_s: 1_795_392_000.0 + id as f64 * 60.0 + 12.5,
+            complete,
+            incomplete_reason: (!complete).then(|| "interrupted".into()),
+            tool_version: "0.1.0".into(),
+            hostname: "bench".into(),
+            kernel: "6.1.0".into(),
+            target_path: "/tmp/t.bin".into(),
+            target_kind: "file".into(),
+            modelled: false,
+            jobs: 2,
+            suite_name: None,
+            suite_scale: None,
+        }
+    }
+
+    #[test]
+    fn list_snapshot() {
+        let runs = [
+            summary(12, "00112233445566778899", "quick", true),
+            summary(3, "aabbccddeeff00112233", "suite:cdm", false),
+        ];
+        assert_eq!(
+            list_table(&runs, 5),
+            "\
+id  key           started (UTC)        kind       target      jobs  state
+12  001122334455  2026-11-23 00:12:00  quick      /tmp/t.bin     2  complete
+ 3  aabbccddeeff  2026-11-23 00:03:00  suite:cdm  /tmp/t.bin     2  INCOMPLETE
+2 of 5 runs shown (newest first); --limit shows more
+"
+        );
+        assert_eq!(list_table(&[], 0), "no runs recorded (that match)\n");
+    }
+
+    #[test]
+    fn compare_snapshot() {
+        use crate::store::ComparedRow;
+        let row = |label: &str, metric: &str, a, b| ComparedRow {
+            label: label.into(),
+            metric: metric.into(),
+            values: vec![a, b],
+        };
+        let c = Comparison {
+            runs: vec![
+                summary(1, "00112233445566778899", "run", true),
+                summary(2, "aabbccddeeff00112233", "run", false),
+            ],
+            rows: vec![
+                row("job1", "read_iops", Some(20000.0), Some(25000.0)),
+                row("job1", "read_lat_mean_us", Some(50.0), Some(40.0)),
+                row("job2", "write_iops", None, Some(900.0)),
+            ],
+        };
+        assert_eq!(
+            compare_table(&c),
+            "\
+#1  001122334455  2026-11-23 00:01:00 UTC  run  /tmp/t.bin
+#2  aabbccddeeff  2026-11-23 00:02:00 UTC  run  /tmp/t.bin  INCOMPLETE
+
+job   metric               #1     #2   change
+job1  read_iops         20000  25000  +25.0 %
+      read_lat_mean_us  50.00  40.00  -20.0 %
+job2  write_iops            -  900.0
+"
+        );
+    }
+
+    #[test]
+    fn show_snapshot() {
+        use crate::store::{StoredMetric, StoredScore, StoredStep, StoredTarget};
+        let metric = |name: &str, value| StoredMetric {
+            direction: "read".into(),
+            name: name.into(),
+            value,
+        };
+        let d = RunDetail {
+            summary: summary(7, "00112233445566778899", "suite:x", false),
+            cpu_model: "EPYC".into(),
+            target: StoredTarget {
+                path: "/tmp/t.bin".into(),
+                kind: "file".into(),
+                engine: "io_uring".into(),
+                modelled: false,
+                model_json: None,
+                size_bytes: 64 << 20,
+                logical_block_bytes: 512,
+                path_summary: None,
+                path_ceiling_bytes_per_s: Some(600e6),
+            },
+            steps: vec![StoredStep {
+                job_index: 0,
+                label: "4K QD4".into(),
+                phase: Some("measure".into()),
+                step: Some("4K".into()),
+                chart: None,
+                sweep: vec![SweepValue {
+                    key: "queue_depth".into(),
+                    value: 4.0,
+                }],
+                round: None,
+                complete: false,
+                stop_reason: Some("interrupted".into()),
+                measured_ns: 1_500_000_000,
+                job: None,
+                metrics: vec![
+                    metric("read_iops", 12345.6),
+                    metric("read_lat_p99_us", 88.25),
+                ],
+            }],
+            scores: vec![StoredScore {
+                name: "Read".into(),
+                value: 578.5,
+                unit: "points".into(),
+                stddev: Some(1.5),
+                rule: "a rule".into(),
+            }],
+            notes: vec!["psync fallback".into()],
+        };
+        assert_eq!(
+            show_table(&d),
+            "\
+run 7 (key 00112233445566778899): suite:x, INCOMPLETE
+incomplete: interrupted
+started 2026-11-23 00:07:00 UTC, recorded 2026-11-23 00:07:12 UTC (12.5 s)
+iolab 0.1.0 on bench (kernel 6.1.0, EPYC)
+target /tmp/t.bin (file, 64m, io_uring)
+ceiling of the path: 600 MB/s
+note: psync fallback
+
+job 1: 4K QD4 (phase measure, step 4K, queue_depth=4, 1.50 s, INCOMPLETE: interrupted)
+  read_iops        12346
+  read_lat_p99_us  88.25
+
+score         value  unit    rule
+Read   578.5 ± 1.50  points  a rule
+"
+        );
+    }
+
+    #[test]
+    fn columns_align_left_and_right() {
+        let rows = vec![
+            vec!["a".to_string(), "1".into()],
+            vec!["long".to_string(), "100".into()],
+        ];
+        assert_eq!(columns(&rows, &[false, true]), "a       1\nlong  100\n");
+    }
+}

@@ -1,0 +1,215 @@
+//! Properties of the HTML report that hold for any result: self-contained, escaped, one chart
+//! per step as the step asks, one series per result when results overlay.
+
+mod common;
+
+use common::{quick_result, run_result, suite_result};
+use iolab_report::html::render_html;
+
+/// The `<svg>` elements of a page.
+fn svgs(page: &str) -> Vec<&str> {
+    page.match_indices("<svg")
+        .map(|(i, _)| {
+            let end = page[i..].find("</svg>").expect("closed svg") + i + "</svg>".len();
+            &page[i..end]
+        })
+        .collect()
+}
+
+/// The chart whose title (its aria-label) starts with `title`.
+fn chart<'a>(page: &'a str, title: &str) -> Vec<&'a str> {
+    svgs(page)
+        .into_iter()
+        .filter(|s| s.contains(&format!("aria-label=\"{title}")))
+        .collect()
+}
+
+#[test]
+fn page_is_self_contained() {
+    let page = render_html(&[
+        suite_result("/dev/sdx", "h", 1.0),
+        quick_result("/dev/sdx", "h", 1.0),
+        run_result(),
+    ]);
+    assert!(page.starts_with("<!DOCTYPE html>"));
+    assert!(page.trim_end().ends_with("</html>"));
+    for bad in [
+        "http://", "https://", "<script", "src=", "url(", "@import", "<link",
+    ] {
+        assert!(!page.contains(bad), "page contains {bad}");
+    }
+    assert!(!page.contains("NaN") && !page.contains("inf\""));
+}
+
+#[test]
+fn text_is_escaped() {
+    let mut r = suite_result("/dev/<evil>&\"x\"", "h<o>st", 1.0);
+    r.notes.push("<script>alert(1)</script>".into());
+    r.jobs[1].name = "QD1 <b>bold</b>".into();
+    let page = render_html(&[r]);
+    assert!(!page.contains("<script>") && !page.contains("<evil>") && !page.contains("<b>"));
+    assert!(page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
+    assert!(page.contains("/dev/&lt;evil&gt;&amp;&quot;x&quot;"));
+    assert!(page.contains("QD1 &lt;b&gt;bold&lt;/b&gt;"));
+}
+
+#[test]
+fn one_chart_per_step_as_the_step_asks() {
+    let page = render_html(&[suite_result("/dev/sdx", "h", 1.0)]);
+    // qd-lines ×2, bs-lines, mix-lines, scatter (whole run and last 4 s), ATTO (write and
+    // read together), bars (the CDM steps together), Database (heatmap + lines), IOPS matrix
+    // (heatmap + lines + convergence), scores (MB/s and IOPS): 15. The fill pass is a table.
+    assert_eq!(svgs(&page).len(), 15, "charts: {}", svgs(&page).len());
+    assert_eq!(chart(&page, "Random read 4K").len(), 1);
+    assert_eq!(
+        chart(&page, "Performance consistency: IOPS over the whole run").len(),
+        1
+    );
+    assert_eq!(
+        chart(&page, "Performance consistency: IOPS over the last 4 s").len(),
+        1
+    );
+    assert_eq!(
+        chart(&page, "Write and Read: MB/s by transfer size").len(),
+        1
+    );
+    assert_eq!(chart(&page, "Steady state of IOPS matrix").len(), 1);
+    // The scatter of the whole run has its 60 seconds, the last 4 s only those.
+    let dots = |s: &str| s.matches("class=\"dot\"").count();
+    assert_eq!(
+        dots(chart(&page, "Performance consistency: IOPS over the whole run")[0]),
+        60
+    );
+    assert_eq!(
+        dots(chart(&page, "Performance consistency: IOPS over the last 4 s")[0]),
+        4
+    );
+    // The heatmap of the Database step: 3 read shares × 3 queue depths.
+    assert_eq!(
+        chart(&page, "Database")[0]
+            .matches("class=\"cell\"")
+            .count(),
+        9
+    );
+    // The convergence chart shows every round and the window's fit.
+    let conv = chart(&page, "Steady state of IOPS matrix")[0];
+    assert_eq!(conv.matches("<title>round").count(), 7);
+    assert!(conv.contains("class=\"slope\"") && conv.contains("ATTAINED"));
+    // The multithreaded step: a line per thread count.
+    assert_eq!(
+        chart(&page, "Multithreaded read")[0]
+            .matches("<polyline")
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn last_seconds_chart_only_where_a_score_reads_it() {
+    let mut r = suite_result("/dev/sdx", "h", 1.0);
+    r.suite.as_mut().unwrap().scores.clear();
+    let page = render_html(&[r]);
+    assert_eq!(
+        chart(&page, "Performance consistency: IOPS over the whole run").len(),
+        1
+    );
+    assert!(!page.contains("IOPS over the last"));
+}
+
+#[test]
+fn a_partial_suite_save_is_drawn_as_a_suite() {
+    // What `iolab suite --json` leaves after a kill: the jobs so far, no summary yet.
+    let mut r = suite_result("/dev/sdx", "h", 1.0);
+    r.suite = None;
+    r.jobs.truncate(10);
+    r.complete = false;
+    r.incomplete_reason = Some("running (partial save)".into());
+    let page = render_html(&[r]);
+    assert_eq!(chart(&page, "Random read 4K").len(), 1);
+    assert!(page.contains("INCOMPLETE: running (partial save)"));
+}
+
+#[test]
+fn ceiling_drawn_on_throughput_charts_near_it() {
+    let page = render_html(&[suite_result("/dev/sdx", "h", 1.0)]);
+    // Sequential read reaches 540 MB/s of the 600 MB/s ceiling: drawn.
+    assert_eq!(
+        chart(&page, "Sequential read")[0]
+            .matches("class=\"ceiling\"")
+            .count(),
+        1
+    );
+    // IOPS charts never carry it.
+    assert_eq!(
+        chart(&page, "Random read 4K")[0]
+            .matches("class=\"ceiling\"")
+            .count(),
+        0
+    );
+}
+
+#[test]
+fn overlay_of_two_results_gives_two_series() {
+    let one = render_html(&[suite_result("/dev/sdx", "a", 1.0)]);
+    let two = render_html(&[
+        suite_result("/dev/sdx", "a", 1.0),
+        suite_result("/dev/sdy", "b", 1.5),
+    ]);
+    let lines = |page: &str, t: &str| chart(page, t)[0].matches("<polyline").count();
+    assert_eq!(lines(&one, "Random read 4K"), 1);
+    assert_eq!(lines(&two, "Random read 4K"), 2);
+    assert_eq!(lines(&two, "Sequential read"), 2);
+    assert!(two.contains("/dev/sdx @ a") && two.contains("/dev/sdy @ b"));
+    // Bars: one series per result in each score chart.
+    let score = chart(&two, "Scores in MB/s")[0];
+    assert_eq!(score.matches("class=\"bar\"").count(), 2 * 2);
+    // Heatmaps and convergence cannot overlay: one each per result.
+    assert_eq!(chart(&two, "Database: IOPS\"").len(), 2);
+    assert_eq!(chart(&two, "Steady state of IOPS matrix").len(), 2);
+    // The same result twice still gets two distinguishable labels.
+    let same = render_html(&[
+        suite_result("/dev/sdx", "a", 1.0),
+        suite_result("/dev/sdx", "a", 1.0),
+    ]);
+    assert!(same.contains("/dev/sdx @ a #1") && same.contains("/dev/sdx @ a #2"));
+}
+
+#[test]
+fn kinds_get_their_own_sections_and_incomplete_is_marked() {
+    let page = render_html(&[
+        suite_result("/dev/sdx", "a", 1.0),
+        quick_result("/dev/sdx", "a", 1.0),
+        run_result(),
+    ]);
+    assert_eq!(page.matches("<section class=\"kind\">").count(), 3);
+    assert!(
+        page.contains("<h2>suite:fixture</h2>")
+            && page.contains("<h2>quick</h2>")
+            && page.contains("<h2>run</h2>")
+    );
+    assert!(page.contains("INCOMPLETE: interrupted"));
+    // Quick: one bar chart with a read and a write bar per test.
+    let q = chart(&page, "Read and write, MB/s")[0];
+    assert_eq!(q.matches("class=\"bar\"").count(), 8);
+    // Run: a bar per direction a job does (a read job has no write bar).
+    let j = chart(&page, "Throughput per job")[0];
+    assert_eq!(j.matches("class=\"bar\"").count(), 2);
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let r = [
+        suite_result("/dev/sdx", "a", 1.0),
+        quick_result("/dev/sdx", "a", 1.0),
+    ];
+    assert_eq!(render_html(&r), render_html(&r));
+}
+
+#[test]
+fn empty_and_jobless_results_render() {
+    assert!(render_html(&[]).contains("No results."));
+    let mut r = suite_result("/dev/sdx", "a", 1.0);
+    r.jobs.clear();
+    let page = render_html(&[r]);
+    assert!(page.contains("</html>"));
+}

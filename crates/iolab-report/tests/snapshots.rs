@@ -1,0 +1,59 @@
+//! Snapshot tests of every renderer: the terminal tables, the HTML report and the JSON schema,
+//! rendered from fixtures built in code and compared with files under tests/snapshots/.
+//! A missing snapshot is written; `UPDATE_SNAPSHOTS=1` rewrites them after an intended change.
+
+mod common;
+
+use common::{check_snapshot, quick_result, run_result, suite_result};
+use iolab_core::result::RunResult;
+use iolab_report::{html::render_html, terminal};
+
+#[test]
+fn terminal_suite_table() {
+    let r = suite_result("/dev/sdx", "bench-host", 1.0);
+    check_snapshot("terminal-suite.txt", &terminal::suite_table(&r));
+}
+
+#[test]
+fn terminal_quick_table() {
+    let r = quick_result("/dev/sdx", "bench-host", 1.0);
+    check_snapshot("terminal-quick.txt", &terminal::quick_table(&r));
+}
+
+#[test]
+fn terminal_run_table() {
+    check_snapshot("terminal-run.txt", &terminal::run_table(&run_result()));
+}
+
+#[test]
+fn html_suite_report() {
+    let r = suite_result("/dev/sdx", "bench-host", 1.0);
+    check_snapshot("report-suite.html", &render_html(&[r]));
+}
+
+#[test]
+fn html_overlay_of_two_drives_and_other_kinds() {
+    let results = vec![
+        suite_result("/dev/sdx", "bench-host", 1.0),
+        suite_result("sim:ssd750@z97", "model-host", 1.6),
+        quick_result("/dev/sdx", "bench-host", 1.0),
+        run_result(),
+    ];
+    check_snapshot("report-overlay.html", &render_html(&results));
+}
+
+#[test]
+fn json_schema() {
+    // A few jobs keep the snapshot readable; every field of every type still appears.
+    let mut r = suite_result("/dev/sdx", "bench-host", 1.0);
+    r.jobs.truncate(3);
+    let text = serde_json::to_string_pretty(&r).unwrap() + "\n";
+    check_snapshot("result-suite.json", &text);
+    // The text reads back into the schema with nothing lost: every field is known to it.
+    let back: RunResult = serde_json::from_str(&text).unwrap();
+    let as_read: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(
+        serde_json::to_value(&back).unwrap() == as_read,
+        "the result does not round-trip through JSON"
+    );
+}

@@ -1,0 +1,180 @@
+//! The HTML report end to end: a suite run writes it beside its JSON (also when interrupted),
+//! `iolab report` re-renders and overlays saved results, and bad input names the file.
+
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn iolab_cmd(args: &[&str], dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    c.args(args)
+        .current_dir(dir)
+        // Keep the results store (and anything else iolab saves) inside the test's directory.
+        .env_remove("IOLAB_DB")
+        .env("IOLAB_RESULTS_DIR", dir.join("results"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+fn iolab(args: &[&str], dir: &Path) -> Output {
+    iolab_cmd(args, dir).output().expect("run iolab")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn cdm(dir: &Path, json: &str) -> Output {
+    iolab(
+        &[
+            "suite",
+            "cdm",
+            "--scale",
+            "0.01",
+            "--size",
+            "64m",
+            "--json",
+            json,
+            "--no-probe",
+        ],
+        dir,
+    )
+}
+
+#[test]
+fn suite_writes_its_report_and_report_overlays_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = cdm(d, "r.json");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let html_path = d.join("r.html");
+    assert!(
+        text(&out).contains("r.html"),
+        "the report's path is printed: {}",
+        text(&out)
+    );
+    let html = std::fs::read_to_string(&html_path).expect("r.html beside r.json");
+    assert!(html.starts_with("<!DOCTYPE html>"));
+    // cdm's read, write and mix phases: a bar chart each.
+    assert_eq!(html.matches("<svg").count(), 3, "charts in r.html");
+    assert!(html.contains("SEQ1M Q8T1 read") && html.contains("RND4K Q1T1 R70/W30"));
+    assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
+
+    // Re-render the same result twice: one report, two series on every chart.
+    let out = iolab(&["report", "r.json", "r.json", "-o", "x.html"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("report written to x.html"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("suite cdm"),
+        "terminal tables: {}",
+        text(&out)
+    );
+    let x = std::fs::read_to_string(d.join("x.html")).unwrap();
+    assert_eq!(x.matches("<svg").count(), 3);
+    assert_eq!(
+        x.matches("class=\"bar\"").count(),
+        2 * html.matches("class=\"bar\"").count(),
+        "each result's bars"
+    );
+    assert!(
+        x.contains(" #1") && x.contains(" #2"),
+        "the two results are told apart"
+    );
+
+    // Without -o: beside the first result.
+    std::fs::remove_file(&html_path).unwrap();
+    let out = iolab(&["report", "r.json"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(html_path.exists());
+
+    // Bad input: the file is named, exit code 2.
+    std::fs::write(d.join("bad.json"), "{ not json").unwrap();
+    let out = iolab(&["report", "r.json", "bad.json", "-o", "y.html"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("bad.json"), "{}", text(&out));
+    assert!(!d.join("y.html").exists());
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+    v["schema_version"] = 99.into();
+    std::fs::write(d.join("future.json"), v.to_string()).unwrap();
+    let out = iolab(&["report", "future.json", "-o", "y.html"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("future.json") && text(&out).contains("schema_version 99"),
+        "{}",
+        text(&out)
+    );
+    let out = iolab(&["report", "missing.json"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("missing.json"), "{}", text(&out));
+    // The report never overwrites a result.
+    let out = iolab(&["report", "r.json", "-o", "r.json"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(serde_json::from_str::<serde_json::Value>(
+        &std::fs::read_to_string(d.join("r.json")).unwrap()
+    )
+    .is_ok());
+}
+
+#[test]
+fn json_on_standard_output_writes_no_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = cdm(dir.path(), "-");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let html: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().extension().is_some_and(|x| x == "html"))
+        .collect();
+    assert!(html.is_empty(), "{html:?}");
+}
+
+#[test]
+fn an_interrupted_suite_still_gets_its_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // Full-length tests (5 s each), so the interrupt lands mid-suite.
+    let child = iolab_cmd(
+        &[
+            "suite",
+            "cdm",
+            "--size",
+            "32m",
+            "--json",
+            "i.json",
+            "--no-probe",
+        ],
+        d,
+    )
+    .spawn()
+    .unwrap();
+    // The partial JSON appears after the fill pass; then the first test is running.
+    let start = Instant::now();
+    while !d.join("i.json").exists() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(d.join("i.json").exists(), "no partial result within 120 s");
+    std::thread::sleep(Duration::from_millis(1500));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let html = std::fs::read_to_string(d.join("i.html")).expect("i.html beside i.json");
+    assert!(html.contains("INCOMPLETE"), "incomplete marker");
+    assert!(
+        html.contains("fill pass 1"),
+        "the finished fill is in the report"
+    );
+}
