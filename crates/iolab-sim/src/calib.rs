@@ -546,3 +546,16 @@ pub fn calibrate() -> Vec<CalibrationRow> {
     review_e(&mut t);
     t.0
 }
+
+impl CalibrationRow {
+    /// Within ±15 % of the published figure, or on the right side of a bound (`>=`, `<=`).
+    pub fn within_tolerance(&self) -> bool {
+        if self.figure.starts_with(">=") {
+            self.modelled >= self.published
+        } else if self.figure.starts_with("<=") {
+            self.modelled <= self.published
+        } else {
+            self.error_pct.abs() <= 15.0
+        }
+    }
+}

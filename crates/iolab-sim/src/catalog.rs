@@ -999,6 +999,16 @@ impl Catalog {
             c.add_platform(&format!("catalog/platforms/{f}"), text)?;
         }
         if let Some(dir) = dir {
+            // A mistyped directory must not silently fall back to the built-in catalog.
+            if !dir.join("drives").is_dir() && !dir.join("platforms").is_dir() {
+                return Err(SimError::Io {
+                    path: dir.display().to_string(),
+                    source: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "no drives/ or platforms/ directory with catalog TOML files here",
+                    ),
+                });
+            }
             for (sub, is_drive) in [("drives", true), ("platforms", false)] {
                 let d = dir.join(sub);
                 if !d.is_dir() {

@@ -108,6 +108,8 @@ impl Ftl {
             gc_low_units: gc_free_blocks as u64 * block_units as u64,
             counters: FtlCounters::default(),
         };
+        // The map is read at a random LPN on every I/O: huge pages spare the TLB misses.
+        iolab_engine::sys::advise_huge_pages(&mut f.map);
         f.reset_dies();
         f
     }

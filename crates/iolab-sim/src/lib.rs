@@ -43,7 +43,7 @@ use catalog::Catalog;
 use iolab_core::job::Job;
 use iolab_core::result::CpuResult;
 use iolab_engine::clock::{Clock, VirtualClock};
-use iolab_engine::driver::{drive, plan_workers, DriveOptions};
+use iolab_engine::driver::{drive, plan_workers, DriveOptions, RequestSource, Worker};
 use iolab_engine::runner::{job_result, JobRun, SERIES_INTERVAL_NS};
 use model::{Dev, ResKind, World};
 use serde_json::json;
@@ -346,11 +346,22 @@ impl SimSetup {
                 std::io::Error::new(std::io::ErrorKind::InvalidInput, e.to_string())
             })?;
         }
+        let workers = plan_workers(&job, self.clock.now_ns());
+        self.run_workers(&job, workers, stop)
+    }
+
+    /// Runs `workers` (requests from any source, e.g. a trace being replayed) on the model;
+    /// `job` gives the limits, ramp, duration and data, and must already have its span resolved.
+    pub fn run_workers<S: RequestSource>(
+        &mut self,
+        job: &Job,
+        workers: Vec<Worker<S>>,
+        stop: Option<&AtomicBool>,
+    ) -> std::io::Result<JobRun> {
         let before = self.snapshot();
         let needs_data = self.world.needs_data();
         let size = self.size_bytes();
         let clock = self.clock.clone();
-        let workers = plan_workers(&job, clock.now_ns());
         let opts = DriveOptions {
             ramp_ns: (job.ramp_s * 1e9) as u64,
             duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
@@ -370,7 +381,7 @@ impl SimSetup {
         let rep = self.report(&job.name, &before, &after);
         self.tests.push(rep);
         let result = job_result(
-            &job,
+            job,
             &out.stats,
             out.measured_ns,
             out.ramp_ns,

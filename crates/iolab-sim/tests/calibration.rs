@@ -1,29 +1,19 @@
 //! Every figure of testbeds.md, run on the modelled testbed: within ±15 % or on the right side
 //! of a bound.
 
-use iolab_sim::{calibrate, CalibrationRow};
-
-fn ok(r: &CalibrationRow) -> bool {
-    if r.figure.starts_with(">=") {
-        r.modelled >= r.published
-    } else if r.figure.starts_with("<=") {
-        r.modelled <= r.published
-    } else {
-        r.error_pct.abs() <= 15.0
-    }
-}
+use iolab_sim::calibrate;
 
 #[test]
 fn calibration_figures_within_tolerance() {
     let rows = calibrate();
     let mut bad = Vec::new();
     for r in &rows {
-        let mark = if ok(r) { "ok " } else { "OUT" };
+        let mark = if r.within_tolerance() { "ok " } else { "OUT" };
         println!(
             "{mark} {:<24} {:<70} published {:>10.2} modelled {:>10.2} ({:+.1} %)",
             r.review, r.figure, r.published, r.modelled, r.error_pct
         );
-        if !ok(r) {
+        if !r.within_tolerance() {
             bad.push(format!("{} / {}", r.review, r.figure));
         }
     }

@@ -5,6 +5,7 @@ use clap::{Parser, Subcommand};
 
 mod cmd;
 mod session;
+mod subject;
 
 /// A storage lab: measure drives, run reviewers' methods, model hardware you do not have.
 #[derive(Parser)]
@@ -24,8 +25,11 @@ enum Command {
     Suite(cmd::suite::SuiteArgs),
     /// Re-render saved JSON results as terminal tables and an HTML report; several overlay.
     Report(cmd::report::ReportArgs),
-    /// The results store: list, show and compare recorded runs.
+    /// The results store: list, show, compare and export recorded runs.
     Results(cmd::results::ResultsArgs),
+    /// The drive and host-path model: list its catalog, explain a setup, calibrate. Any
+    /// command measures a model given a target `sim:DRIVE@PLATFORM[/PORT]`.
+    Sim(cmd::sim::SimArgs),
     /// Block traces: analyze, synthesise, convert and replay.
     Trace(cmd::trace::TraceArgs),
     /// Show the host path from a file or device to the CPU, with link speeds and ceilings.
@@ -36,12 +40,19 @@ enum Command {
 
 fn main() {
     let cli = Cli::parse();
+    if matches!(
+        cli.command,
+        Command::Report(_) | Command::Results(_) | Command::Sim(_) | Command::Probe(_)
+    ) {
+        iolab_engine::sys::exit_quietly_on_closed_pipe();
+    }
     let result = match cli.command {
         Command::Quick(args) => cmd::quick::run(args),
         Command::Run(args) => cmd::run::run(*args),
         Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Results(args) => cmd::results::run(args),
+        Command::Sim(args) => cmd::sim::run(args),
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),

@@ -226,23 +226,6 @@ pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Pr
     })
 }
 
-/// Removes the test file a run created when dropped (`.1` false: keep it), also after an
-/// error or Ctrl-C.
-pub struct RemoveCreatedOnDrop<'a>(pub &'a PreparedTarget, pub bool);
-
-impl Drop for RemoveCreatedOnDrop<'_> {
-    fn drop(&mut self) {
-        if self.1 {
-            if let Err(e) = self.0.remove_if_created() {
-                eprintln!(
-                    "warning: could not remove the test file {}: {e}",
-                    self.0.path.display()
-                );
-            }
-        }
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

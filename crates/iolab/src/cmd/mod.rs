@@ -6,5 +6,6 @@ pub mod replay;
 pub mod report;
 pub mod results;
 pub mod run;
+pub mod sim;
 pub mod suite;
 pub mod trace;

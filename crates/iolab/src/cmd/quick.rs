@@ -8,12 +8,12 @@
 
 use crate::cmd::run::SafetyFlags;
 use crate::session;
-use anyhow::{Context, Result};
+use crate::subject::{ModelState, Subject};
+use anyhow::Result;
 use clap::Args;
 use iolab_core::job::{Access, DataKind, Job, JobSpec};
 use iolab_core::size::{format_size, ByteSize};
-use iolab_engine::open::prepare_target;
-use iolab_engine::runner::{mean_of_repeats, run_job, RunControl};
+use iolab_engine::runner::mean_of_repeats;
 use iolab_engine::sys::INTERRUPTED;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -24,8 +24,8 @@ pub const DEFAULT_FILE: &str = "iolab-quick.iolab-tmp";
 /// `iolab quick`.
 #[derive(Args, Debug)]
 pub struct QuickArgs {
-    /// File or block device; default: a test file created in the current directory and removed
-    /// afterwards.
+    /// File, block device or a model (`sim:DRIVE@PLATFORM[/PORT]`); default: a test file
+    /// created in the current directory and removed afterwards.
     pub target: Option<PathBuf>,
     /// CrystalDiskMark's "NVMe SSD" preset: SEQ1M Q8T1, SEQ128K Q32T1, RND4K Q32T16, RND4K Q1T1.
     #[arg(long)]
@@ -186,15 +186,15 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             target.display()
         );
     }
-    let prepared = prepare_target(
+    // CrystalDiskMark measures a test file it has just written: a model starts full.
+    let mut subject = Subject::open(
         &target,
         &mut first,
-        &args.safety.policy(),
-        args.safety.engine,
-    )
-    .with_context(|| format!("target {}", target.display()))?;
-    let _cleanup = session::RemoveCreatedOnDrop(&prepared, !args.keep);
-    let mut result = session::new_result("quick", &prepared, !args.safety.no_probe);
+        &args.safety,
+        ModelState::Full,
+        !args.keep,
+    )?;
+    let mut result = subject.new_result("quick", !args.safety.no_probe);
     let per_test = args.warmup + args.count as f64 * args.duration + args.interval;
     let mut left = per_test * plan.len() as f64;
     for (i, (name, access, t)) in plan.iter().enumerate() {
@@ -202,7 +202,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             break;
         }
         if i > 0 && args.interval > 0.0 {
-            std::thread::sleep(std::time::Duration::from_secs_f64(args.interval));
+            subject.idle(args.interval);
         }
         let mut runs = Vec::new();
         let mut error = None;
@@ -216,23 +216,14 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             }
             let warmup = stage == 0 && args.warmup > 0.0;
             let mut job = args.job(name.clone(), *access, t.block, t.qd, t.threads, secs)?;
-            job.resolve_span(prepared.size_bytes)?;
-            job.check_alignment(prepared.logical_block_bytes)?;
+            job.resolve_span(subject.size_bytes())?;
+            job.check_alignment(subject.logical_block_bytes())?;
             let label = if warmup {
                 format!("{name} warm-up")
             } else {
                 format!("{name} run {}/{}", runs.len() + 1, args.count)
             };
-            let outcome = session::with_progress(&label, Some(left), |progress| {
-                run_job(
-                    &prepared,
-                    &job,
-                    RunControl {
-                        stop: Some(&INTERRUPTED),
-                        progress: Some(progress),
-                    },
-                )
-            });
+            let outcome = subject.run_job(&job, &label, Some(left));
             left -= secs;
             match outcome {
                 Ok(run) if warmup && run.result.complete => {}
@@ -244,7 +235,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
                     }
                 }
                 Err(e) => {
-                    error = Some(format!("job '{name}': {e}"));
+                    error = Some(format!("{e:#}"));
                     break;
                 }
             }
@@ -258,7 +249,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             args.duration,
         )?;
         if let Some(mut combined) = mean_of_repeats(&job, &runs) {
-            combined.job.span_bytes = Some(prepared.size_bytes.min(args.size.0));
+            combined.job.span_bytes = Some(subject.size_bytes().min(args.size.0));
             result.jobs.push(combined);
         }
         if let Some(e) = error {
@@ -270,6 +261,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             break;
         }
     }
+    subject.describe_into(&mut result);
     session::settle(&mut result);
     print!("{}", iolab_report::terminal::quick_table(&result));
     let saved = session::save(&result, args.safety.json.as_deref())?;

@@ -7,16 +7,14 @@
 use crate::cmd::run::SafetyFlags;
 use crate::cmd::trace::InputArgs;
 use crate::session;
-use anyhow::{bail, Context, Result};
+use crate::subject::{is_model, ModelState, Subject};
+use anyhow::{bail, Result};
 use clap::Args;
 use iolab_core::job::{Access, Direction, JobSpec};
 use iolab_core::result::ReplaySummary;
 use iolab_core::size::ByteSize;
 use iolab_core::workload::IoRequest;
 use iolab_engine::driver::{Planned, RequestSource, Worker};
-use iolab_engine::open::prepare_target;
-use iolab_engine::runner::{run_job, run_workers, RunControl};
-use iolab_engine::sys::INTERRUPTED;
 use iolab_trace::replay::{
     recorded_queue_depth, Replay, ReplayIo, ReplayOptions, Timing, STORAGE_BENCH_IDLE_CAP_NS,
 };
@@ -29,7 +27,7 @@ use std::sync::{Arc, Mutex};
 pub struct ReplayArgs {
     #[command(flatten)]
     input: InputArgs,
-    /// File or block device to replay on.
+    /// File, block device or model (`sim:DRIVE@PLATFORM[/PORT]`) to replay on.
     target: PathBuf,
     /// Issue requests as fast as possible, keeping `--qd` in flight, instead of at their
     /// recorded times.
@@ -152,21 +150,23 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         read_pct: (writes > 0).then_some(50.0),
         block_size: Some(ByteSize(largest)),
         queue_depth: Some(qd),
-        size: (!args.target.exists()).then_some(args.size),
+        size: (!args.target.exists() && !is_model(&args.target)).then_some(args.size),
         ..JobSpec::default()
     }
     .validate()?;
     iolab_engine::sys::install_interrupt_handler();
-    let prepared = prepare_target(
+    // `--target-state` prepares the drive: a model starts as it is asked to be left (as-is:
+    // fresh from the factory, unless --model-state says otherwise).
+    let mut subject = Subject::open(
         &args.target,
         &mut job,
-        &args.safety.policy(),
-        args.safety.engine,
-    )
-    .with_context(|| format!("target {}", args.target.display()))?;
-    let mut result = session::new_result("replay", &prepared, !args.safety.no_probe);
+        &args.safety,
+        ModelState::Fresh,
+        false,
+    )?;
+    let mut result = subject.new_result("replay", !args.safety.no_probe);
     match args.target_state.as_str() {
-        "empty" => match prepared.purge(&args.safety.policy()) {
+        "empty" => match subject.purge(&args.safety) {
             Ok(done) => result.notes.push(format!("target emptied first: {done}")),
             Err(why) => bail!("cannot empty the target: {why}"),
         },
@@ -179,15 +179,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
                 ..JobSpec::default()
             }
             .validate()?;
-            fill.resolve_span(prepared.size_bytes)?;
-            let r = run_job(
-                &prepared,
-                &fill,
-                RunControl {
-                    stop: Some(&INTERRUPTED),
-                    progress: None,
-                },
-            )?;
+            fill.resolve_span(subject.size_bytes())?;
+            let r = subject.run_job(&fill, "fill", None)?;
             result.notes.push(format!(
                 "target filled first: {} in {:.1} s",
                 iolab_core::size::format_size(r.result.write.bytes),
@@ -206,9 +199,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     };
     let opts = ReplayOptions {
         timing,
-        align: prepared.logical_block_bytes.max(4096),
+        align: subject.logical_block_bytes().max(4096),
         writes: !args.reads_only,
-        ..ReplayOptions::new(0, prepared.size_bytes)
+        ..ReplayOptions::new(0, subject.size_bytes())
     };
     let replay = Replay::new(Reorder::new(args.input.open()?, DEFAULT_WINDOW), opts)?;
     let error = Arc::new(Mutex::new(None));
@@ -223,18 +216,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         data: iolab_core::data::DataGenerator::new(&job, job.seed),
         queue_depth: qd,
     };
-    let expected = None;
-    let run = session::with_progress(&job.name, expected, |progress| {
-        run_workers(
-            &prepared,
-            &job,
-            vec![worker],
-            RunControl {
-                stop: Some(&INTERRUPTED),
-                progress: Some(progress),
-            },
-        )
-    })?;
+    let run = subject.run_workers(&job, vec![worker])?;
     let mut j = run.result;
     if let Some(e) = error.lock().ok().and_then(|mut e| e.take()) {
         j.complete = false;
@@ -277,6 +259,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         pct_over_100ms: above(100_000_000),
     });
     result.jobs.push(j);
+    subject.describe_into(&mut result);
     session::settle(&mut result);
     print!("{}", iolab_report::terminal::run_table(&result));
     if let Some(r) = &result.replay {

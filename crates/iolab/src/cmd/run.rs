@@ -2,12 +2,12 @@
 //! (flags override the file's keys for every job in it).
 
 use crate::session;
+use crate::subject::{ModelState, Subject};
 use anyhow::{bail, Context, Result};
 use clap::Args;
 use iolab_core::job::{Access, DataKind, Job, JobSpec};
 use iolab_core::size::ByteSize;
-use iolab_engine::open::{prepare_target, EngineChoice, WritePolicy};
-use iolab_engine::runner::{run_job, RunControl};
+use iolab_engine::open::{EngineChoice, WritePolicy};
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
@@ -138,6 +138,8 @@ pub struct SafetyFlags {
     /// Do not probe the host path (drive, links, ceiling) for the result.
     #[arg(long)]
     pub no_probe: bool,
+    #[command(flatten)]
+    pub model: crate::subject::ModelFlags,
 }
 
 impl SafetyFlags {
@@ -153,7 +155,8 @@ impl SafetyFlags {
 /// `iolab run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// A job file (`*.toml`) and/or the target (file or block device), in any order.
+    /// A job file (`*.toml`) and/or the target (file, block device or a model
+    /// `sim:DRIVE@PLATFORM[/PORT]`), in any order.
     #[arg(value_name = "JOB.toml|TARGET", num_args = 0..=2)]
     pub inputs: Vec<PathBuf>,
     /// Job name for one-off jobs.
@@ -236,44 +239,35 @@ pub fn run(args: RunArgs) -> Result<i32> {
     iolab_engine::sys::install_interrupt_handler();
     // The job that writes, if any, decides what the guard checks; the others share the target.
     let first_writer = jobs.iter().position(|j| j.writes()).unwrap_or(0);
-    let prepared = prepare_target(
+    let mut subject = Subject::open(
         &target,
         &mut jobs[first_writer],
-        &args.safety.policy(),
-        args.safety.engine,
-    )
-    .with_context(|| format!("target {}", target.display()))?;
+        &args.safety,
+        ModelState::Full,
+        false,
+    )?;
     for (i, job) in jobs.iter_mut().enumerate() {
         if i != first_writer {
-            job.resolve_span(prepared.size_bytes)?;
-            job.check_alignment(prepared.logical_block_bytes)?;
+            job.resolve_span(subject.size_bytes())?;
+            job.check_alignment(subject.logical_block_bytes())?;
         }
     }
-    let mut result = session::new_result("run", &prepared, !args.safety.no_probe);
+    let mut result = subject.new_result("run", !args.safety.no_probe);
     for job in &jobs {
         if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }
         let expected = job.duration_s.map(|d| d + job.ramp_s);
-        let outcome = session::with_progress(&job.name, expected, |progress| {
-            run_job(
-                &prepared,
-                job,
-                RunControl {
-                    stop: Some(&iolab_engine::sys::INTERRUPTED),
-                    progress: Some(progress),
-                },
-            )
-        });
-        match outcome {
+        match subject.run_job(job, &job.name, expected) {
             Ok(run) => result.jobs.push(run.result),
             Err(e) => {
                 result.complete = false;
-                result.incomplete_reason = Some(format!("job '{}': {e}", job.name));
+                result.incomplete_reason = Some(format!("{e:#}"));
                 break;
             }
         }
     }
+    subject.describe_into(&mut result);
     session::settle(&mut result);
     print!("{}", iolab_report::terminal::run_table(&result));
     let saved = session::save(&result, args.safety.json.as_deref())?;

@@ -2,14 +2,13 @@
 
 use crate::cmd::run::SafetyFlags;
 use crate::session;
+use crate::subject::{ModelState, Subject};
 use anyhow::{Context, Result};
 use clap::Args;
 use iolab_core::job::{Access, JobSpec};
 use iolab_core::result::{JobResult, RunResult, TargetInfo};
 use iolab_core::size::{format_size, ByteSize};
 use iolab_engine::fileset::{run_file_op, FileOp, FileSet};
-use iolab_engine::open::{prepare_target, PreparedTarget, WritePolicy};
-use iolab_engine::runner::{run_job, RunControl};
 use iolab_engine::sys::INTERRUPTED;
 use iolab_suite::{run_suite, Executor, SkipOrFail};
 use std::path::PathBuf;
@@ -24,8 +23,8 @@ pub struct SuiteArgs {
     /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts, filecopy) or a
     /// suite file.
     pub suite: Option<String>,
-    /// File or block device (a directory for filecopy); default: a test file (or directories)
-    /// created here and removed afterwards.
+    /// File, block device or model (`sim:DRIVE@PLATFORM[/PORT]`); a directory for filecopy.
+    /// Default: a test file (or directories) created here and removed afterwards.
     pub target: Option<PathBuf>,
     /// Shrink every duration and size by this factor, keeping the structure (demos, tests).
     #[arg(long, default_value_t = 1.0)]
@@ -46,24 +45,25 @@ pub struct SuiteArgs {
     pub safety: SafetyFlags,
 }
 
-/// Runs suite jobs on a prepared real target.
-struct RealExecutor<'a> {
-    target: &'a PreparedTarget,
-    policy: WritePolicy,
+/// Runs suite jobs on a real target or a model.
+struct SubjectExecutor<'a> {
+    subject: &'a mut Subject,
+    safety: &'a SafetyFlags,
     notes: Vec<String>,
 }
 
-impl Executor for RealExecutor<'_> {
+impl Executor for SubjectExecutor<'_> {
     fn target_bytes(&self) -> u64 {
-        self.target.size_bytes
+        self.subject.size_bytes()
     }
 
     fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
         let mut job = spec
             .validate()
             .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
-        if job.offset_bytes + job.span() > self.target.size_bytes {
-            let clamped = self.target.size_bytes.saturating_sub(job.offset_bytes);
+        let size = self.subject.size_bytes();
+        if job.offset_bytes + job.span() > size {
+            let clamped = size.saturating_sub(job.offset_bytes);
             self.notes.push(format!(
                 "job '{}': span {} exceeds the target; clamped to {}",
                 job.name,
@@ -72,31 +72,23 @@ impl Executor for RealExecutor<'_> {
             ));
             job.span_bytes = None;
         }
-        job.resolve_span(self.target.size_bytes)
+        job.resolve_span(size)
             .map_err(|e| SkipOrFail::Skip(e.message))?;
-        job.check_alignment(self.target.logical_block_bytes)
+        job.check_alignment(self.subject.logical_block_bytes())
             .map_err(|e| SkipOrFail::Skip(e.message))?;
         let expected = job.duration_s.map(|d| d + job.ramp_s);
-        let run = session::with_progress(&job.name, expected, |progress| {
-            run_job(
-                self.target,
-                &job,
-                RunControl {
-                    stop: Some(&INTERRUPTED),
-                    progress: Some(progress),
-                },
-            )
-        });
-        run.map(|r| r.result)
-            .map_err(|e| SkipOrFail::Fail(e.to_string()))
+        self.subject
+            .run_job(&job, &job.name, expected)
+            .map(|r| r.result)
+            .map_err(|e| SkipOrFail::Fail(format!("{e:#}")))
     }
 
     fn purge(&mut self) -> Result<String, String> {
-        self.target.purge(&self.policy)
+        self.subject.purge(self.safety)
     }
 
     fn idle(&mut self, seconds: f64) {
-        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        self.subject.idle(seconds);
     }
 
     fn interrupted(&self) -> bool {
@@ -267,7 +259,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         ..JobSpec::default()
     }
     .validate()?;
-    if !target.exists() {
+    if !target.exists() && !crate::subject::is_model(&target) {
         prep.set_span(args.size.0)?;
         eprintln!(
             "creating a {} test file {} for suite {}",
@@ -276,23 +268,13 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             suite.name
         );
     }
-    let prepared = prepare_target(
-        &target,
-        &mut prep,
-        &args.safety.policy(),
-        args.safety.engine,
-    )
-    .with_context(|| format!("target {}", target.display()))?;
     let keep = args.keep || args.target.is_some();
-    let _cleanup = session::RemoveCreatedOnDrop(&prepared, !keep);
-    let mut result = session::new_result(
-        &format!("suite:{}", suite.name),
-        &prepared,
-        !args.safety.no_probe,
-    );
-    let mut exec = RealExecutor {
-        target: &prepared,
-        policy: args.safety.policy(),
+    // A suite prepares the drive itself (purge, fills): a model starts as a new drive.
+    let mut subject = Subject::open(&target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
+    let mut result = subject.new_result(&format!("suite:{}", suite.name), !args.safety.no_probe);
+    let mut exec = SubjectExecutor {
+        subject: &mut subject,
+        safety: &args.safety,
         notes: Vec::new(),
     };
     // Save after every job, so a crash or a kill keeps every finished step.
@@ -309,5 +291,6 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             );
         }
     });
+    subject.describe_into(&mut result);
     finish(result_from(&mut result, outcome), &args)
 }

@@ -1,0 +1,89 @@
+//! `iolab sim list|explain|calibrate`: the model's catalog, what limits a modelled setup, and
+//! how the model compares with every published figure it is calibrated against. Jobs and
+//! suites run on a model through the usual commands with a `sim:DRIVE@PLATFORM[/PORT]` target.
+
+use anyhow::Result;
+use clap::{Args, Subcommand};
+use iolab_sim::catalog::Catalog;
+use std::path::PathBuf;
+
+/// `iolab sim`.
+#[derive(Args, Debug)]
+pub struct SimArgs {
+    #[command(subcommand)]
+    command: SimCommand,
+}
+
+#[derive(Subcommand, Debug)]
+enum SimCommand {
+    /// The drives and platforms (with their ports) the model knows, with sources.
+    List {
+        /// Extra catalog entries (`drives/*.toml`, `platforms/*.toml`).
+        #[arg(long, value_name = "DIR")]
+        catalog: Option<PathBuf>,
+    },
+    /// The path of a setup and, for five standard tests, the figure and the resource that
+    /// limits it.
+    Explain {
+        /// `sim:DRIVE@PLATFORM[/PORT]`, e.g. sim:ssd750-1200@z97/cpu.
+        spec: String,
+        /// Extra catalog entries.
+        #[arg(long, value_name = "DIR")]
+        catalog: Option<PathBuf>,
+    },
+    /// Runs every published figure of the reviews (testbeds.md) on its modelled testbed and
+    /// prints published against modelled; exit code 1 when any is out of tolerance.
+    Calibrate {
+        /// Print the rows as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+/// Runs `iolab sim`; returns the exit code.
+pub fn run(args: SimArgs) -> Result<i32> {
+    match args.command {
+        SimCommand::List { catalog } => {
+            let catalog = Catalog::load(catalog.as_deref())?;
+            println!("drives:");
+            for (name, (file, d)) in &catalog.drives {
+                println!("  {name:<22} {}  [{file}]", d.title);
+            }
+            println!("platforms (ports; * = default):");
+            for (name, (file, p)) in &catalog.platforms {
+                println!("  {name:<22} {}  [{file}]", p.title);
+                for (port, spec) in &p.ports {
+                    let mark = if spec.default { "*" } else { " " };
+                    println!("    {mark}{port:<19} {}", spec.title);
+                }
+            }
+            println!("use as a target: sim:DRIVE@PLATFORM[/PORT], e.g. iolab quick sim:ssd750-1200@z97/cpu");
+            Ok(0)
+        }
+        SimCommand::Explain { spec, catalog } => {
+            print!("{}", iolab_sim::explain(&spec, catalog.as_deref())?);
+            Ok(0)
+        }
+        SimCommand::Calibrate { json } => {
+            let rows = iolab_sim::calibrate();
+            let out = rows.iter().filter(|r| !r.within_tolerance()).count();
+            if json {
+                println!("{}", serde_json::to_string_pretty(&rows)?);
+            } else {
+                for r in &rows {
+                    let mark = if r.within_tolerance() { "ok " } else { "OUT" };
+                    println!(
+                        "{mark} {:<22} {:<70} published {:>10.2} modelled {:>10.2} ({:+.1} %)",
+                        r.review, r.figure, r.published, r.modelled, r.error_pct
+                    );
+                }
+                println!(
+                    "{} of {} figures within tolerance (±15 %, or the right side of a bound)",
+                    rows.len() - out,
+                    rows.len()
+                );
+            }
+            Ok(if out == 0 { 0 } else { 1 })
+        }
+    }
+}

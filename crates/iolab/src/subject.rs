@@ -1,0 +1,218 @@
+//! What a measuring command runs its jobs on: a real file or block device, or a model of a
+//! drive on a platform (`sim:DRIVE@PLATFORM[/PORT]`). This is the command line's side of the
+//! engine's `Target`/`Clock` seam: after [`Subject::open`], `quick`, `run`, `suite` and
+//! `trace replay` do exactly the same for both.
+
+use crate::cmd::run::SafetyFlags;
+use crate::session;
+use anyhow::{Context, Result};
+use clap::{Args, ValueEnum};
+use iolab_core::job::Job;
+use iolab_core::result::{RunResult, TargetInfo};
+use iolab_engine::driver::{RequestSource, Worker};
+use iolab_engine::open::{prepare_target, PreparedTarget};
+use iolab_engine::runner::{run_job, run_workers, JobRun, RunControl};
+use iolab_engine::sys::INTERRUPTED;
+use iolab_sim::SimSetup;
+use std::path::{Path, PathBuf};
+
+/// The state a modelled drive starts in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
+pub enum ModelState {
+    /// Secure-erased: nothing mapped, every block free (a new drive, or a review's start).
+    Fresh,
+    /// Every LBA written once sequentially (what a real test file or a used drive gives).
+    #[default]
+    Full,
+    /// The steady state of full-span 4 KiB random writes (the reviews' "torture").
+    Steady,
+}
+
+/// Options that only matter for a model target (`sim:…`).
+#[derive(Args, Clone, Debug, Default)]
+pub struct ModelFlags {
+    /// For a `sim:` target: extra catalog entries (`drives/*.toml`, `platforms/*.toml`) beside
+    /// the built-in ones.
+    #[arg(long, value_name = "DIR")]
+    pub catalog: Option<PathBuf>,
+    /// For a `sim:` target: the drive's state before the first job (suites prepare their own).
+    #[arg(long, value_enum)]
+    pub model_state: Option<ModelState>,
+}
+
+/// A real target or a model, ready to run jobs.
+pub enum Subject {
+    /// A file or block device, checked by the safety guard.
+    Real {
+        /// The prepared target.
+        target: PreparedTarget,
+        /// Remove the test file when done (only if this run created it).
+        remove_created: bool,
+    },
+    /// A drive and host path modelled in virtual time.
+    Model(Box<SimSetup>),
+}
+
+/// Whether a target argument names a model rather than a path.
+pub fn is_model(target: &Path) -> bool {
+    target.to_str().is_some_and(|t| t.starts_with("sim:"))
+}
+
+impl Subject {
+    /// Opens `target` for `first` (the job that writes, if any, so that the guard checks the
+    /// target as a writer's; it also creates a missing test file). A model starts in
+    /// `default_state` unless `--model-state` says otherwise.
+    pub fn open(
+        target: &Path,
+        first: &mut Job,
+        flags: &SafetyFlags,
+        default_state: ModelState,
+        remove_created: bool,
+    ) -> Result<Subject> {
+        if is_model(target) {
+            let spec = target.to_str().unwrap_or_default();
+            let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
+            match flags.model.model_state.unwrap_or(default_state) {
+                ModelState::Fresh => {}
+                ModelState::Full => sim.precondition_fill(),
+                ModelState::Steady => sim.precondition_steady(),
+            }
+            first.resolve_span(sim.size_bytes())?;
+            return Ok(Subject::Model(Box::new(sim)));
+        }
+        let prepared = prepare_target(target, first, &flags.policy(), flags.engine)
+            .with_context(|| format!("target {}", target.display()))?;
+        Ok(Subject::Real {
+            target: prepared,
+            remove_created,
+        })
+    }
+
+    /// Bytes the target offers.
+    pub fn size_bytes(&self) -> u64 {
+        match self {
+            Subject::Real { target, .. } => target.size_bytes,
+            Subject::Model(sim) => sim.size_bytes(),
+        }
+    }
+
+    /// The logical block size (alignment of every I/O).
+    pub fn logical_block_bytes(&self) -> u64 {
+        match self {
+            Subject::Real { target, .. } => target.logical_block_bytes,
+            Subject::Model(sim) => sim.logical_block_bytes(),
+        }
+    }
+
+    /// A new result frame for a run of `kind` (a model is never probed: there is no host path).
+    pub fn new_result(&self, kind: &str, probe: bool) -> RunResult {
+        match self {
+            Subject::Real { target, .. } => session::new_result(kind, target, probe),
+            Subject::Model(sim) => {
+                let info = TargetInfo {
+                    path: sim.spec().to_string(),
+                    kind: "sim".into(),
+                    size_bytes: sim.size_bytes(),
+                    logical_block_bytes: sim.logical_block_bytes(),
+                    engine: "sim".into(),
+                    modelled: true,
+                    model: Some(sim.describe()),
+                    path_summary: Some(sim.path().join("; ")),
+                    ..TargetInfo::default()
+                };
+                let notes = vec![
+                    "modelled in virtual time by iolab-sim: figures are what the model predicts, not measurements".into(),
+                ];
+                session::new_result_for(kind, info, notes, false)
+            }
+        }
+    }
+
+    /// Runs `job` (span resolved), with live progress on a real target.
+    pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
+        match self {
+            Subject::Real { target, .. } => session::with_progress(label, expected_s, |progress| {
+                run_job(
+                    target,
+                    job,
+                    RunControl {
+                        stop: Some(&INTERRUPTED),
+                        progress: Some(progress),
+                    },
+                )
+            }),
+            // Virtual time runs faster than a wall-clock progress line could say anything.
+            Subject::Model(sim) => sim.run_job(job, Some(&INTERRUPTED)),
+        }
+        .with_context(|| format!("job '{}'", job.name))
+    }
+
+    /// Runs `workers` (e.g. a trace's requests) under `job`'s limits.
+    pub fn run_workers<S: RequestSource + Send>(
+        &mut self,
+        job: &Job,
+        workers: Vec<Worker<S>>,
+    ) -> Result<JobRun> {
+        match self {
+            Subject::Real { target, .. } => session::with_progress(&job.name, None, |progress| {
+                run_workers(
+                    target,
+                    job,
+                    workers,
+                    RunControl {
+                        stop: Some(&INTERRUPTED),
+                        progress: Some(progress),
+                    },
+                )
+            }),
+            Subject::Model(sim) => sim.run_workers(job, workers, Some(&INTERRUPTED)),
+        }
+        .with_context(|| format!("job '{}'", job.name))
+    }
+
+    /// Returns the target to "never written": hole punching or discard on a real target (as the
+    /// guard allows), TRIM of the whole drive on a model.
+    pub fn purge(&mut self, flags: &SafetyFlags) -> Result<String, String> {
+        match self {
+            Subject::Real { target, .. } => target.purge(&flags.policy()),
+            Subject::Model(sim) => {
+                sim.trim_all();
+                Ok("TRIM of the whole modelled drive".into())
+            }
+        }
+    }
+
+    /// Waits `seconds`: really, or in virtual time (background work on the model drains).
+    pub fn idle(&mut self, seconds: f64) {
+        match self {
+            Subject::Real { .. } => std::thread::sleep(std::time::Duration::from_secs_f64(seconds)),
+            Subject::Model(sim) => sim.idle(seconds),
+        }
+    }
+
+    /// Puts what the model did (power, bottleneck and write amplification per job) into the
+    /// result; nothing for a real target.
+    pub fn describe_into(&self, result: &mut RunResult) {
+        if let Subject::Model(sim) = self {
+            result.target.model = Some(sim.describe());
+        }
+    }
+}
+
+impl Drop for Subject {
+    fn drop(&mut self) {
+        // Also after an error or Ctrl-C: a test file this run created does not outlive it.
+        if let Subject::Real {
+            target,
+            remove_created: true,
+        } = self
+        {
+            if let Err(e) = target.remove_if_created() {
+                eprintln!(
+                    "warning: could not remove the test file {}: {e}",
+                    target.path.display()
+                );
+            }
+        }
+    }
+}

@@ -1,0 +1,234 @@
+//! A model target (`sim:DRIVE@PLATFORM[/PORT]`) runs through the very same commands as a real
+//! one: quick, run, suite, trace replay; its results are marked modelled and are byte-for-byte
+//! reproducible for a seed.
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn iolab(args: &[&str], cwd: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(args)
+        .current_dir(cwd)
+        .env("IOLAB_DB", cwd.join("results.sqlite")) // the results store stays in the temp dir
+        .output()
+        .expect("run iolab")
+}
+
+fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("valid JSON")
+}
+
+const QUICK: &[&str] = &[
+    "quick",
+    "sim:ssd750-1200@z97/cpu",
+    "--count",
+    "1",
+    "--duration",
+    "0.2",
+    "--warmup",
+    "0.1",
+];
+
+/// The jobs of a result without what legitimately differs between runs (wall-clock start).
+fn jobs(v: &Value) -> String {
+    v["jobs"].to_string()
+}
+
+#[test]
+fn quick_on_a_model_is_marked_modelled_and_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut results = Vec::new();
+    for name in ["a.json", "b.json"] {
+        let out = iolab(&[QUICK, &["--json", name]].concat(), dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(text(&out).contains("modelled"), "{}", text(&out));
+        results.push(json(&dir.path().join(name)));
+    }
+    let r = &results[0];
+    assert_eq!(r["target"]["kind"], "sim");
+    assert_eq!(r["target"]["modelled"], true);
+    assert_eq!(r["target"]["path"], "sim:ssd750-1200@z97/cpu");
+    assert_eq!(
+        r["target"]["model"]["state"],
+        "full (sequential fill, analytic)"
+    );
+    let jobs_a = r["jobs"].as_array().unwrap();
+    assert_eq!(jobs_a.len(), 8, "four tests, read and write");
+    for j in jobs_a {
+        let ios = j["read"]["ios"].as_u64().unwrap() + j["write"]["ios"].as_u64().unwrap();
+        assert!(ios > 0, "{} did nothing", j["name"]);
+    }
+    // A model on PCIe 3.0 x4 cannot beat its link: sequential reads stay under 3.94 GB/s.
+    let seq = &jobs_a[0];
+    let mb_s = seq["read"]["bw_mb_per_s"].as_f64().unwrap();
+    assert!(mb_s > 500.0 && mb_s < 3940.0, "SEQ1M Q8T1 read {mb_s} MB/s");
+    assert_eq!(
+        jobs(&results[0]),
+        jobs(&results[1]),
+        "same seed, same figures"
+    );
+    // Every job left a report of its power and bottleneck.
+    assert_eq!(
+        r["target"]["model"]["tests"].as_array().unwrap().len(),
+        8 + 8
+    );
+}
+
+#[test]
+fn a_job_file_and_a_suite_run_on_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("j.toml"),
+        "[[job]]\nname = \"qd1\"\naccess = \"randread\"\nqueue_depth = 1\nduration_s = 0.2\n\
+         [[job]]\nname = \"qd32\"\naccess = \"randread\"\nqueue_depth = 32\nduration_s = 0.2\n",
+    )
+    .unwrap();
+    let out = iolab(
+        &["run", "j.toml", "sim:c300-256@890gx", "--json", "r.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&dir.path().join("r.json"));
+    let iops = |i: usize| r["jobs"][i]["read"]["iops"].as_f64().unwrap();
+    // Queue depth is what a SATA SSD's parallelism needs: QD32 is several times QD1.
+    assert!(
+        iops(1) > 3.0 * iops(0),
+        "QD1 {} vs QD32 {}",
+        iops(0),
+        iops(1)
+    );
+
+    let out = iolab(
+        &[
+            "suite",
+            "cdm",
+            "sim:ssd750-400@z97",
+            "--scale",
+            "0.05",
+            "--json",
+            "s.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let s = json(&dir.path().join("s.json"));
+    assert_eq!(s["suite"]["name"], "cdm");
+    assert!(s["complete"].as_bool().unwrap());
+    assert!(
+        dir.path().join("s.html").exists(),
+        "the suite's HTML report"
+    );
+}
+
+#[test]
+fn a_trace_replays_on_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/traces/msr_hm_0_first1000.csv");
+    let out = iolab(
+        &[
+            "trace",
+            "replay",
+            trace.to_str().unwrap(),
+            "sim:hdd-7200@h67",
+            "--as-fast-as-possible",
+            "--json",
+            "t.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&dir.path().join("t.json"));
+    let j = &r["jobs"][0];
+    let replayed = j["read"]["ios"].as_u64().unwrap() + j["write"]["ios"].as_u64().unwrap();
+    assert_eq!(replayed, r["replay"]["planned_ios"].as_u64().unwrap());
+    // A hard disk seeks: random requests average milliseconds, not microseconds.
+    assert!(r["replay"]["avg_latency_us"].as_f64().unwrap() > 1000.0);
+}
+
+#[test]
+fn bad_model_names_say_what_exists() {
+    let dir = tempfile::tempdir().unwrap();
+    for (spec, expect) in [
+        ("sim:nosuch@z97", "unknown drive 'nosuch'; the catalog has:"),
+        ("sim:ssd750-1200@nosuch", "unknown platform 'nosuch'"),
+        (
+            "sim:ssd750-1200@z97/nosuch",
+            "has no port 'nosuch'; its ports:",
+        ),
+        ("sim:ssd750-1200", "use sim:DRIVE@PLATFORM[/PORT]"),
+    ] {
+        let out = iolab(&["quick", spec], dir.path());
+        assert_eq!(out.status.code(), Some(2), "{spec}: {}", text(&out));
+        assert!(text(&out).contains(expect), "{spec}: {}", text(&out));
+        assert!(!text(&out).contains("panicked"), "{}", text(&out));
+    }
+}
+
+#[test]
+fn list_and_explain_show_the_catalog_and_the_bottleneck() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(&["sim", "list"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    for name in ["ssd750-1200", "c300-256", "z97", "x470"] {
+        assert!(text(&out).contains(name), "{}", text(&out));
+    }
+    let out = iolab(&["sim", "explain", "sim:ssd750-1200@z97"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("PCIe 3.0 x4"), "{t}");
+    assert!(
+        t.contains("4K random read QD32") && t.contains("bottleneck"),
+        "{t}"
+    );
+}
+
+#[test]
+fn a_user_catalog_adds_a_drive_and_a_wrong_directory_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("drives")).unwrap();
+    let entry = include_str!("../../../catalog/drives/ssd750-400.toml")
+        .replace("name = \"ssd750-400\"", "name = \"my-drive\"");
+    std::fs::write(dir.path().join("drives/my.toml"), &entry).unwrap();
+    let run = |catalog: &str| {
+        iolab(
+            &[
+                "run",
+                "sim:my-drive@z97",
+                "--catalog",
+                catalog,
+                "--access",
+                "randread",
+                "--duration",
+                "0.1",
+                "--json",
+                "r.json",
+            ],
+            dir.path(),
+        )
+    };
+    let out = run(".");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(json(&dir.path().join("r.json"))["target"]["kind"], "sim");
+    let out = run("no-such-dir");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no-such-dir"), "{}", text(&out));
+    // An inconsistent entry names its file.
+    std::fs::write(
+        dir.path().join("drives/my.toml"),
+        entry.replace("name = \"my-drive\"", "name = \"my-drive\"\nbogus_key = 1"),
+    )
+    .unwrap();
+    let out = run(".");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("my.toml"), "{}", text(&out));
+}
