@@ -67,6 +67,29 @@ pub fn format_size(bytes: u64) -> String {
     bytes.to_string()
 }
 
+/// A size for people: the exact form when it is short (`4k`, `2g`), else decimal units with three
+/// significant digits (`1.20 TB` for a 1.2 TB drive, whose exact form is `1171875000k`). For
+/// headers only: unlike [`format_size`], it does not parse back to the same value.
+pub fn human_size(bytes: u64) -> String {
+    let exact = format_size(bytes);
+    if exact.len() <= 6 {
+        return exact;
+    }
+    let (value, unit) = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
+        .into_iter()
+        .map(|(scale, unit)| (bytes as f64 / scale, unit))
+        .find(|(v, _)| *v >= 1.0)
+        .unwrap_or((bytes as f64, "B"));
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_size(self.0))
@@ -138,5 +161,14 @@ mod tests {
         for v in [512, 4096, 1 << 20, 3 << 30, 1536] {
             assert_eq!(parse_size(&format_size(v)).unwrap(), v);
         }
+    }
+
+    #[test]
+    fn human_sizes_are_short() {
+        assert_eq!(human_size(4096), "4k");
+        assert_eq!(human_size(2 << 30), "2g");
+        assert_eq!(human_size(1_200_000_000_000), "1.20 TB");
+        assert_eq!(human_size(400_088_457_216), "400 GB");
+        assert_eq!(human_size(123_456_789), "123 MB");
     }
 }

@@ -6,7 +6,7 @@
 
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
 use iolab_core::result::{JobResult, RunResult};
-use iolab_core::size::format_size;
+use iolab_core::size::human_size;
 use std::fmt::Write;
 
 mod suite;
@@ -153,7 +153,7 @@ fn runs_table(out: &mut String, group: &[Run]) {
                 "{} ({}, {}, {} B logical blocks, {engine})",
                 t.path,
                 t.kind,
-                format_size(t.size_bytes),
+                human_size(t.size_bytes),
                 t.logical_block_bytes
             )),
         );

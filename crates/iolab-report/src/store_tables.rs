@@ -4,7 +4,7 @@
 use crate::store::{Comparison, RunDetail, RunSummary};
 #[cfg(test)]
 use iolab_core::result::SweepValue;
-use iolab_core::size::format_size;
+use iolab_core::size::human_size;
 use std::fmt::Write;
 
 /// `YYYY-mm-dd HH:MM:SS` UTC for a Unix time (civil-from-days, Howard Hinnant's algorithm).
@@ -155,7 +155,7 @@ pub fn show_table(d: &RunDetail) -> String {
         "target {} ({}, {}, {}{})",
         t.path,
         t.kind,
-        format_size(t.size_bytes),
+        human_size(t.size_bytes),
         t.engine,
         if t.modelled { ", modelled" } else { "" }
     );

@@ -2,7 +2,7 @@
 //! per-job table of `iolab run`.
 
 use iolab_core::result::{DirectionResult, JobResult, RunResult};
-use iolab_core::size::format_size;
+use iolab_core::size::human_size;
 use std::fmt::Write;
 
 /// The header line: what was measured, where, with what.
@@ -13,7 +13,7 @@ fn header(r: &RunResult) -> String {
         r.kind,
         t.path,
         t.kind,
-        format_size(t.size_bytes),
+        human_size(t.size_bytes),
         if t.modelled {
             "modelled".to_string()
         } else {
