@@ -325,6 +325,17 @@ where
                     });
                     st.inflight += 1;
                 }
+                // Plan the next request now and tell the target: a model prefetches its
+                // mapping while this batch is processed (one cache miss less per I/O).
+                if st.pending.is_none() && !st.exhausted {
+                    match st.w.source.next_planned() {
+                        Some(p) => {
+                            target.upcoming(p.req.offset);
+                            st.pending = Some(p);
+                        }
+                        None => st.exhausted = true,
+                    }
+                }
             }
         }
         if !batch.is_empty() {

@@ -105,6 +105,12 @@ pub trait Target {
     fn model_info(&self) -> Option<serde_json::Value> {
         None
     }
+
+    /// A hint that a request at `offset` will be submitted next: a model starts fetching its
+    /// mapping so that the submission does not wait on memory. Real targets ignore it.
+    fn upcoming(&mut self, offset: u64) {
+        let _ = offset;
+    }
 }
 
 impl<T: Target + ?Sized> Target for Box<T> {
@@ -130,5 +136,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn model_info(&self) -> Option<serde_json::Value> {
         (**self).model_info()
+    }
+    fn upcoming(&mut self, offset: u64) {
+        (**self).upcoming(offset)
     }
 }

@@ -122,6 +122,10 @@ impl Target for SimTarget<'_> {
         Ok(())
     }
 
+    fn upcoming(&mut self, offset: u64) {
+        self.world.prefetch(offset);
+    }
+
     fn model_info(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({"modelled": true}))
     }
