@@ -301,7 +301,7 @@ impl Builder<'_> {
                 let t = drive.tiered.as_ref().expect("validated");
                 let fast = self.drive(&t.fast)?.clone();
                 let slow = self.drive(&t.slow)?.clone();
-                let fv = self.build_drive(
+                let fv = self.build_member(
                     &fast,
                     slot,
                     above,
@@ -310,7 +310,7 @@ impl Builder<'_> {
                     &format!("{label} fast"),
                     describe,
                 )?;
-                let sv = self.build_drive(
+                let sv = self.build_member(
                     &slow,
                     slot,
                     above,
@@ -336,6 +336,52 @@ impl Builder<'_> {
                 ))))
             }
         }
+    }
+
+    /// Builds a member of a tiered volume on the given port if its interface fits there, or
+    /// else on the platform's first plain port that fits it (an HDD and an NVMe SSD of one
+    /// StoreMI or RST volume hang off different ports: SATA and M.2).
+    #[allow(clippy::too_many_arguments)]
+    fn build_member(
+        &mut self,
+        drive: &DriveSpec,
+        slot: Link,
+        above: &[Hop],
+        cmd_stages: &[(ResId, u64)],
+        lat_ns: u64,
+        label: &str,
+        describe: &[String],
+    ) -> Result<Vol, SimError> {
+        let own = parse_std_link(&drive.interface.link);
+        if own.is_none_or(|l| negotiate(l, slot).is_some()) {
+            return self.build_drive(drive, slot, above, cmd_stages, lat_ns, label, describe);
+        }
+        let own = own.expect("checked");
+        let port = self
+            .plat
+            .ports
+            .iter()
+            .filter(|(_, p)| p.raid.is_none())
+            .find_map(|(n, p)| {
+                let s = parse_std_link(p.slot.as_deref()?)?;
+                negotiate(own, s).map(|_| (n.clone(), p.clone(), s))
+            });
+        let Some((name, port, port_slot)) = port else {
+            // No port fits: let build_drive report the mismatch on the given one.
+            return self.build_drive(drive, slot, above, cmd_stages, lat_ns, label, describe);
+        };
+        let hops = self.port_hops(&port);
+        let (stages, lat) = self.port_stages(&port);
+        let desc: Vec<String> = hops.iter().map(|h| h.name.clone()).collect();
+        self.build_drive(
+            drive,
+            port_slot,
+            &hops,
+            &stages,
+            lat,
+            &format!("{label} ({name})"),
+            &desc,
+        )
     }
 
     fn port_stages(&mut self, port: &PortSpec) -> (Vec<(ResId, u64)>, u64) {

@@ -197,6 +197,14 @@ impl Ftl {
         self.units_of(lpn) * self.unit_bytes
     }
 
+    /// Starts loading an LPN's map entry into the cache (it will be looked up soon).
+    #[inline]
+    pub fn prefetch(&self, lpn: u64) {
+        if let Some(entry) = self.map.get(lpn as usize) {
+            iolab_engine::sys::prefetch(entry);
+        }
+    }
+
     /// Drops an LPN's data (overwrite or TRIM).
     #[inline]
     pub fn invalidate(&mut self, lpn: u64) {
@@ -360,8 +368,11 @@ impl Ftl {
                         .min(stripe_lpns)
             };
             let want_units = per_die * lpn_units as u64;
-            // Blocks available for data: all but the GC reserve and the two open blocks.
-            let usable_blocks = (self.die_units / bu).saturating_sub(self.gc_low_units / bu + 2);
+            // Blocks available for data: all but the GC reserve. The open host and GC blocks
+            // are written from that reserve, so free space sits at the GC threshold and the
+            // steady state's GC runs from the first write (leaving two more blocks free would
+            // let a short run see no GC at all).
+            let usable_blocks = (self.die_units / bu).saturating_sub(self.gc_low_units / bu);
             let full_blocks = want_units.div_ceil(bu);
             let share = victim_share(usable_blocks, want_units as f64 / bu as f64);
             let n = if share >= 1.0 {

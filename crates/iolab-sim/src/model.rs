@@ -10,9 +10,10 @@
 //! A request reserves time on each resource along its path; it completes when its last
 //! reservation ends. Reservations are made eagerly wherever arrivals reach a resource in time
 //! order (the host path going down, controller cores, dies); where they do not — after the dies,
-//! whose reads finish out of order, on the way back up through channels and links — a typed
-//! event, processed in `(time, seq)` order, makes the reservation. Single-threaded, integer
-//! nanoseconds, no globals (anchors-style.md §10).
+//! whose reads finish out of order, on the way back up through channels and links — typed
+//! events, processed in `(time, seq)` order, make the reservations: one when a die's read ends
+//! (its channel), one when the data starts leaving the channel (the links up to the host).
+//! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
 
 use crate::catalog::LinkKind;
 use crate::ftl::Ftl;
@@ -133,8 +134,22 @@ impl Pipe {
 /// on a packet link). Returns when the last byte has crossed the chain.
 #[inline]
 pub fn transfer(res: &mut [Res], chain: &[Pipe], t: u64, bytes: u64) -> u64 {
-    let mut head = t;
-    let mut tail = t;
+    transfer_through(res, chain.iter(), t, t, bytes)
+}
+
+/// [`transfer`] over any sequence of pipes (a host path followed by a drive's datapath), for
+/// data whose first bytes are available at `head` and whose last bytes arrive at `tail` (data
+/// still streaming in from a NAND channel).
+#[inline]
+fn transfer_through<'p>(
+    res: &mut [Res],
+    chain: impl Iterator<Item = &'p Pipe>,
+    head: u64,
+    tail: u64,
+    bytes: u64,
+) -> u64 {
+    let mut head = head;
+    let mut tail = tail.max(head);
     for p in chain {
         let d = p.time(bytes);
         let first = p.time(bytes.min(p.packet));
@@ -249,7 +264,6 @@ pub struct Ssd {
     write_path: Option<Pipe>,
     dies: Vec<ResId>,
     chans: Vec<ResId>,
-    dies_per_chan: u32,
     read_ns: u64,
     program_ns: u64,
     erase_ns: u64,
@@ -539,6 +553,8 @@ impl Tier {
 /// A read chunk in flight between its die and the host.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct ChunkEv {
+    /// When its last byte has left the NAND channel (its first bytes go on up before that).
+    tail: u64,
     tag: u32,
     leaf: u32,
     chan: u32,
@@ -832,13 +848,32 @@ impl World {
         // Down the path: the command (and a write's data) crosses every pipe.
         let mut at = t + leaf.lat_down_ns;
         if let Some((sata, ns)) = leaf.sata_cmd {
-            at = reserve(res, sata, at, ns);
+            // The half-duplex link may be booked ahead for data of commands already queued
+            // (NCQ). Data moves in FISes of at most 8 KiB with the link idle between them,
+            // which is where a new command's FISes go: the command waits for the FIS in
+            // flight, not for the whole booking, and its handshakes push later bookings back.
+            let fis_ns = leaf.down.last().map_or(0, |p| p.time(p.packet));
+            let r = &mut res[sata as usize];
+            if r.busy_until > at + fis_ns {
+                r.busy_until += ns;
+                r.busy_ns += ns;
+                at += fis_ns + ns;
+            } else {
+                at = reserve(res, sata, at, ns);
+            }
         }
         for &(r, ns) in &leaf.cmd_stages {
             at = reserve(res, r, at, ns);
         }
         if dir == Direction::Write {
-            at = transfer(res, &leaf.down, at, len);
+            // The data streams from the host link straight into the drive's write datapath
+            // (cut-through: a SATA data FIS is at most 8 KiB, so the drive never holds a whole
+            // large request before passing it on).
+            let write_path = match &leaf.dev {
+                Dev::Ssd(ssd) => ssd.write_path.as_ref(),
+                Dev::Hdd(_) => None,
+            };
+            at = transfer_through(res, leaf.down.iter().chain(write_path), at, at, len);
         } else {
             for p in &leaf.down {
                 at += p.hop_ns;
@@ -886,9 +921,14 @@ impl World {
                             let host = hi - lo;
                             let (ready, chan) = match die {
                                 Some(d) => {
+                                    // The die is busy for tR only: READ PAGE CACHE RANDOM
+                                    // (00h-31h, in Micron's parallel NAND command set and its
+                                    // public Verilog model) moves the page to the cache
+                                    // register, so the die reads its next page while this one
+                                    // is clocked out over the channel.
                                     let end = reserve(res, ssd.dies[d as usize], at, ssd.read_ns);
                                     ssd.energy.read_ns += ssd.read_ns;
-                                    (end, ssd.chans[(d / ssd.dies_per_chan) as usize])
+                                    (end, ssd.chan_of(d))
                                 }
                                 // Unwritten data is not on NAND: the controller returns zeros.
                                 None => (at, NO_CHAN),
@@ -901,6 +941,7 @@ impl World {
                                 ready,
                                 self.seq,
                                 ChunkEv {
+                                    tail: 0,
                                     tag,
                                     leaf: li,
                                     chan,
@@ -928,6 +969,7 @@ impl World {
                     end,
                     self.seq,
                     ChunkEv {
+                        tail: 0,
                         tag,
                         leaf: li,
                         chan: NO_CHAN,
@@ -966,17 +1008,43 @@ impl World {
     fn process(&mut self, t: u64, ev: ChunkEv) {
         let leaf = &mut self.leaves[ev.leaf as usize];
         let res = &mut self.res[..];
-        let mut at = t;
+        let at = t;
+        let mut read_path = None;
         if let Dev::Ssd(ssd) = &mut leaf.dev {
             if ev.chan != NO_CHAN {
+                // Data-out over the channel; the trip up the host path is a second event at
+                // its end, so the links above see the chunks in the order they really leave
+                // the channels (booking them now, behind chunks still waiting for their
+                // channel, would hold up chunks and commands that come earlier).
+                // The controller streams the data on as each ECC codeword is corrected, so
+                // the host side can start once the first 4 KiB sector is across (cut-through)
+                // and finishes no earlier than the channel.
                 let d = (ev.nand_bytes as f64 * ssd.chan_ns_per_byte) as u64;
-                at = reserve(res, ev.chan, at, d);
+                let first = (ev.nand_bytes.min(4096) as f64 * ssd.chan_ns_per_byte) as u64;
+                let end = reserve(res, ev.chan, at, d);
+                self.seq += 1;
+                self.events.push(Reverse((
+                    end - d + first,
+                    self.seq,
+                    ChunkEv {
+                        tail: end,
+                        chan: NO_CHAN,
+                        nand_bytes: 0,
+                        ..ev
+                    },
+                )));
+                return;
             }
-            if let Some(p) = &ssd.read_path {
-                at = transfer(res, std::slice::from_ref(p), at, ev.host_bytes as u64);
-            }
+            read_path = ssd.read_path.as_ref();
         }
-        let at = transfer(res, &leaf.up, at, ev.host_bytes as u64) + leaf.lat_up_ns;
+        // Cut-through from the drive's read datapath onto the host link.
+        let at = transfer_through(
+            res,
+            read_path.into_iter().chain(leaf.up.iter()),
+            at,
+            ev.tail,
+            ev.host_bytes as u64,
+        ) + leaf.lat_up_ns;
         self.chunk_done(ev.tag, at);
     }
 
@@ -1035,6 +1103,16 @@ impl World {
         }
     }
 
+    /// Starts loading the mapping of a request about to be submitted at `offset`.
+    pub fn prefetch(&self, offset: u64) {
+        // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
+        if let Vol::Leaf(i) = self.vol {
+            if let Dev::Ssd(s) = &self.leaves[i as usize].dev {
+                s.ftl.prefetch(offset / 4096);
+            }
+        }
+    }
+
     /// Whether any device looks at written data (compression).
     pub fn needs_data(&self) -> bool {
         self.leaves
@@ -1061,14 +1139,10 @@ fn transfer_up_status(_res: &mut [Res], up: &[Pipe], t: u64) -> u64 {
     t + up.iter().map(|p| p.hop_ns).sum::<u64>()
 }
 
-/// A write into an SSD: through the write datapath into the buffer, LPNs mapped into the open
-/// program unit, full units programmed (after GC if the die's pool is low). Returns when the
-/// write is buffered (its completion).
+/// A write into an SSD (its data already through the write datapath, see `leaf_submit`): into
+/// the buffer, LPNs mapped into the open program unit, full units programmed (after GC if the
+/// die's pool is low). Returns when the write is buffered (its completion).
 fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, share: f64) -> u64 {
-    let mut at = at;
-    if let Some(p) = &ssd.write_path {
-        at = transfer(res, std::slice::from_ref(p), at, len);
-    }
     let first = offset / 4096;
     let last = (offset + len.max(1) - 1) / 4096;
     let lpns = last - first + 1;
@@ -1117,10 +1191,21 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             ssd.energy.erase_ns += erases * ssd.erase_ns;
         }
         if unit.fill >= ssd.unit_bytes {
-            let chan = ssd.chans[(unit.die / ssd.dies_per_chan) as usize];
+            let chan = ssd.chan_of(unit.die);
             let xfer = (unit.fill as f64 * ssd.chan_ns_per_byte) as u64;
-            let loaded = reserve(res, chan, unit.ready, xfer);
-            let end = reserve(res, die_res, loaded, ssd.program_ns);
+            // PAGE PROGRAM (80h-10h): the data is clocked into the die's page register, then
+            // tPROG; the die takes no new data until tPROG ends, so a load waits for its die
+            // and the die is busy for load + tPROG. Dies sharing a channel interleave their
+            // loads, and a drive with fewer dies per channel loses that overlap (testbeds.md B:
+            // twice the dies, 70-90 % faster incompressible writes). The parts also offer
+            // PROGRAM PAGE CACHE (80h-15h), which would hide the load; the published figures
+            // say the controllers of the catalog do not gain from it: with it, the Vertex LE's
+            // 32 dies would write 2 MB at the SATA ceiling (~265 MB/s) instead of the 217-248
+            // MB/s measured (testbeds.md A), and Force 3's 4 KiB QD32 write gap would shrink to
+            // 1.2x from the 1.55-1.85x measured.
+            let free = unit.ready.max(res[die_res as usize].busy_until);
+            let loaded = reserve(res, chan, free, xfer);
+            let end = reserve(res, die_res, loaded - xfer, xfer + ssd.program_ns);
             ssd.energy.program_ns += ssd.program_ns;
             ssd.buffer.releases.push(Reverse((end, unit.fill)));
             ssd.open = None;
@@ -1136,7 +1221,14 @@ fn hdd_service(h: &mut Hdd, res: &mut [Res], offset: u64, len: u64, at: u64) -> 
     let r = &mut res[h.res as usize];
     let start = at.max(r.busy_until);
     let sequential = offset == h.last_end;
-    let (seek, rot) = if sequential && start <= h.last_done + h.rev_ns / 8 {
+    // Read look-ahead (ATA SET FEATURES "enable read look-ahead", on by default): after a
+    // command the head keeps reading the following sectors into the drive's buffer, so a
+    // sequential command arriving within a revolution finds its data streaming in since the
+    // last one ended — no seek, no rotational wait, no lost revolution while the host was
+    // busy moving the previous data. Sequential writes stream the same way through the
+    // drive's write cache.
+    let look_ahead = sequential && start <= h.last_done + h.rev_ns;
+    let (seek, rot) = if look_ahead {
         (0, 0)
     } else {
         let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
@@ -1150,7 +1242,12 @@ fn hdd_service(h: &mut Hdd, res: &mut [Res], offset: u64, len: u64, at: u64) -> 
     let frac = offset as f64 / h.size as f64;
     let npb = h.outer_npb + (h.inner_npb - h.outer_npb) * frac;
     let xfer = (len as f64 * npb) as u64;
-    let d = h.command_ns + seek + rot + xfer;
+    let d = if look_ahead {
+        // The media transfer began when the previous command ended.
+        (h.last_done + xfer).max(start + h.command_ns) - start
+    } else {
+        h.command_ns + seek + rot + xfer
+    };
     r.busy_until = start + d;
     r.busy_ns += d;
     h.busy_ns += d;
@@ -1206,7 +1303,6 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         write_path,
         dies,
         chans,
-        dies_per_chan: p.dies / p.channels,
         read_ns: p.read_ns,
         program_ns: p.program_ns,
         erase_ns: p.erase_ns,
@@ -1258,6 +1354,15 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
 }
 
 impl Ssd {
+    /// The channel of die `d`. Dies are numbered channel-first (die `d` is way `d / channels`
+    /// on channel `d % channels`), so consecutive program units, which go to the next free die
+    /// in index order, stripe across channels before they stack up on one — the channel-first
+    /// allocation order (CWDP) that MQSim uses by default (simulators-and-interfaces.md §1).
+    #[inline]
+    fn chan_of(&self, d: u32) -> ResId {
+        self.chans[(d as usize) % self.chans.len()]
+    }
+
     /// The program unit stripe in LPNs (for analytic fills).
     pub fn stripe_lpns(&self) -> u64 {
         self.unit_bytes / 4096
