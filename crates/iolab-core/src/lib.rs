@@ -27,6 +27,7 @@ pub mod rng;
 pub mod size;
 pub mod stats;
 pub mod steady;
+pub mod time;
 pub mod workload;
 
 pub use job::{Job, JobError, JobSpec};

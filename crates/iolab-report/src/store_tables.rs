@@ -7,25 +7,9 @@ use iolab_core::result::SweepValue;
 use iolab_core::size::human_size;
 use std::fmt::Write;
 
-/// `YYYY-mm-dd HH:MM:SS` UTC for a Unix time (civil-from-days, Howard Hinnant's algorithm).
+/// `YYYY-mm-dd HH:MM:SS` UTC for a Unix time.
 pub fn utc_time(unix_s: f64) -> String {
-    let secs = unix_s as i64;
-    let (days, rem) = (secs.div_euclid(86_400), secs.rem_euclid(86_400));
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    format!(
-        "{year:04}-{month:02}-{day:02} {:02}:{:02}:{:02}",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
+    iolab_core::time::UtcTime::from_unix(unix_s).readable()
 }
 
 /// A figure with as many decimals as its size deserves.

@@ -9,26 +9,8 @@ use serde_json::Value;
 use std::path::Path;
 use std::process::{Command, Output};
 
-fn iolab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .current_dir(cwd)
-        .env("IOLAB_DB", cwd.join("results.sqlite")) // the results store stays in the temp dir
-        .output()
-        .expect("run iolab")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("valid JSON")
-}
+mod common;
+use common::{iolab, iolab_cmd, json, text};
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
@@ -289,14 +271,7 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
             "t.bin",
         ];
         args.extend(extra);
-        let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-            .args(&args)
-            .current_dir(dir.path())
-            .env("IOLAB_DB", dir.path().join("results.sqlite")) // the results store stays in the temp dir
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
+        let child = iolab_cmd(&args, dir.path()).spawn().unwrap();
         std::thread::sleep(std::time::Duration::from_millis(700));
         std::fs::OpenOptions::new()
             .write(true)
@@ -324,8 +299,8 @@ fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
 #[test]
 fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     let dir = tempfile::tempdir().unwrap();
-    let child = Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args([
+    let child = iolab_cmd(
+        &[
             "run",
             "--size",
             "8m",
@@ -334,13 +309,11 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
             "--json",
             "i.json",
             "t.bin",
-        ])
-        .current_dir(dir.path())
-        .env("IOLAB_DB", dir.path().join("results.sqlite"))
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
+        ],
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
     // Let it create the file and run a while.
     std::thread::sleep(std::time::Duration::from_millis(2500));
     Command::new("kill")
@@ -364,7 +337,8 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     assert!(u(&j["measured_ns"]) < 60_000_000_000);
     // The results store has the run too, marked incomplete.
     let store =
-        iolab_report::store::Store::open_existing(&dir.path().join("results.sqlite")).unwrap();
+        iolab_report::store::Store::open_existing(&dir.path().join("results/results.sqlite"))
+            .unwrap();
     let (runs, _) = store.list(&Default::default()).unwrap();
     assert_eq!((runs.len(), runs[0].complete), (1, false));
 }

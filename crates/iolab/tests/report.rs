@@ -2,33 +2,11 @@
 //! `iolab report` re-renders and overlays saved results, and bad input names the file.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Output};
 use std::time::{Duration, Instant};
 
-fn iolab_cmd(args: &[&str], dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
-    c.args(args)
-        .current_dir(dir)
-        // Keep the results store (and anything else iolab saves) inside the test's directory.
-        .env_remove("IOLAB_DB")
-        .env("IOLAB_RESULTS_DIR", dir.join("results"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn iolab(args: &[&str], dir: &Path) -> Output {
-    iolab_cmd(args, dir).output().expect("run iolab")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
+mod common;
+use common::{iolab, iolab_cmd, text};
 
 fn cdm(dir: &Path, json: &str) -> Output {
     iolab(

@@ -5,31 +5,13 @@
 
 use iolab_report::store::{RunFilter, Store};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Child, Command, Output};
 
-/// `iolab ARGS` in `dir`, with the store and results directory inside it and no other
-/// iolab setting inherited.
-fn iolab_cmd(args: &[&str], dir: &Path) -> Command {
-    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
-    c.args(args)
-        .current_dir(dir)
-        .env_remove("IOLAB_DB")
-        .env("IOLAB_RESULTS_DIR", dir.join("results"))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn iolab(args: &[&str], dir: &Path) -> Output {
-    iolab_cmd(args, dir).output().expect("run iolab")
-}
+mod common;
+use common::{iolab, iolab_cmd, text};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", stdout(o), String::from_utf8_lossy(&o.stderr))
 }
 
 fn ok(o: &Output) -> String {

@@ -2,30 +2,10 @@
 //! one: quick, run, suite, trace replay; its results are marked modelled and are byte-for-byte
 //! reproducible for a seed.
 
+mod common;
+use common::{iolab, json, text};
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
-
-fn iolab(args: &[&str], cwd: &Path) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .current_dir(cwd)
-        .env("IOLAB_DB", cwd.join("results.sqlite")) // the results store stays in the temp dir
-        .output()
-        .expect("run iolab")
-}
-
-fn text(o: &Output) -> String {
-    format!(
-        "{}{}",
-        String::from_utf8_lossy(&o.stdout),
-        String::from_utf8_lossy(&o.stderr)
-    )
-}
-
-fn json(path: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("valid JSON")
-}
 
 const QUICK: &[&str] = &[
     "quick",

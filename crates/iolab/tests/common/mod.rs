@@ -1,0 +1,40 @@
+//! What the binary's end-to-end tests share: running `iolab` with every setting kept inside the
+//! test's own directory (results, results store), and reading what it printed and saved.
+#![allow(dead_code)] // each test file uses its own subset
+
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+
+/// `iolab ARGS` in `dir`: results and the results store (`dir/results/results.sqlite`) stay
+/// inside it, no iolab setting is inherited, standard input is empty.
+pub fn iolab_cmd(args: &[&str], dir: &Path) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    c.args(args)
+        .current_dir(dir)
+        .env_remove("IOLAB_DB")
+        .env("IOLAB_RESULTS_DIR", dir.join("results"))
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    c
+}
+
+/// Runs `iolab ARGS` in `dir` to the end.
+pub fn iolab(args: &[&str], dir: &Path) -> Output {
+    iolab_cmd(args, dir).output().expect("run iolab")
+}
+
+/// Standard output and error together, for assertion messages.
+pub fn text(o: &Output) -> String {
+    format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    )
+}
+
+/// A saved JSON result.
+pub fn json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("valid JSON")
+}
