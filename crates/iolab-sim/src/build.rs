@@ -274,28 +274,12 @@ impl Builder<'_> {
                         &desc,
                     )?);
                 }
-                let member_bytes = members
-                    .iter()
-                    .map(|m| match m {
-                        Vol::Leaf(i) => self.leaves[*i as usize].dev.size(),
-                        _ => 0,
-                    })
-                    .min()
-                    .unwrap_or(0);
-                let stripe = if c.raid == "raid0" {
-                    c.stripe_bytes
-                } else {
-                    None
-                };
-                let member_bytes = match stripe {
-                    Some(s) => member_bytes / s * s,
-                    None => member_bytes,
-                };
-                Ok(Vol::Raid {
-                    stripe,
-                    member_bytes,
+                Ok(raid_volume(
+                    &self.leaves,
                     members,
-                })
+                    c.raid == "raid0",
+                    c.stripe_bytes,
+                ))
             }
             DriveKind::Tiered => {
                 let t = drive.tiered.as_ref().expect("validated");
@@ -533,24 +517,7 @@ pub fn build(
                     &desc,
                 )?);
             }
-            let size = members
-                .iter()
-                .map(|v| match v {
-                    Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
-                    _ => 0,
-                })
-                .min()
-                .unwrap_or(0);
-            let stripe = if r.level == "raid0" {
-                r.stripe_bytes
-            } else {
-                None
-            };
-            Vol::Raid {
-                stripe,
-                member_bytes: stripe.map_or(size, |s| size / s * s),
-                members,
-            }
+            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes)
         }
         None => {
             let above = b.port_hops(port_spec);
@@ -571,4 +538,28 @@ pub fn build(
         driver,
         port: port_name,
     })
+}
+
+/// A RAID-0 (striped) or JBOD (concatenated) volume over `members`: each member contributes
+/// as much as the smallest one holds, whole stripes only.
+fn raid_volume(
+    leaves: &[Leaf],
+    members: Vec<Vol>,
+    striped: bool,
+    stripe_bytes: Option<u64>,
+) -> Vol {
+    let smallest = members
+        .iter()
+        .map(|m| match m {
+            Vol::Leaf(i) => leaves[*i as usize].dev.size(),
+            _ => 0,
+        })
+        .min()
+        .unwrap_or(0);
+    let stripe = if striped { stripe_bytes } else { None };
+    Vol::Raid {
+        stripe,
+        member_bytes: stripe.map_or(smallest, |s| smallest / s * s),
+        members,
+    }
 }
