@@ -39,6 +39,10 @@ pub trait RequestSource {
     fn start_at(&mut self, t_ns: u64) {
         let _ = t_ns;
     }
+    /// Whether requests carry intended start times (rate limits, timed replay).
+    fn paced(&self) -> bool {
+        false
+    }
 }
 
 /// A job's requests for one worker, with its share of the job's limits and rate.
@@ -55,6 +59,10 @@ pub struct JobSource {
 }
 
 impl RequestSource for JobSource {
+    fn paced(&self) -> bool {
+        self.ns_per_io.is_some() || self.ns_per_byte.is_some()
+    }
+
     fn start_at(&mut self, t_ns: u64) {
         self.next_at = t_ns as f64;
     }
@@ -154,6 +162,9 @@ pub struct Progress {
 
 /// How a drive ends.
 pub struct DriveOptions<'a> {
+    /// When the run starts on the clock (threads of one job share it, so they measure one
+    /// window); `None`: when the drive begins.
+    pub start_ns: Option<u64>,
     /// Ramp time from the start, excluded from statistics.
     pub ramp_ns: u64,
     /// Measured time after the ramp; `None` runs until every source is exhausted.
@@ -248,7 +259,7 @@ where
         };
         total_slots as usize
     ];
-    let start_ns = clock.now_ns();
+    let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
     let measure_start = start_ns + opts.ramp_ns;
     let end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
@@ -446,7 +457,7 @@ where
     Ok(DriveOutcome {
         stats,
         measured_ns,
-        ramp_ns: opts.ramp_ns.min(finished - start_ns),
+        ramp_ns: opts.ramp_ns.min(finished.saturating_sub(start_ns)),
         complete: stopped_by.is_none(),
         stopped_by,
         paced,

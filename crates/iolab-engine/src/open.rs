@@ -5,6 +5,7 @@
 //! creation, filling, span resolution — before a single measured I/O. [`PreparedTarget::open_worker`]
 //! then gives each worker thread its own descriptor and its own io_uring (or the psync fallback).
 
+use crate::buf::HUGE_PAGE;
 use crate::guard::{self, GuardError};
 use crate::psync::PsyncTarget;
 use crate::sys;
@@ -18,6 +19,11 @@ use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
 
+/// Smallest block for which a blocking engine puts its buffers on huge pages.
+const HUGE_BUFFER_MIN_BLOCK: u64 = 64 << 10;
+/// Most memory a job's threads may take in huge-page buffers beyond what they need.
+const HUGE_BUFFER_BUDGET: usize = 256 << 20;
+
 /// Which I/O engine to use.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum EngineChoice {
@@ -26,8 +32,30 @@ pub enum EngineChoice {
     Auto,
     /// io_uring or fail.
     Uring,
-    /// Positional read/write, one I/O at a time per thread.
+    /// Positional read/write, one I/O at a time per thread (fio's psync): the job's threads
+    /// are its only queue.
     Psync,
+    /// Positional read/write on one thread per queue slot, so the job's queue depth is kept by
+    /// blocking threads. Chosen by `Auto` where io_uring would block or is missing.
+    PsyncPerSlot,
+}
+
+impl EngineChoice {
+    /// Every choice with its name, as `--engine` takes it and results show it.
+    pub const NAMES: [(&'static str, EngineChoice); 4] = [
+        ("auto", EngineChoice::Auto),
+        ("io_uring", EngineChoice::Uring),
+        ("psync", EngineChoice::Psync),
+        ("psync-per-slot", EngineChoice::PsyncPerSlot),
+    ];
+
+    /// The name `--engine` takes and results show.
+    pub fn name(self) -> &'static str {
+        Self::NAMES
+            .iter()
+            .find(|(_, e)| *e == self)
+            .map_or("auto", |(n, _)| n)
+    }
 }
 
 /// What the user allowed.
@@ -99,6 +127,10 @@ pub struct PreparedTarget {
     pub created: bool,
     /// The engine every worker uses.
     pub engine: EngineChoice,
+    /// The engine for paced jobs (rate limits, timed replay): io_uring where `engine` is
+    /// psync-per-slot only because the target blocks, since one thread per worker waiting for
+    /// the next intended start is punctual, and hundreds of slot threads are not.
+    pub paced_engine: EngineChoice,
     /// Things the results should say (fallbacks, warnings).
     pub notes: Vec<String>,
     /// Held with O_EXCL while a write job runs on a block device, so nobody mounts it meanwhile.
@@ -185,21 +217,35 @@ pub fn prepare_target(
     };
     job.resolve_span(size_bytes)?;
     job.check_alignment(logical)?;
+    let mut paced_engine = None;
     let engine = match engine {
         EngineChoice::Auto => match io_uring::IoUring::new(2) {
-            Ok(_) => EngineChoice::Uring,
             Err(e) => {
                 notes.push(format!(
-                    "psync fallback: io_uring is unavailable ({e}); each thread keeps one I/O in flight"
+                    "engine psync-per-slot: io_uring is unavailable ({e}); the queue depth is \
+                     kept by one thread per queue slot"
                 ));
-                EngineChoice::Psync
+                EngineChoice::PsyncPerSlot
             }
+            Ok(_) if blocks_io_uring(path, job.direct, logical) => {
+                notes.push(format!(
+                    "engine psync-per-slot: {} cannot take I/O without blocking (no NOWAIT \
+                     support, as with zram and other bio-based drivers), so io_uring would hand \
+                     every I/O to a kernel worker thread; one thread per queue slot keeps the same \
+                     queue depth at less CPU per I/O (paced jobs keep io_uring, whose one \
+                     thread per worker starts each I/O on time). --engine io_uring forces io_uring",
+                    path.display()
+                ));
+                paced_engine = Some(EngineChoice::Uring);
+                EngineChoice::PsyncPerSlot
+            }
+            Ok(_) => EngineChoice::Uring,
         },
         EngineChoice::Uring => {
             io_uring::IoUring::new(2).map_err(OpenError::NoUring)?;
             EngineChoice::Uring
         }
-        EngineChoice::Psync => EngineChoice::Psync,
+        other => other,
     };
     Ok(PreparedTarget {
         path: path.to_path_buf(),
@@ -208,14 +254,21 @@ pub fn prepare_target(
         logical_block_bytes: logical,
         created,
         engine,
+        paced_engine: paced_engine.unwrap_or(engine),
         notes,
         _exclusive: exclusive,
     })
 }
 
 impl PreparedTarget {
-    /// A fresh descriptor and engine for one worker thread.
-    pub fn open_worker(&self, job: &Job) -> io::Result<Box<dyn Target + Send>> {
+    /// A fresh descriptor on `engine` (`engine` or `paced_engine`) for one of the job's
+    /// `threads` worker threads.
+    pub fn open_worker(
+        &self,
+        job: &Job,
+        engine: EngineChoice,
+        threads: usize,
+    ) -> io::Result<Box<dyn Target + Send>> {
         let mut opts = OpenOptions::new();
         opts.read(true).write(job.writes());
         if job.direct {
@@ -230,9 +283,21 @@ impl PreparedTarget {
             needs_data: true,
             modelled: false,
         };
-        Ok(match self.engine {
-            EngineChoice::Psync => Box::new(PsyncTarget::new(file, caps)),
-            _ => Box::new(UringTarget::new(file, caps)?),
+        Ok(match engine {
+            EngineChoice::Psync | EngineChoice::PsyncPerSlot => {
+                let target = PsyncTarget::new(file, caps);
+                // Large blocks pin many pages per I/O; a huge page makes that one pin. Worth its
+                // memory (at most 2 MiB a thread) only then, and within a budget.
+                if job.direct
+                    && job.max_block() >= HUGE_BUFFER_MIN_BLOCK
+                    && threads * HUGE_PAGE <= HUGE_BUFFER_BUDGET
+                {
+                    Box::new(target.with_huge_buffers())
+                } else {
+                    Box::new(target)
+                }
+            }
+            EngineChoice::Uring | EngineChoice::Auto => Box::new(UringTarget::new(file, caps)?),
         })
     }
 
@@ -318,6 +383,18 @@ fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), Ope
     file.sync_all().map_err(io_err("cannot sync", path))?;
     sys::drop_cached_pages(&file);
     Ok(())
+}
+
+/// Whether io_uring would have to punt every I/O on `path` to its worker threads: the target,
+/// opened with or without O_DIRECT (`direct`), refuses non-blocking I/O. Unknown counts as "no".
+pub fn blocks_io_uring(path: &Path, direct: bool, logical_block_bytes: u64) -> bool {
+    let mut opts = OpenOptions::new();
+    opts.read(true);
+    if direct {
+        opts.custom_flags(libc::O_DIRECT);
+    }
+    opts.open(path)
+        .is_ok_and(|f| !sys::supports_nowait(&f, logical_block_bytes as usize))
 }
 
 fn read_sys_u64(path: &str) -> Option<u64> {

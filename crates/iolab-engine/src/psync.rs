@@ -14,6 +14,7 @@ pub struct PsyncTarget {
     file: File,
     caps: Capabilities,
     bufs: SlotBuffers,
+    huge_buffers: bool,
     done: Vec<Completion>,
 }
 
@@ -25,8 +26,15 @@ impl PsyncTarget {
             file,
             caps,
             bufs: SlotBuffers::default(),
+            huge_buffers: false,
             done: Vec::new(),
         }
+    }
+
+    /// Puts the buffers on huge pages (see [`SlotBuffers::on_huge_pages`]).
+    pub fn with_huge_buffers(mut self) -> Self {
+        self.huge_buffers = true;
+        self
     }
 }
 
@@ -36,7 +44,11 @@ impl Target for PsyncTarget {
     }
 
     fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
-        self.bufs = SlotBuffers::new(slots as usize, slot_bytes);
+        self.bufs = if self.huge_buffers {
+            SlotBuffers::on_huge_pages(slots as usize, slot_bytes)
+        } else {
+            SlotBuffers::new(slots as usize, slot_bytes)
+        };
         Ok(())
     }
 

@@ -3,7 +3,7 @@
 
 use crate::clock::{Clock, WallClock};
 use crate::driver::{
-    drive, plan_workers, DriveOptions, DriveOutcome, Progress, RequestSource, Worker,
+    drive, plan_workers, DriveOptions, DriveOutcome, Planned, Progress, RequestSource, Worker,
 };
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
@@ -12,7 +12,7 @@ use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 use iolab_core::stats::RunStats;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Barrier;
+use std::sync::{Condvar, Mutex, Once, PoisonError};
 use std::time::Instant;
 
 /// How a run is watched and stopped from outside.
@@ -49,39 +49,150 @@ pub fn run_workers<S: RequestSource + Send>(
     mut workers: Vec<Worker<S>>,
     ctl: RunControl,
 ) -> io::Result<JobRun> {
-    // Open every descriptor before starting, so a failure refuses the job before any I/O.
-    let mut targets = Vec::with_capacity(workers.len());
-    for _ in 0..workers.len() {
-        targets.push(target.open_worker(job)?);
-    }
-    if target.engine == EngineChoice::Psync {
-        // A synchronous target completes each I/O inside submit: deeper queues would only
-        // serialise behind each other and inflate latency.
-        for w in &mut workers {
-            w.queue_depth = 1;
+    let engine = if workers.iter().any(|w| w.source.paced()) {
+        target.paced_engine
+    } else {
+        target.engine
+    };
+    match engine {
+        EngineChoice::Psync => {
+            // A synchronous target completes each I/O inside submit: deeper queues would only
+            // serialise behind each other and inflate latency.
+            for w in &mut workers {
+                w.queue_depth = 1;
+            }
+            run_threads(target, engine, job, workers, ctl)
         }
+        EngineChoice::PsyncPerSlot => {
+            // Each worker's queue slots become threads that take turns at its request source,
+            // so offsets, limits and pacing stay the worker's while each I/O blocks its own
+            // thread: the I/O is done by the thread that times it, with no hand-off.
+            let mut slots = Vec::new();
+            let shared: Vec<SharedSource<S>> = workers
+                .into_iter()
+                .enumerate()
+                .map(|(position, w)| {
+                    let mut data = w.data;
+                    for _ in 1..w.queue_depth {
+                        slots.push((position, w.index, data.fork()));
+                    }
+                    slots.push((position, w.index, data));
+                    SharedSource {
+                        source: Mutex::new(w.source),
+                        started: Once::new(),
+                    }
+                })
+                .collect();
+            let threads = slots
+                .into_iter()
+                .map(|(position, index, data)| Worker {
+                    index,
+                    source: SlotSource(&shared[position]),
+                    data,
+                    queue_depth: 1,
+                })
+                .collect();
+            run_threads(target, engine, job, threads, ctl)
+        }
+        EngineChoice::Uring | EngineChoice::Auto => run_threads(target, engine, job, workers, ctl),
+    }
+}
+
+/// One worker's request source, shared by the threads that serve its queue slots.
+struct SharedSource<S> {
+    source: Mutex<S>,
+    started: Once,
+}
+
+/// A queue slot's view of its worker's [`SharedSource`].
+struct SlotSource<'a, S>(&'a SharedSource<S>);
+
+impl<S: RequestSource> RequestSource for SlotSource<'_, S> {
+    fn paced(&self) -> bool {
+        lock(&self.0.source).paced()
+    }
+
+    fn next_planned(&mut self) -> Option<Planned> {
+        lock(&self.0.source).next_planned()
+    }
+
+    fn start_at(&mut self, t_ns: u64) {
+        // The first slot to start schedules the worker's paced requests, once.
+        self.0
+            .started
+            .call_once(|| lock(&self.0.source).start_at(t_ns));
+    }
+}
+
+/// Locks a source; a thread that panicked holding it leaves it usable (its panic is reported).
+fn lock<S>(m: &Mutex<S>) -> std::sync::MutexGuard<'_, S> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Stack of a worker thread: the driver keeps its state on the heap, and a job on the
+/// psync-per-slot engine may start hundreds of threads.
+const WORKER_STACK_BYTES: usize = 256 << 10;
+
+/// Runs each worker on a thread of its own, with its own descriptor and engine.
+fn run_threads<S: RequestSource + Send>(
+    target: &PreparedTarget,
+    engine: EngineChoice,
+    job: &Job,
+    workers: Vec<Worker<S>>,
+    ctl: RunControl,
+) -> io::Result<JobRun> {
+    // Open every descriptor before starting, so a failure refuses the job before any I/O.
+    if workers.len() > 64 {
+        sys::raise_open_file_limit();
+    }
+    let mut targets = Vec::with_capacity(workers.len());
+    for i in 0..workers.len() {
+        let t = target
+            .open_worker(job, engine, workers.len())
+            .map_err(|e| {
+                let hint = if e.raw_os_error() == Some(libc::EMFILE) {
+                    "; raise the limit on open files (ulimit -n) or use --engine io_uring"
+                } else {
+                    ""
+                };
+                io::Error::new(
+                    e.kind(),
+                    format!(
+                        "cannot open {} for worker thread {} of {} (engine {}): {e}{hint}",
+                        target.path.display(),
+                        i + 1,
+                        workers.len(),
+                        engine.name()
+                    ),
+                )
+            })?;
+        targets.push(t);
     }
     let slot_bytes = job.max_block() as usize;
-    let barrier = Barrier::new(workers.len());
+    let gate = StartGate::new(workers.len());
     let abort = AtomicBool::new(false);
     let origin = Instant::now();
     let cpu_before = sys::process_cpu_seconds();
     let outcomes: Vec<io::Result<DriveOutcome>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = targets
-            .into_iter()
-            .zip(workers)
-            .map(|(mut t, w)| {
-                let (barrier, abort) = (&barrier, &abort);
-                scope.spawn(move || {
+        let mut handles = Vec::with_capacity(workers.len());
+        for (mut t, w) in targets.into_iter().zip(workers) {
+            let (gate, abort) = (&gate, &abort);
+            let spawned = std::thread::Builder::new()
+                .stack_size(WORKER_STACK_BYTES)
+                .spawn_scoped(scope, move || {
                     sys::tighten_timer_slack();
                     // The ring is built on the thread that uses it (SINGLE_ISSUER).
                     let prepared = t.prepare(w.queue_depth, slot_bytes);
-                    barrier.wait();
+                    let start = gate.ready_then_wait();
                     prepared?;
+                    let Some(start_ns) = start else {
+                        return Err(io::Error::other("the job's other threads did not start"));
+                    };
                     let clock = WallClock::with_origin(origin);
                     let mut worker = w;
-                    worker.source.start_at(clock.now_ns());
+                    worker.source.start_at(start_ns);
                     let opts = DriveOptions {
+                        start_ns: Some(start_ns),
                         ramp_ns: (job.ramp_s * 1e9) as u64,
                         duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
                         interval_ns: SERIES_INTERVAL_NS,
@@ -95,13 +206,28 @@ pub fn run_workers<S: RequestSource + Send>(
                         abort.store(true, Ordering::Relaxed);
                     }
                     out
-                })
-            })
-            .collect();
+                });
+            match spawned {
+                Ok(h) => handles.push(Ok(h)),
+                Err(e) => {
+                    let n = handles.len();
+                    handles.push(Err(io::Error::new(
+                        e.kind(),
+                        format!("cannot start worker thread {} of the job: {e}", n + 1),
+                    )));
+                    break;
+                }
+            }
+        }
+        // Starts the threads together once all are ready, or releases them to quit.
+        gate.open(
+            handles.iter().all(Result::is_ok),
+            WallClock::with_origin(origin),
+        );
         handles
             .into_iter()
             .map(|h| {
-                h.join()
+                h?.join()
                     .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
             })
             .collect()
@@ -148,6 +274,51 @@ pub fn run_workers<S: RequestSource + Send>(
         result,
         stats: m.stats,
     })
+}
+
+/// Holds a job's threads until every one has set up its engine, so that no thread's set-up
+/// overlaps another's measured I/O, then gives them one start time (a thread the scheduler runs
+/// late still measures the job's window, not a later one of its own); or lets them quit if not
+/// all of them could be started.
+struct StartGate {
+    /// Threads ready so far, and the verdict once given (`Some(start)`: go).
+    state: Mutex<(usize, Option<Option<u64>>)>,
+    changed: Condvar,
+    expected: usize,
+}
+
+impl StartGate {
+    fn new(expected: usize) -> Self {
+        StartGate {
+            state: Mutex::new((0, None)),
+            changed: Condvar::new(),
+            expected,
+        }
+    }
+
+    /// Called by each thread when set up; returns the start time, or `None` to quit.
+    fn ready_then_wait(&self) -> Option<u64> {
+        let mut s = lock(&self.state);
+        s.0 += 1;
+        self.changed.notify_all();
+        loop {
+            if let Some(verdict) = s.1 {
+                return verdict;
+            }
+            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+
+    /// Called once by the spawning thread: with `go`, waits until every thread is ready, then
+    /// releases them all at `clock`'s now; without, releases those started, to quit.
+    fn open(&self, go: bool, clock: WallClock) {
+        let mut s = lock(&self.state);
+        while go && s.0 < self.expected {
+            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+        s.1 = Some(go.then(|| clock.now_ns()));
+        self.changed.notify_all();
+    }
 }
 
 /// Combines repeated runs of one job into one result whose rates are the **mean of the runs**
@@ -233,5 +404,63 @@ pub fn job_result(
         latency_from_intended_start: paced,
         repeats: Vec::new(),
         step: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::open::{prepare_target, WritePolicy};
+    use iolab_core::job::JobSpec;
+
+    fn run_on_file(toml: &str, engine: EngineChoice) -> JobResult {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.iolab-tmp");
+        let mut job = JobSpec::from_toml(toml, "test.toml")
+            .unwrap()
+            .validate()
+            .unwrap();
+        let target = prepare_target(&path, &mut job, &WritePolicy::default(), engine).unwrap();
+        assert_eq!(target.engine, engine);
+        run_job(&target, &job, RunControl::default())
+            .unwrap()
+            .result
+    }
+
+    #[test]
+    fn the_gate_gives_every_thread_one_start_or_none() {
+        for go in [true, false] {
+            let gate = StartGate::new(4);
+            let starts: Vec<Option<u64>> = std::thread::scope(|s| {
+                let hs: Vec<_> = (0..4).map(|_| s.spawn(|| gate.ready_then_wait())).collect();
+                gate.open(go, WallClock::new());
+                hs.into_iter().map(|h| h.join().unwrap()).collect()
+            });
+            assert!(starts.iter().all(|s| *s == starts[0] && s.is_some() == go));
+        }
+    }
+
+    #[test]
+    fn slot_threads_share_their_workers_sequence() {
+        // One pass over 4 MiB in 64 KiB reads by 2 workers of 4 slots each: if each slot made
+        // its own pass, 4 times as much would be read.
+        let r = run_on_file(
+            "access = \"read\"\nblock_size = \"64k\"\nqueue_depth = 4\nthreads = 2\nsize = \"4m\"",
+            EngineChoice::PsyncPerSlot,
+        );
+        assert!(r.complete, "{:?}", r.stop_reason);
+        assert_eq!((r.read.ios, r.read.bytes), (64, 4 << 20));
+    }
+
+    #[test]
+    fn slot_threads_keep_the_io_limit_and_the_mix() {
+        let r = run_on_file(
+            "access = \"randrw\"\nread_pct = 70\nqueue_depth = 8\nios_limit = 4000\nsize = \"8m\"",
+            EngineChoice::PsyncPerSlot,
+        );
+        assert!(r.complete, "{:?}", r.stop_reason);
+        assert_eq!(r.read.ios + r.write.ios, 4000);
+        let read_share = r.read.ios as f64 / 4000.0;
+        assert!((read_share - 0.7).abs() < 0.05, "read share {read_share}");
     }
 }

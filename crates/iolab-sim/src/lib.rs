@@ -363,6 +363,7 @@ impl SimSetup {
         let size = self.size_bytes();
         let clock = self.clock.clone();
         let opts = DriveOptions {
+            start_ns: None,
             ramp_ns: (job.ramp_s * 1e9) as u64,
             duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
             interval_ns: SERIES_INTERVAL_NS,

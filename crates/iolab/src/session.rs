@@ -18,14 +18,15 @@ pub const EXIT_INTERRUPTED: i32 = 130;
 
 /// The engine names accepted by `--engine`.
 pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
-    match s {
-        "auto" => Ok(EngineChoice::Auto),
-        "io_uring" | "uring" => Ok(EngineChoice::Uring),
-        "psync" => Ok(EngineChoice::Psync),
-        other => Err(format!(
-            "unknown engine '{other}': use auto, io_uring or psync"
-        )),
-    }
+    let name = if s == "uring" { "io_uring" } else { s };
+    EngineChoice::NAMES
+        .iter()
+        .find(|(n, _)| *n == name)
+        .map(|(_, e)| *e)
+        .ok_or_else(|| {
+            let names: Vec<&str> = EngineChoice::NAMES.iter().map(|(n, _)| *n).collect();
+            format!("unknown engine '{s}': use {}", names.join(", "))
+        })
 }
 
 /// A new result frame for a run of `kind` on `target`, with host facts and the host-path probe.
@@ -35,11 +36,15 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
         kind: target.kind.name().to_string(),
         size_bytes: target.size_bytes,
         logical_block_bytes: target.logical_block_bytes,
-        engine: match target.engine {
-            EngineChoice::Psync => "psync",
-            _ => "io_uring",
-        }
-        .to_string(),
+        engine: if target.paced_engine == target.engine {
+            target.engine.name().to_string()
+        } else {
+            format!(
+                "{} ({} for paced jobs)",
+                target.engine.name(),
+                target.paced_engine.name()
+            )
+        },
         ..TargetInfo::default()
     };
     new_result_for(kind, info, target.notes.clone(), probe)

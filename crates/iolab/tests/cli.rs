@@ -343,8 +343,9 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     assert_eq!((runs.len(), runs[0].complete), (1, false));
 }
 
-/// Runs a counted job on a block device and compares iolab's counts with the kernel's.
-fn counts_match_the_kernel(dev: &Path, name: &str, access: &str) {
+/// Runs a counted job on a block device with `engine` and compares iolab's counts with the
+/// kernel's; returns the engine the result names.
+fn counts_match_the_kernel(dev: &Path, name: &str, access: &str, engine: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let before = BlockStat::read(name).unwrap();
     let dev_s = dev.to_str().unwrap();
@@ -363,6 +364,8 @@ fn counts_match_the_kernel(dev: &Path, name: &str, access: &str) {
             "20000",
             "--size",
             "32m",
+            "--engine",
+            engine,
             "--json",
             "r.json",
             dev_s,
@@ -399,6 +402,7 @@ fn counts_match_the_kernel(dev: &Path, name: &str, access: &str) {
         within(k_bytes, bytes),
         "{name} {access}: kernel {k_bytes} B, iolab {bytes}"
     );
+    r["target"]["engine"].as_str().unwrap().to_string()
 }
 
 #[test]
@@ -409,8 +413,8 @@ fn loop_device_counts_match_sysfs() {
     }
     let _lock = MachineLock::take();
     let dev = LoopDevice::new(64 << 20).unwrap();
-    counts_match_the_kernel(&dev.path, &dev.name(), "randwrite");
-    counts_match_the_kernel(&dev.path, &dev.name(), "randread");
+    counts_match_the_kernel(&dev.path, &dev.name(), "randwrite", "auto");
+    counts_match_the_kernel(&dev.path, &dev.name(), "randread", "auto");
 }
 
 #[test]
@@ -421,8 +425,19 @@ fn zram_counts_match_sysfs() {
     }
     let _lock = MachineLock::take();
     let dev = Zram::new(64 << 20).unwrap();
-    counts_match_the_kernel(&dev.path, &dev.name(), "randwrite");
-    counts_match_the_kernel(&dev.path, &dev.name(), "randread");
+    // Where zram cannot take I/O without blocking, the automatic choice is a thread per queue
+    // slot; io_uring must count the same either way.
+    let blocks = iolab_engine::open::blocks_io_uring(&dev.path, true, 4096);
+    for access in ["randwrite", "randread"] {
+        let auto = counts_match_the_kernel(&dev.path, &dev.name(), access, "auto");
+        assert_eq!(
+            auto.starts_with("psync-per-slot"),
+            blocks,
+            "auto chose {auto}"
+        );
+        let uring = counts_match_the_kernel(&dev.path, &dev.name(), access, "io_uring");
+        assert_eq!(uring, "io_uring");
+    }
 }
 
 /// Writes an MBR with one Linux partition (2048 sectors on) at the start of `dev`.

@@ -63,7 +63,7 @@ pub fn advise_huge_pages<T: Copy>(table: &mut [T]) {
     let start = table.as_mut_ptr() as usize;
     let end = start + std::mem::size_of_val(table);
     let first = start.next_multiple_of(PAGE);
-    if end <= first + (2 << 20) {
+    if end < first + (2 << 20) {
         return; // under one huge page: nothing to gain
     }
     let len = (end - first) / PAGE * PAGE;
@@ -156,6 +156,20 @@ pub fn supports_nowait(file: &std::fs::File, probe_bytes: usize) -> bool {
     // SAFETY: one iovec pointing into a live, aligned buffer of the stated length.
     let rc = unsafe { libc::preadv2(file.as_raw_fd(), &iov, 1, 0, libc::RWF_NOWAIT) };
     rc >= 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::EOPNOTSUPP)
+}
+
+/// Raises the soft limit on open descriptors to the hard limit: a job on the psync-per-slot
+/// engine opens one descriptor per queue slot (QD 64 × 16 threads is 1024, the usual soft
+/// limit). Best effort: the job's own open then reports any shortage.
+pub fn raise_open_file_limit() {
+    // SAFETY: getrlimit/setrlimit read and write the struct we own.
+    unsafe {
+        let mut lim: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut lim) == 0 && lim.rlim_cur < lim.rlim_max {
+            lim.rlim_cur = lim.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &lim);
+        }
+    }
 }
 
 /// Makes this thread's timed waits end on time: the default 50 µs timer slack would make a

@@ -62,11 +62,17 @@ pub struct ReplayArgs {
 struct TraceSource {
     replay: Replay<Reorder<TraceReader>>,
     start_ns: u64,
+    /// Whether requests keep the trace's timing (else: as fast as possible).
+    paced: bool,
     /// The first bad record, which ends the replay (shared: the source moves to its thread).
     error: Arc<Mutex<Option<String>>>,
 }
 
 impl RequestSource for TraceSource {
+    fn paced(&self) -> bool {
+        self.paced
+    }
+
     fn next_planned(&mut self) -> Option<Planned> {
         match self.replay.next()? {
             Ok(ReplayIo {
@@ -208,6 +214,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     let source = TraceSource {
         replay,
         start_ns: 0,
+        paced: !args.as_fast_as_possible,
         error: Arc::clone(&error),
     };
     let worker = Worker {

@@ -129,7 +129,9 @@ pub struct SafetyFlags {
     /// Allow overwriting an existing regular file that iolab did not create.
     #[arg(long)]
     pub overwrite: bool,
-    /// I/O engine: auto (io_uring, psync if unavailable), io_uring, psync.
+    /// I/O engine: auto (io_uring; psync-per-slot where io_uring is missing or the target cannot
+    /// take I/O without blocking, like zram), io_uring, psync (one I/O per thread, as fio's),
+    /// psync-per-slot (one blocking thread per queue slot).
     #[arg(long, default_value = "auto", value_parser = session::parse_engine)]
     pub engine: EngineChoice,
     /// Write the JSON result here (`-` for standard output) instead of the results directory.
