@@ -65,11 +65,16 @@ impl Builder<'_> {
                 format!("{name} ({:.0} MB/s)", bytes_per_s / 1e6)
             }
         };
-        let d = self.new_res(ResKind::Link, label.clone());
-        let u = if half {
-            d
+        // A full-duplex link is two resources, each its own group: a link saturated one way
+        // is the bottleneck, not half busy.
+        let (d, u) = if half {
+            let both = self.new_res(ResKind::Link, label.clone());
+            (both, both)
         } else {
-            self.new_res(ResKind::Link, label.clone())
+            (
+                self.new_res(ResKind::Link, format!("{label} toward the drive")),
+                self.new_res(ResKind::Link, format!("{label} toward the host")),
+            )
         };
         // Hop latency is paid once per direction, half each way.
         Hop {

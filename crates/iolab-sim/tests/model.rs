@@ -164,3 +164,18 @@ fn user_catalog_directory_adds_drives() {
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(sim.is_ok());
 }
+
+#[test]
+fn a_saturated_full_duplex_link_is_named_the_bottleneck() {
+    // Reads fill PCIe 1.0 x1 toward the host while the other direction idles: the link, not a
+    // half-busy average, is what limits them.
+    let text = iolab_sim::explain("sim:c300-256@p55/pch-marvell", None).unwrap();
+    let seq_read = text
+        .lines()
+        .find(|l| l.contains("128K sequential read"))
+        .unwrap();
+    assert!(
+        seq_read.contains("PCIe 1.0 x1") && seq_read.contains("toward the host"),
+        "{seq_read}"
+    );
+}
