@@ -133,6 +133,8 @@ pub struct PreparedTarget {
     pub paced_engine: EngineChoice,
     /// Things the results should say (fallbacks, warnings).
     pub notes: Vec<String>,
+    /// The target cannot take non-blocking I/O (probed once, for io_uring's sake).
+    blocks: bool,
     /// Held with O_EXCL while a write job runs on a block device, so nobody mounts it meanwhile.
     _exclusive: Option<File>,
 }
@@ -217,6 +219,9 @@ pub fn prepare_target(
     };
     job.resolve_span(size_bytes)?;
     job.check_alignment(logical)?;
+    // One probe for the whole job: it decides `auto` and io_uring's submission flags.
+    let blocks = matches!(engine, EngineChoice::Auto | EngineChoice::Uring)
+        && blocks_io_uring(path, job.direct, logical);
     let mut paced_engine = None;
     let engine = match engine {
         EngineChoice::Auto => match io_uring::IoUring::new(2) {
@@ -227,7 +232,7 @@ pub fn prepare_target(
                 ));
                 EngineChoice::PsyncPerSlot
             }
-            Ok(_) if blocks_io_uring(path, job.direct, logical) => {
+            Ok(_) if blocks => {
                 notes.push(format!(
                     "engine psync-per-slot: {} cannot take I/O without blocking (no NOWAIT \
                      support, as with zram and other bio-based drivers), so io_uring would hand \
@@ -256,6 +261,7 @@ pub fn prepare_target(
         engine,
         paced_engine: paced_engine.unwrap_or(engine),
         notes,
+        blocks,
         _exclusive: exclusive,
     })
 }
@@ -285,19 +291,16 @@ impl PreparedTarget {
         };
         Ok(match engine {
             EngineChoice::Psync | EngineChoice::PsyncPerSlot => {
-                let target = PsyncTarget::new(file, caps);
                 // Large blocks pin many pages per I/O; a huge page makes that one pin. Worth its
                 // memory (at most 2 MiB a thread) only then, and within a budget.
-                if job.direct
+                let huge = job.direct
                     && job.max_block() >= HUGE_BUFFER_MIN_BLOCK
-                    && threads * HUGE_PAGE <= HUGE_BUFFER_BUDGET
-                {
-                    Box::new(target.with_huge_buffers())
-                } else {
-                    Box::new(target)
-                }
+                    && threads * HUGE_PAGE <= HUGE_BUFFER_BUDGET;
+                Box::new(PsyncTarget::new(file, caps, huge))
             }
-            EngineChoice::Uring | EngineChoice::Auto => Box::new(UringTarget::new(file, caps)?),
+            EngineChoice::Uring | EngineChoice::Auto => {
+                Box::new(UringTarget::new(file, caps, self.blocks)?)
+            }
         })
     }
 

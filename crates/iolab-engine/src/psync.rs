@@ -19,22 +19,17 @@ pub struct PsyncTarget {
 }
 
 impl PsyncTarget {
-    /// Wraps an open file.
-    pub fn new(file: File, mut caps: Capabilities) -> Self {
+    /// Wraps an open file; `huge_buffers` puts the buffers on huge pages (see
+    /// [`SlotBuffers::on_huge_pages`]).
+    pub fn new(file: File, mut caps: Capabilities, huge_buffers: bool) -> Self {
         caps.engine = "psync";
         PsyncTarget {
             file,
             caps,
             bufs: SlotBuffers::default(),
-            huge_buffers: false,
+            huge_buffers,
             done: Vec::new(),
         }
-    }
-
-    /// Puts the buffers on huge pages (see [`SlotBuffers::on_huge_pages`]).
-    pub fn with_huge_buffers(mut self) -> Self {
-        self.huge_buffers = true;
-        self
     }
 }
 

@@ -283,7 +283,11 @@ fn run_threads<S: RequestSource + Send>(
 struct StartGate {
     /// Threads ready so far, and the verdict once given (`Some(start)`: go).
     state: Mutex<(usize, Option<Option<u64>>)>,
-    changed: Condvar,
+    /// Wakes the opener as threads get ready (threads never wake each other: with hundreds of
+    /// slot threads, one shared condition would wake every waiter for every arrival).
+    ready: Condvar,
+    /// Wakes the threads when the verdict is given.
+    verdict: Condvar,
     expected: usize,
 }
 
@@ -291,7 +295,8 @@ impl StartGate {
     fn new(expected: usize) -> Self {
         StartGate {
             state: Mutex::new((0, None)),
-            changed: Condvar::new(),
+            ready: Condvar::new(),
+            verdict: Condvar::new(),
             expected,
         }
     }
@@ -300,12 +305,14 @@ impl StartGate {
     fn ready_then_wait(&self) -> Option<u64> {
         let mut s = lock(&self.state);
         s.0 += 1;
-        self.changed.notify_all();
+        if s.0 == self.expected {
+            self.ready.notify_one();
+        }
         loop {
             if let Some(verdict) = s.1 {
                 return verdict;
             }
-            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
+            s = self.verdict.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
     }
 
@@ -314,10 +321,10 @@ impl StartGate {
     fn open(&self, go: bool, clock: WallClock) {
         let mut s = lock(&self.state);
         while go && s.0 < self.expected {
-            s = self.changed.wait(s).unwrap_or_else(PoisonError::into_inner);
+            s = self.ready.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
         s.1 = Some(go.then(|| clock.now_ns()));
-        self.changed.notify_all();
+        self.verdict.notify_all();
     }
 }
 

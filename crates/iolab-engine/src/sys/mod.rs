@@ -142,9 +142,9 @@ pub fn drop_cached_pages(file: &std::fs::File) {
 
 /// Whether the kernel can attempt I/O on `file` without blocking (FMODE_NOWAIT). Where it
 /// cannot (zram and other bio drivers without NOWAIT support), io_uring first tries every
-/// request inline, fails with EAGAIN and only then hands it to an io-wq worker; asking for the
-/// worker directly (IOSQE_ASYNC) skips that wasted attempt. Probed with one RWF_NOWAIT read of
-/// `probe_bytes` at offset 0, which answers EOPNOTSUPP exactly when the mode is missing.
+/// request inline, fails with EAGAIN and only then hands it to an io-wq worker. Probed with one
+/// RWF_NOWAIT read of `probe_bytes` at offset 0, which answers EOPNOTSUPP exactly when the mode
+/// is missing.
 pub fn supports_nowait(file: &std::fs::File, probe_bytes: usize) -> bool {
     use std::os::fd::AsRawFd;
     let mut buf = crate::buf::SlotBuffers::new(1, probe_bytes.max(512));

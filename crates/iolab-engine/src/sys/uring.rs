@@ -31,15 +31,16 @@ pub struct UringTarget {
 
 impl UringTarget {
     /// Wraps an open file; the ring is created in [`Target::prepare`] once the depth is known.
-    /// Fails when io_uring is unavailable, so the caller can fall back to psync.
-    pub fn new(file: File, mut caps: Capabilities) -> io::Result<Self> {
+    /// `blocks`: the file cannot do non-blocking I/O (see [`crate::open::blocks_io_uring`]), so
+    /// every request goes straight to io-wq. Fails when io_uring is unavailable.
+    pub fn new(file: File, mut caps: Capabilities, blocks: bool) -> io::Result<Self> {
         // Probe now, so a kernel without io_uring is detected before the run starts.
         drop(IoUring::new(2)?);
         caps.engine = "io_uring";
-        let sqe_flags = if super::supports_nowait(&file, caps.logical_block_bytes as usize) {
-            io_uring::squeue::Flags::empty()
-        } else {
+        let sqe_flags = if blocks {
             io_uring::squeue::Flags::ASYNC
+        } else {
+            io_uring::squeue::Flags::empty()
         };
         Ok(UringTarget {
             ring: None,
