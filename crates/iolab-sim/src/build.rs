@@ -421,6 +421,7 @@ fn ssd_params(d: &DriveSpec) -> SsdParams {
         blocks_per_plane: n.blocks_per_plane,
         read_ns: n.read_ns,
         program_ns: n.program_ns,
+        mlc_pages: n.bits_per_cell == Some(2),
         erase_ns: n.erase_ns,
         chan_bps: n.bus_mt_per_s * 1e6 * n.bus_bytes.unwrap_or(1) as f64,
         buffer_bytes: b.bytes,

@@ -273,6 +273,11 @@ pub struct NandSpec {
     pub program_ns: u64,
     /// Block erase time tBERS.
     pub erase_ns: u64,
+    /// Bits per cell: 1 (every page the same speed, the default) or 2 (MLC: each wordline
+    /// holds a fast lower page and a slow upper page; `read_ns` and `program_ns` are then the
+    /// datasheet's typical times, the mean over both).
+    #[serde(default)]
+    pub bits_per_cell: Option<u32>,
     /// Channel bus rate in mega-transfers per second.
     pub bus_mt_per_s: f64,
     /// Bytes per transfer (bus width, default 1).
@@ -773,6 +778,14 @@ impl DriveSpec {
                             "{} dies cannot be spread evenly over {} channels",
                             nand.dies, nand.channels
                         ),
+                    ));
+                }
+                if !matches!(nand.bits_per_cell, None | Some(1) | Some(2)) {
+                    return Err(bad(
+                        file,
+                        "nand.bits_per_cell",
+                        "the model knows 1 (uniform pages) or 2 (MLC lower and upper pages); \
+                         for TLC or QLC leave it out and the typical times apply to every page",
                     ));
                 }
                 if nand.page_bytes % 4096 != 0 {

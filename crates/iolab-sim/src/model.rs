@@ -264,8 +264,12 @@ pub struct Ssd {
     write_path: Option<Pipe>,
     dies: Vec<ResId>,
     chans: Vec<ResId>,
-    read_ns: u64,
-    program_ns: u64,
+    /// tR of a lower and an upper page (equal for single-level timing).
+    read_ns: [u64; 2],
+    /// tPROG of a lower and an upper page.
+    program_ns: [u64; 2],
+    /// Programs issued per die: their parity says which page of the wordline is next.
+    programs: Vec<u32>,
     erase_ns: u64,
     chan_ns_per_byte: f64,
     /// Bytes in one program unit (page × planes).
@@ -320,6 +324,8 @@ pub struct SsdParams {
     pub read_ns: u64,
     /// tPROG.
     pub program_ns: u64,
+    /// MLC: lower and upper pages differ in speed around the typical tR and tPROG.
+    pub mlc_pages: bool,
     /// tBERS.
     pub erase_ns: u64,
     /// Channel bytes/s.
@@ -926,8 +932,14 @@ impl World {
                                     // public Verilog model) moves the page to the cache
                                     // register, so the die reads its next page while this one
                                     // is clocked out over the channel.
-                                    let end = reserve(res, ssd.dies[d as usize], at, ssd.read_ns);
-                                    ssd.energy.read_ns += ssd.read_ns;
+                                    // Which page of its wordline an LPN landed in is not
+                                    // tracked: a hash of its program unit stands in, so half
+                                    // of every die's reads are upper pages (the unit number's
+                                    // own parity would give whole dies one kind when units
+                                    // are striped over an even number of dies).
+                                    let t_r = ssd.read_ns[upper_page(lpn / unit_lpns)];
+                                    let end = reserve(res, ssd.dies[d as usize], at, t_r);
+                                    ssd.energy.read_ns += t_r;
                                     (end, ssd.chan_of(d))
                                 }
                                 // Unwritten data is not on NAND: the controller returns zeros.
@@ -1184,10 +1196,13 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             let ops = (cost.moved_units * ub).div_ceil(ssd.unit_bytes);
             let erases = (cost.erased_units * ub).div_ceil(ssd.block_bytes);
             // Copyback within the die: read and program each moved page, then erase.
-            let gc_ns = ops * (ssd.read_ns + ssd.program_ns) + erases * ssd.erase_ns;
+            // Moved pages are as many lower as upper pages: the mean times apply.
+            let read_ns = (ssd.read_ns[0] + ssd.read_ns[1]) / 2;
+            let program_ns = (ssd.program_ns[0] + ssd.program_ns[1]) / 2;
+            let gc_ns = ops * (read_ns + program_ns) + erases * ssd.erase_ns;
             reserve(res, die_res, unit.ready, gc_ns);
-            ssd.energy.read_ns += ops * ssd.read_ns;
-            ssd.energy.program_ns += ops * ssd.program_ns;
+            ssd.energy.read_ns += ops * read_ns;
+            ssd.energy.program_ns += ops * program_ns;
             ssd.energy.erase_ns += erases * ssd.erase_ns;
         }
         if unit.fill >= ssd.unit_bytes {
@@ -1205,8 +1220,13 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             // 1.2x from the 1.55-1.85x measured.
             let free = unit.ready.max(res[die_res as usize].busy_until);
             let loaded = reserve(res, chan, free, xfer);
-            let end = reserve(res, die_res, loaded - xfer, xfer + ssd.program_ns);
-            ssd.energy.program_ns += ssd.program_ns;
+            // A die's programs alternate between lower and upper pages (the MLC program
+            // order interleaves them across neighbouring wordlines).
+            let programs = &mut ssd.programs[unit.die as usize];
+            let t_prog = ssd.program_ns[(*programs & 1) as usize];
+            *programs = programs.wrapping_add(1);
+            let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
+            ssd.energy.program_ns += t_prog;
             ssd.buffer.releases.push(Reverse((end, unit.fill)));
             ssd.open = None;
         } else {
@@ -1257,6 +1277,27 @@ fn hdd_service(h: &mut Hdd, res: &mut [Res], offset: u64, len: u64, at: u64) -> 
     start + d
 }
 
+/// Lower- and upper-page times of SimpleSSD's sample MLC (simulators-and-interfaces.md §2):
+/// reads 40 / 65 µs, programs 500 / 1300 µs. Only the ratio is taken: a datasheet's typical
+/// tR or tPROG is kept as the mean of the pair.
+const MLC_READ_US: [f64; 2] = [40.0, 65.0];
+const MLC_PROGRAM_US: [f64; 2] = [500.0, 1300.0];
+
+/// Lower- and upper-page times around a typical (mean) time.
+fn page_times(typical_ns: u64, mlc: bool, ratio: [f64; 2]) -> [u64; 2] {
+    if !mlc {
+        return [typical_ns; 2];
+    }
+    let mean = (ratio[0] + ratio[1]) / 2.0;
+    ratio.map(|r| (typical_ns as f64 * r / mean).round() as u64)
+}
+
+/// 0 (lower) or 1 (upper): the page of its wordline a program unit is taken to sit in, from
+/// a multiplicative hash of the unit's number.
+fn upper_page(unit: u64) -> usize {
+    (unit.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 63) as usize
+}
+
 /// Builds an SSD, creating its resources.
 pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
     let mut add = |kind, name: String| {
@@ -1303,8 +1344,9 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         write_path,
         dies,
         chans,
-        read_ns: p.read_ns,
-        program_ns: p.program_ns,
+        read_ns: page_times(p.read_ns, p.mlc_pages, MLC_READ_US),
+        program_ns: page_times(p.program_ns, p.mlc_pages, MLC_PROGRAM_US),
+        programs: vec![0; p.dies as usize],
         erase_ns: p.erase_ns,
         chan_ns_per_byte: 1e9 / p.chan_bps,
         unit_bytes,

@@ -35,10 +35,6 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "both capacities stop at the controller's per-command time; the dies of the cited parts could serve more",
     ),
     (
-        "B (2011) force3 / 240/120 4K rand write QD32 (55-85 % faster)",
-        "the 240 GB fills its eight asynchronous channels (1.91x); the published 1.6x needs the async bus to carry less than the ~40 MB/s the model gives it, and no source says by how much",
-    ),
-    (
         "B (2011) forcegt / 240/120 4K rand read QD32 (55-85 % faster)",
         "as for the Force 3",
     ),
