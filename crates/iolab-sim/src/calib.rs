@@ -6,8 +6,11 @@
 //! 70–90 % faster" → published ratio 1.8) so that they sit in the same table.
 
 use crate::{open, SimSetup};
-use iolab_core::job::{Job, JobSpec};
+use iolab_core::data::DataGenerator;
+use iolab_core::job::{Direction, Job, JobSpec};
 use iolab_core::result::JobResult;
+use iolab_core::workload::IoRequest;
+use iolab_engine::driver::{Planned, RequestSource, Worker};
 
 /// One published figure and what the model gives for the same test. A figure starting with
 /// `>=` or `<=` is a bound (the review says "over", "about half or less"); the others are
@@ -606,6 +609,126 @@ fn review_e(t: &mut Table) {
     );
 }
 
+/// A synthesised storage-bench trace's requests, replayed as fast as possible.
+struct TraceRequests(std::vec::IntoIter<iolab_trace::ReplayIo>);
+
+impl RequestSource for TraceRequests {
+    fn next_planned(&mut self) -> Option<Planned> {
+        let io = self.0.next()?;
+        Some(Planned {
+            req: IoRequest {
+                dir: if io.write {
+                    Direction::Write
+                } else {
+                    Direction::Read
+                },
+                offset: io.offset,
+                len: io.len,
+            },
+            at_ns: None,
+        })
+    }
+}
+
+/// What the storage bench reports for one trace on one drive.
+struct Bench {
+    mb_s: f64,
+    lat_us: f64,
+    pct_over_10ms: f64,
+}
+
+/// Replays `requests` synthesised from the built-in `profile` (testbeds.md F's tables) on
+/// `spec`, as fast as possible at the trace's recorded queue depth, the drive full or (with
+/// `steady`) in garbage-collection steady state.
+fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Bench {
+    let profile = iolab_trace::Profile::load(profile).expect("built-in profile");
+    let opts = iolab_trace::SynthOptions {
+        requests: Some(requests),
+        ..Default::default()
+    };
+    let records: Vec<_> = iolab_trace::Synth::new(&profile, &opts)
+        .expect("profile synthesises")
+        .collect();
+    let qd = iolab_trace::replay::recorded_queue_depth(records.iter().cloned(), 1).suggested();
+    let mut sim = open(spec, None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    if steady {
+        sim.precondition_steady();
+    } else {
+        sim.precondition_fill();
+    }
+    let replay_opts = iolab_trace::ReplayOptions {
+        align: 4096,
+        ..iolab_trace::ReplayOptions::new(0, sim.size_bytes())
+    };
+    let ios: Vec<_> = iolab_trace::replay::Replay::new(records.into_iter().map(Ok), replay_opts)
+        .expect("replay options")
+        .map(|io| io.expect("synthesised records are valid"))
+        .collect();
+    let largest = ios.iter().map(|io| io.len).max().unwrap_or(4096);
+    let mut job = job_with(
+        "storage bench",
+        "randrw",
+        &format!("{}k", largest.div_ceil(4096) * 4),
+        qd,
+        1,
+        sim.size_bytes(),
+        1e6,
+        "read_pct = 50",
+    );
+    job.duration_s = None; // the trace ends the run
+    let worker = Worker {
+        index: 0,
+        data: DataGenerator::new(&job, job.seed),
+        source: TraceRequests(ios.into_iter()),
+        queue_depth: qd,
+    };
+    let r = sim
+        .run_workers(&job, vec![worker], None)
+        .expect("replay runs")
+        .result;
+    let n = r.read.ios + r.write.ios;
+    let over = r.read.lat_histogram.count_above(10_000_000)
+        + r.write.lat_histogram.count_above(10_000_000);
+    let f = fig(&r, 0.0);
+    Bench {
+        mb_s: f.mb_s,
+        lat_us: f.lat_us,
+        pct_over_10ms: 100.0 * over as f64 / n.max(1) as f64,
+    }
+}
+
+/// The storage-bench finding of the SSD 750 review. The Destroyer writes 876 GB, more than
+/// the SM951 holds, so its drives work through garbage collection: they start in steady state.
+/// Heavy (106 GB written) and Light (23 GB) stay far below either capacity: full drives.
+fn review_f(t: &mut Table) {
+    let f = "F (2015) storage bench";
+    let (ssd750, sm951) = ("sim:ssd750-1200@z97/cpu", "sim:sm951-512@z97/cpu");
+    let d750 = bench(ssd750, "destroyer", 100_000, true);
+    let d951 = bench(sm951, "destroyer", 100_000, true);
+    t.row(
+        f,
+        ">= Destroyer: SSD 750 leads on latency: SM951 / SSD 750 average latency",
+        1.0,
+        d951.lat_us / d750.lat_us,
+    );
+    t.row(
+        f,
+        ">= Destroyer: SSD 750 leads on slow I/Os: SM951 / SSD 750 share over 10 ms",
+        1.0,
+        d951.pct_over_10ms / d750.pct_over_10ms.max(1e-9),
+    );
+    for (name, requests) in [("heavy", 80_000), ("light", 80_000)] {
+        let a = bench(ssd750, name, requests, false);
+        let b = bench(sm951, name, requests, false);
+        t.row(
+            f,
+            &format!(">= {name}: SM951 faster: SM951 / SSD 750 data rate"),
+            1.0,
+            b.mb_s / a.mb_s,
+        );
+    }
+}
+
 /// Runs every calibration figure of testbeds.md.
 pub fn calibrate() -> Vec<CalibrationRow> {
     let mut t = Table(Vec::new());
@@ -614,6 +737,7 @@ pub fn calibrate() -> Vec<CalibrationRow> {
     review_c(&mut t);
     review_d(&mut t);
     review_e(&mut t);
+    review_f(&mut t);
     t.0
 }
 
