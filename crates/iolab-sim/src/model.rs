@@ -21,7 +21,7 @@ use iolab_core::job::Direction;
 use iolab_core::rng::Rng;
 use iolab_link::{Framing, Link, TlpParams};
 use std::cmp::Reverse;
-use std::collections::BinaryHeap;
+use std::collections::{BinaryHeap, VecDeque};
 
 /// Index of a resource.
 pub type ResId = u32;
@@ -185,6 +185,65 @@ fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
     start + dur
 }
 
+/// Garbage collection booked on one die: page copies (tR + tPROG each), then erases. They are
+/// separate NAND operations, so a host read waits for the one in progress, not for the whole
+/// collection; every read taken in between pushes the rest of the collection back.
+#[derive(Clone, Copy, Debug, Default)]
+struct GcWork {
+    /// Start of the first copy (moved back by the reads taken in between).
+    start: u64,
+    /// One copy: tR + tPROG.
+    copy_ns: u64,
+    /// End of the copies; the erases follow.
+    copies_end: u64,
+    /// One erase.
+    erase_ns: u64,
+    /// End of the collection.
+    end: u64,
+}
+
+impl GcWork {
+    /// When the operation in progress at `t` ends (`t` itself if no collection runs then).
+    fn op_end(&self, t: u64) -> u64 {
+        if t < self.start || t >= self.end {
+            return t;
+        }
+        let (from, op) = if t < self.copies_end {
+            (self.start, self.copy_ns)
+        } else {
+            (self.copies_end, self.erase_ns)
+        };
+        if op == 0 {
+            return t;
+        }
+        (from + (t - from).div_ceil(op) * op).min(self.end)
+    }
+
+    /// Moves what is left of the collection back by `ns`.
+    fn delay(&mut self, ns: u64) {
+        self.start += ns;
+        self.copies_end += ns;
+        self.end += ns;
+    }
+}
+
+/// The earliest start at or after `t` for `dur` that overlaps none of `booked` (intervals in
+/// start order: programs on a die, their data loads on a channel); forgets those over by
+/// `now`. Host reads use it to go ahead of work booked for later, as firmware schedules them.
+fn fit_before_booked(booked: &mut VecDeque<(u64, u64)>, now: u64, t: u64, dur: u64) -> u64 {
+    while booked.front().is_some_and(|&(_, end)| end <= now) {
+        booked.pop_front();
+    }
+    let mut start = t;
+    for &(s, e) in booked.iter() {
+        if start + dur <= s {
+            break;
+        }
+        start = start.max(e);
+    }
+    start
+}
+
 /// Write buffer: space is taken when a write is admitted and given back when the NAND program
 /// holding its data ends.
 #[derive(Clone, Debug)]
@@ -270,6 +329,20 @@ pub struct Ssd {
     program_ns: [u64; 2],
     /// Programs issued per die: their parity says which page of the wordline is next.
     programs: Vec<u32>,
+    /// Garbage collection booked per die.
+    gc: Vec<GcWork>,
+    /// Programs booked per die (start, end), oldest first: a read waits for the one in
+    /// progress when it arrives, not for those booked to start later.
+    programs_booked: Vec<VecDeque<(u64, u64)>>,
+    /// End of the last read booked per die (reads on a die run one after another).
+    read_until: Vec<u64>,
+    /// Program data loads booked per channel (start, end), oldest first.
+    loads_booked: Vec<VecDeque<(u64, u64)>>,
+    /// End of the last read data-out booked per channel.
+    chan_read_until: Vec<u64>,
+    /// When each die is free of everything booked on it (its reads, programs and collection):
+    /// one contiguous array, scanned for every new program unit.
+    die_free: Vec<u64>,
     erase_ns: u64,
     chan_ns_per_byte: f64,
     /// Bytes in one program unit (page × planes).
@@ -652,7 +725,21 @@ impl World {
 
     /// Earliest time anything is busy until (for idling between jobs).
     pub fn quiet_time(&self) -> u64 {
-        self.res.iter().map(|r| r.busy_until).max().unwrap_or(0)
+        let gc_end = self
+            .leaves
+            .iter()
+            .filter_map(|l| match &l.dev {
+                Dev::Ssd(ssd) => ssd.gc.iter().map(|g| g.end).max(),
+                Dev::Hdd(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        self.res
+            .iter()
+            .map(|r| r.busy_until)
+            .max()
+            .unwrap_or(0)
+            .max(gc_end)
     }
 
     /// Submits a host request at `t`.
@@ -938,7 +1025,7 @@ impl World {
                                     // own parity would give whole dies one kind when units
                                     // are striped over an even number of dies).
                                     let t_r = ssd.read_ns[upper_page(lpn / unit_lpns)];
-                                    let end = reserve(res, ssd.dies[d as usize], at, t_r);
+                                    let end = ssd.read_die(res, d, at, t_r);
                                     ssd.energy.read_ns += t_r;
                                     (end, ssd.chan_of(d))
                                 }
@@ -1033,7 +1120,7 @@ impl World {
                 // and finishes no earlier than the channel.
                 let d = (ev.nand_bytes as f64 * ssd.chan_ns_per_byte) as u64;
                 let first = (ev.nand_bytes.min(4096) as f64 * ssd.chan_ns_per_byte) as u64;
-                let end = reserve(res, ev.chan, at, d);
+                let end = ssd.read_channel(res, ev.chan, at, d);
                 self.seq += 1;
                 self.events.push(Reverse((
                     end - d + first,
@@ -1172,9 +1259,8 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             None => {
                 // Next program unit on the die that frees up first (dynamic allocation).
                 let mut best = 0u32;
-                for (i, &d) in ssd.dies.iter().enumerate() {
-                    if res[d as usize].busy_until < res[ssd.dies[best as usize] as usize].busy_until
-                    {
+                for (i, &free) in ssd.die_free.iter().enumerate().skip(1) {
+                    if free < ssd.die_free[best as usize] {
                         best = i as u32;
                     }
                 }
@@ -1199,8 +1285,23 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             // Moved pages are as many lower as upper pages: the mean times apply.
             let read_ns = (ssd.read_ns[0] + ssd.read_ns[1]) / 2;
             let program_ns = (ssd.program_ns[0] + ssd.program_ns[1]) / 2;
-            let gc_ns = ops * (read_ns + program_ns) + erases * ssd.erase_ns;
-            reserve(res, die_res, unit.ready, gc_ns);
+            let copy_ns = read_ns + program_ns;
+            let gc_ns = ops * copy_ns + erases * ssd.erase_ns;
+            let die = &mut res[die_res as usize];
+            let gc = &mut ssd.gc[unit.die as usize];
+            let start = unit.ready.max(die.busy_until).max(gc.end);
+            // Booked after the die's earlier collection, whose place this one takes (reads in
+            // what is left of that one no longer wait for its operations: a rare overlap).
+            *gc = GcWork {
+                start,
+                copy_ns,
+                copies_end: start + ops * copy_ns,
+                erase_ns: ssd.erase_ns,
+                end: start + gc_ns,
+            };
+            die.busy_ns += gc_ns;
+            let free = &mut ssd.die_free[unit.die as usize];
+            *free = (*free).max(gc.end);
             ssd.energy.read_ns += ops * read_ns;
             ssd.energy.program_ns += ops * program_ns;
             ssd.energy.erase_ns += erases * ssd.erase_ns;
@@ -1218,14 +1319,32 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             // 32 dies would write 2 MB at the SATA ceiling (~265 MB/s) instead of the 217-248
             // MB/s measured (testbeds.md A), and Force 3's 4 KiB QD32 write gap would shrink to
             // 1.2x from the 1.55-1.85x measured.
-            let free = unit.ready.max(res[die_res as usize].busy_until);
+            // The program needs the space the die's collection is freeing.
+            let free = unit
+                .ready
+                .max(res[die_res as usize].busy_until)
+                .max(ssd.gc[unit.die as usize].end);
             let loaded = reserve(res, chan, free, xfer);
+            let ci = (chan - ssd.chans[0]) as usize;
+            let loads = &mut ssd.loads_booked[ci];
+            while loads.front().is_some_and(|&(_, e)| e <= at) {
+                loads.pop_front();
+            }
+            loads.push_back((loaded - xfer, loaded));
             // A die's programs alternate between lower and upper pages (the MLC program
             // order interleaves them across neighbouring wordlines).
             let programs = &mut ssd.programs[unit.die as usize];
             let t_prog = ssd.program_ns[(*programs & 1) as usize];
             *programs = programs.wrapping_add(1);
             let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
+            let free = &mut ssd.die_free[unit.die as usize];
+            *free = (*free).max(end);
+            let booked = &mut ssd.programs_booked[unit.die as usize];
+            // Programs over before this write reached the drive cannot hold up a later read.
+            while booked.front().is_some_and(|&(_, e)| e <= at) {
+                booked.pop_front();
+            }
+            booked.push_back((end - xfer - t_prog, end));
             ssd.energy.program_ns += t_prog;
             ssd.buffer.releases.push(Reverse((end, unit.fill)));
             ssd.open = None;
@@ -1347,6 +1466,12 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         read_ns: page_times(p.read_ns, p.mlc_pages, MLC_READ_US),
         program_ns: page_times(p.program_ns, p.mlc_pages, MLC_PROGRAM_US),
         programs: vec![0; p.dies as usize],
+        gc: vec![GcWork::default(); p.dies as usize],
+        programs_booked: vec![VecDeque::new(); p.dies as usize],
+        read_until: vec![0; p.dies as usize],
+        loads_booked: vec![VecDeque::new(); p.channels as usize],
+        chan_read_until: vec![0; p.channels as usize],
+        die_free: vec![0; p.dies as usize],
         erase_ns: p.erase_ns,
         chan_ns_per_byte: 1e9 / p.chan_bps,
         unit_bytes,
@@ -1396,6 +1521,44 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
 }
 
 impl Ssd {
+    /// Books a page read of `t_r` on die `d` from `at`. Firmware puts host reads ahead of
+    /// queued programs and collection work: the read waits for the die's earlier reads, for
+    /// the NAND operation in progress and for programs it would overlap, not for programs
+    /// booked to start after it ends.
+    fn read_die(&mut self, res: &mut [Res], d: u32, at: u64, t_r: u64) -> u64 {
+        let i = d as usize;
+        let gc = &mut self.gc[i];
+        let ready = gc.op_end(at.max(self.read_until[i]));
+        let start = fit_before_booked(&mut self.programs_booked[i], at, ready, t_r);
+        let start = gc.op_end(start);
+        let end = start + t_r;
+        if start < gc.end && end > gc.start {
+            // The read runs between two of the collection's operations (or just before its
+            // first): what is left of the collection waits for it.
+            gc.delay(end - start.max(gc.start));
+        }
+        self.read_until[i] = end;
+        let die = &mut res[self.dies[i] as usize];
+        die.busy_until = die.busy_until.max(end);
+        die.busy_ns += t_r;
+        self.die_free[i] = self.die_free[i].max(end).max(gc.end);
+        end
+    }
+
+    /// Books `d` of read data-out on channel `chan` from `at`, ahead of program data loads
+    /// booked for later (as for the die's reads).
+    fn read_channel(&mut self, res: &mut [Res], chan: ResId, at: u64, d: u64) -> u64 {
+        let i = (chan - self.chans[0]) as usize;
+        let ready = at.max(self.chan_read_until[i]);
+        let start = fit_before_booked(&mut self.loads_booked[i], at, ready, d);
+        let end = start + d;
+        self.chan_read_until[i] = end;
+        let r = &mut res[chan as usize];
+        r.busy_until = r.busy_until.max(end);
+        r.busy_ns += d;
+        end
+    }
+
     /// The channel of die `d`. Dies are numbered channel-first (die `d` is way `d / channels`
     /// on channel `d % channels`), so consecutive program units, which go to the next free die
     /// in index order, stripe across channels before they stack up on one — the channel-first

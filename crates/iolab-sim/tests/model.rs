@@ -215,3 +215,19 @@ fn mlc_pages_split_read_latency_around_the_typical_read_time() {
         "{mlc:?} vs {uniform:?}"
     );
 }
+
+#[test]
+fn reads_during_garbage_collection_wait_for_one_nand_operation() {
+    // Steady state, mixed load: collection runs on every die. A read waits for the copy or
+    // erase in progress (a few ms at most: tR + tPROG is 1.4 ms, an erase 3 ms), never for a
+    // whole victim block's copies (~1 s on this drive) or for programs and their data loads
+    // booked to run after that collection.
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.precondition_steady();
+    let mix = job("access = \"randrw\"\nread_pct = 70\nqueue_depth = 8\nduration_s = 0.5");
+    let r = sim.run_job(&mix, None).unwrap().result;
+    let wa = sim.tests().last().unwrap().write_amplification.unwrap();
+    assert!(wa > 1.5, "collection ran: write amplification {wa}");
+    assert!(r.read.ios > 2_000, "{} reads", r.read.ios);
+    assert!(r.read.lat_ns.max < 20_000_000, "{:?}", r.read.lat_ns);
+}
