@@ -48,7 +48,7 @@ const KNOWN_OUT: &[(&str, &str)] = &[
     ),
     (
         "E (2011) SF-1200 cards / JBOD does not scale with threads: 2 threads / 1 (about 1)",
-        "one SF-1200 reaches its SATA ceiling at QD2; no source found for read-ahead or missing NCQ on the SiI3124",
+        "one SF-1200 reaches its SATA ceiling only at QD2; one command per member in the SiI3124's RAID layer (the chip itself does NCQ) would hold each member to its QD1 speed and break the RevoDrive/JBOD 2x scaling at QD4; read-ahead in the SF-1200 would fit but has no source (TechReport found it dependent on command queuing)",
     ),
 ];
 
