@@ -24,11 +24,7 @@ const KNOWN_OUT: &[(&str, &str)] = &[
     ),
     (
         "A (2010) Vertex LE / 4K rand read QD3, 890GX old driver",
-        "the old AMD driver is modelled as a host queue of 1, a guess that is too harsh",
-    ),
-    (
-        "A (2010) Vertex LE / 4K rand write QD3, 890GX old driver",
-        "same guess about the old AMD driver",
+        "the AHCI stack slowed by Cool'n'Quiet's 800 MHz state accounts for part of the gap; the south bridge's link power management, which AMD also turns off for its own tests, is not modelled",
     ),
     (
         "B (2011) force3 / 240/120 4K rand read QD32 (55-85 % faster)",
