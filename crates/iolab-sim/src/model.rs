@@ -1590,3 +1590,50 @@ impl Ssd {
         self.open = None;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_fits_in_a_gap_before_later_programs_or_waits_for_the_one_it_would_overlap() {
+        let mut booked: VecDeque<(u64, u64)> = [(100, 200), (300, 400)].into_iter().collect();
+        // Fits before the first program.
+        assert_eq!(fit_before_booked(&mut booked, 0, 10, 50), 10);
+        // Would overlap the first: after it, and the gap to the second is wide enough.
+        assert_eq!(fit_before_booked(&mut booked, 0, 80, 50), 200);
+        // Too long for that gap: after the second.
+        assert_eq!(fit_before_booked(&mut booked, 0, 80, 150), 400);
+        // Programs over by `now` are forgotten.
+        assert_eq!(fit_before_booked(&mut booked, 250, 250, 10), 250);
+        assert_eq!(booked.len(), 1);
+    }
+
+    #[test]
+    fn a_read_waits_for_the_collection_operation_in_progress_only() {
+        let mut gc = GcWork {
+            start: 1_000,
+            copy_ns: 100,
+            copies_end: 1_500,
+            erase_ns: 300,
+            end: 2_100,
+        };
+        assert_eq!(gc.op_end(900), 900, "before the collection");
+        assert_eq!(gc.op_end(1_000), 1_000, "at an operation's boundary");
+        assert_eq!(gc.op_end(1_050), 1_100, "inside a copy");
+        assert_eq!(gc.op_end(1_600), 1_800, "inside an erase");
+        assert_eq!(gc.op_end(2_100), 2_100, "after the collection");
+        gc.delay(20);
+        assert_eq!((gc.start, gc.copies_end, gc.end), (1_020, 1_520, 2_120));
+        assert_eq!(gc.op_end(1_050), 1_120, "the rest moved back with it");
+    }
+
+    #[test]
+    fn mlc_page_times_keep_the_typical_time_as_their_mean() {
+        assert_eq!(page_times(80_000, false, MLC_READ_US), [80_000, 80_000]);
+        let [lower, upper] = page_times(1_300_000, true, MLC_PROGRAM_US);
+        assert!(lower < upper);
+        assert!(((lower + upper) / 2).abs_diff(1_300_000) <= 1);
+        assert!((upper as f64 / lower as f64 - 1300.0 / 500.0).abs() < 1e-5);
+    }
+}
