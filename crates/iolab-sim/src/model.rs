@@ -231,9 +231,7 @@ impl GcWork {
 /// start order: programs on a die, their data loads on a channel); forgets those over by
 /// `now`. Host reads use it to go ahead of work booked for later, as firmware schedules them.
 fn fit_before_booked(booked: &mut VecDeque<(u64, u64)>, now: u64, t: u64, dur: u64) -> u64 {
-    while booked.front().is_some_and(|&(_, end)| end <= now) {
-        booked.pop_front();
-    }
+    forget_over(booked, now);
     let mut start = t;
     for &(s, e) in booked.iter() {
         if start + dur <= s {
@@ -242,6 +240,13 @@ fn fit_before_booked(booked: &mut VecDeque<(u64, u64)>, now: u64, t: u64, dur: u
         start = start.max(e);
     }
     start
+}
+
+/// Drops the bookings over by `now`: they cannot hold up anything that arrives later.
+fn forget_over(booked: &mut VecDeque<(u64, u64)>, now: u64) {
+    while booked.front().is_some_and(|&(_, end)| end <= now) {
+        booked.pop_front();
+    }
 }
 
 /// Write buffer: space is taken when a write is admitted and given back when the NAND program
@@ -1325,11 +1330,8 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
                 .max(res[die_res as usize].busy_until)
                 .max(ssd.gc[unit.die as usize].end);
             let loaded = reserve(res, chan, free, xfer);
-            let ci = (chan - ssd.chans[0]) as usize;
-            let loads = &mut ssd.loads_booked[ci];
-            while loads.front().is_some_and(|&(_, e)| e <= at) {
-                loads.pop_front();
-            }
+            let loads = &mut ssd.loads_booked[(chan - ssd.chans[0]) as usize];
+            forget_over(loads, at);
             loads.push_back((loaded - xfer, loaded));
             // A die's programs alternate between lower and upper pages (the MLC program
             // order interleaves them across neighbouring wordlines).
@@ -1340,10 +1342,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             let free = &mut ssd.die_free[unit.die as usize];
             *free = (*free).max(end);
             let booked = &mut ssd.programs_booked[unit.die as usize];
-            // Programs over before this write reached the drive cannot hold up a later read.
-            while booked.front().is_some_and(|&(_, e)| e <= at) {
-                booked.pop_front();
-            }
+            forget_over(booked, at);
             booked.push_back((end - xfer - t_prog, end));
             ssd.energy.program_ns += t_prog;
             ssd.buffer.releases.push(Reverse((end, unit.fill)));
