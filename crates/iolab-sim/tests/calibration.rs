@@ -46,6 +46,22 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "E (2011) SF-1200 cards / JBOD does not scale with threads: 2 threads / 1 (about 1)",
         "one SF-1200 reaches its SATA ceiling only at QD2; one command per member in the SiI3124's RAID layer (the chip itself does NCQ) would hold each member to its QD1 speed and break the RevoDrive/JBOD 2x scaling at QD4; read-ahead in the SF-1200 would fit but has no source (TechReport found it dependent on command queuing)",
     ),
+    (
+        "E (2011) SF-1200 cards / RevoDrive spec sustained seq write, compressible (MB/s)",
+        "OCZ does not say how 'sustained' was measured; modelled in garbage-collection steady state, where a sequential stream frees blocks as it goes and the rate climbs with run length (224 MB/s over 0.3 s, 483 over 3 s): the figure needs the vendor's method",
+    ),
+    (
+        "E (2011) SF-1200 cards / RevoDrive x2 spec seq read 128K QD32 (MB/s)",
+        "the card stops at PCIe 1.1 x4 after TLP framing (926 MB/s); OCZ's 740 is 70 % of the SiI3124's PCI-X bus, and no public figure gives PCI-X transaction overhead or the Pericom bridge's limits",
+    ),
+    (
+        "E (2011) SF-1200 cards / RevoDrive x2 spec peak seq write, compressible (MB/s)",
+        "as for its read: the same unsourced PCI-X / bridge ceiling",
+    ),
+    (
+        "E (2011) SF-1200 cards / RevoDrive x2 spec sustained seq write, compressible (MB/s)",
+        "as for the RevoDrive's sustained write, and above the card's unmodelled ceiling",
+    ),
 ];
 
 #[test]
@@ -86,7 +102,7 @@ fn calibration_figures_within_tolerance_except_the_known_gaps() {
     }
     assert!(regressed.is_empty(), "out of tolerance: {regressed:#?}");
     assert!(
-        rows.len() >= 78,
+        rows.len() >= 84,
         "figures went missing from the calibration: {} rows",
         rows.len()
     );
