@@ -537,7 +537,14 @@ pub fn build(
     let qd = dr
         .queue_depth
         .or(dspec.controller.as_ref().and_then(|c| c.queue_depth))
-        .unwrap_or(1024);
+        .unwrap_or(1024)
+        .min(
+            dspec
+                .card
+                .as_ref()
+                .and_then(|c| c.queue_depth)
+                .unwrap_or(u32::MAX),
+        );
     let world = World::new(b.res, b.leaves, vol, dr.latency_ns, qd);
     Ok(Built {
         world,

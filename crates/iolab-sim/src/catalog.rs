@@ -389,6 +389,10 @@ pub struct CardSpec {
     pub chip_command_ns: u64,
     /// Chip and bridge latency per command (not serialised).
     pub chip_latency_ns: u64,
+    /// Commands the card's RAID layer keeps in flight over all its members (default: as many
+    /// as the driver sends).
+    #[serde(default)]
+    pub queue_depth: Option<u32>,
     /// Links from the chip to the card edge (e.g. PCI-X bus, HSDL cable); the card edge itself
     /// is `interface.link`.
     #[serde(default)]
@@ -856,6 +860,13 @@ impl DriveSpec {
                     || c.used.unwrap_or(c.count) > c.count
                 {
                     return Err(bad(file, "card.used", "must be between 1 and card.count"));
+                }
+                if c.queue_depth == Some(0) {
+                    return Err(bad(
+                        file,
+                        "card.queue_depth",
+                        "must be at least 1 (or left out: as many as the driver sends)",
+                    ));
                 }
                 match c.raid.as_str() {
                     "raid0" => {

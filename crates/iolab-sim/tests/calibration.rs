@@ -43,10 +43,6 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "a per-die plus per-channel power law cannot fit both the 400 GB and the 1.2 TB figure",
     ),
     (
-        "E (2011) SF-1200 cards / JBOD does not scale with threads: 2 threads / 1 (about 1)",
-        "one SF-1200 reaches its SATA ceiling only at QD2; one command per member in the SiI3124's RAID layer (the chip itself does NCQ) would hold each member to its QD1 speed and break the RevoDrive/JBOD 2x scaling at QD4; read-ahead in the SF-1200 would fit but has no source (TechReport found it dependent on command queuing)",
-    ),
-    (
         "E (2011) SF-1200 cards / RevoDrive spec sustained seq write, compressible (MB/s)",
         "OCZ does not say how 'sustained' was measured; modelled in garbage-collection steady state, where a sequential stream frees blocks as it goes and the rate climbs with run length (224 MB/s over 0.3 s, 483 over 3 s): the figure needs the vendor's method",
     ),

@@ -74,6 +74,12 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         e.to_string().contains("bad.toml") && e.to_string().contains("bogus"),
         "{e}"
     );
+    let card = include_str!("../../../catalog/drives/revodrive-120-jbod.toml")
+        .replace("queue_depth = 1", "queue_depth = 0");
+    let e = Catalog::default()
+        .add_drive("user/drives/card.toml", &card)
+        .unwrap_err();
+    assert!(e.to_string().contains("card.toml: card.queue_depth"), "{e}");
     // A protocol the platform has no driver for.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
