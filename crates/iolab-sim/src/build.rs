@@ -5,8 +5,8 @@ use crate::catalog::{
     PortSpec,
 };
 use crate::model::{
-    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, Res, ResId, ResKind, SsdParams, Tier, Vol,
-    World,
+    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, Res, ResId, ResKind, SlcCache, SsdParams,
+    Tier, Vol, World,
 };
 use crate::SimError;
 use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
@@ -430,6 +430,10 @@ fn ssd_params(d: &DriveSpec) -> SsdParams {
         min_stored: f.min_stored_fraction.unwrap_or(0.1),
         trim: f.trim.unwrap_or(true),
         power: power_of(d),
+        slc: d
+            .slc_cache
+            .as_ref()
+            .map(|c| SlcCache::new(c.program_ns, c.static_bytes, c.dynamic_bytes)),
     }
 }
 

@@ -290,6 +290,24 @@ pub struct NandSpec {
     pub source: String,
 }
 
+/// An SLC write cache (Samsung's TurboWrite, Intel's and Micron's "SLC cache"): part of a
+/// multi-bit array programmed one bit per cell, fast, until it is full; the drive folds it into
+/// the array at its normal program speed when idle.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SlcCacheSpec {
+    /// Host bytes the cache always holds.
+    pub static_bytes: u64,
+    /// Host bytes more while the drive has free space: each takes the cells of three (TLC),
+    /// so it shrinks as the drive fills (default 0).
+    #[serde(default)]
+    pub dynamic_bytes: u64,
+    /// Program time of a page in SLC mode.
+    pub program_ns: u64,
+    /// Where these values come from.
+    pub source: String,
+}
+
 /// Flash translation layer policy.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -476,6 +494,9 @@ pub struct DriveSpec {
     /// FTL.
     #[serde(default)]
     pub ftl: Option<FtlSpec>,
+    /// SLC write cache of a multi-bit array.
+    #[serde(default)]
+    pub slc_cache: Option<SlcCacheSpec>,
     /// Power.
     #[serde(default)]
     pub power: Option<PowerSpec>,
@@ -832,6 +853,32 @@ impl DriveSpec {
                             "ftl.compression",
                             format!("unknown compression '{o}': use none or sandforce"),
                         ))
+                    }
+                }
+                if let Some(c) = &self.slc_cache {
+                    need_source(file, "slc_cache", &c.source)?;
+                    if c.program_ns == 0 || c.program_ns >= nand.program_ns {
+                        return Err(bad(
+                            file,
+                            "slc_cache.program_ns",
+                            format!(
+                                "an SLC program must be positive and faster than the array's \
+                                 nand.program_ns ({} ns)",
+                                nand.program_ns
+                            ),
+                        ));
+                    }
+                    let bytes = c.static_bytes.saturating_add(c.dynamic_bytes);
+                    if bytes == 0 || bytes > cap.usable_bytes {
+                        return Err(bad(
+                            file,
+                            "slc_cache.static_bytes",
+                            format!(
+                                "the cache ({bytes} bytes with dynamic_bytes) must hold something \
+                                 and no more than the drive's {} usable bytes",
+                                cap.usable_bytes
+                            ),
+                        ));
                     }
                 }
                 if let Some(p) = &self.power {

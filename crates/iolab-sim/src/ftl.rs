@@ -75,6 +75,8 @@ pub struct Ftl {
     pub lpn_units: u32,
     die_units: u64,
     gc_low_units: u64,
+    /// LPNs that hold data.
+    mapped: u64,
     /// Counters.
     pub counters: FtlCounters,
 }
@@ -106,6 +108,7 @@ impl Ftl {
             lpn_units: 4096 / unit_bytes,
             die_units,
             gc_low_units: gc_free_blocks as u64 * block_units as u64,
+            mapped: 0,
             counters: FtlCounters::default(),
         };
         // The map is read at a random LPN on every I/O: huge pages spare the TLB misses.
@@ -148,6 +151,11 @@ impl Ftl {
     /// Number of LPNs.
     pub fn lpns(&self) -> u64 {
         self.map.len() as u64
+    }
+
+    /// Number of LPNs that hold data (written and not trimmed).
+    pub fn mapped_lpns(&self) -> u64 {
+        self.mapped
     }
 
     /// Number of dies.
@@ -218,6 +226,7 @@ impl Ftl {
         debug_assert!(node.valid >= u, "valid count underflow");
         node.valid -= u;
         self.map[lpn as usize] = UNMAPPED;
+        self.mapped -= 1;
     }
 
     /// Free space of a die in units.
@@ -240,6 +249,7 @@ impl Ftl {
         node.valid += units;
         node.foot += units;
         self.map[lpn as usize] = open;
+        self.mapped += 1;
         self.counters.host_units += units as u64;
         if node.foot >= self.block_units {
             self.dies[die as usize].sealed.push(open);
@@ -428,6 +438,7 @@ impl Ftl {
             self.map[lpn as usize] = die.sealed[*bi];
             *used += lpn_units;
         }
+        self.mapped = lpns;
     }
 
     /// Total valid units (for checks).
@@ -464,6 +475,7 @@ mod tests {
             }
         }
         assert_eq!(f.valid_units(), lpns);
+        assert_eq!(f.mapped_lpns(), lpns);
         let wa =
             (f.counters.host_units + f.counters.gc_units) as f64 / f.counters.host_units as f64;
         assert!(wa > 1.3 && wa < 4.0, "write amplification {wa}");
@@ -499,6 +511,9 @@ mod tests {
             f.invalidate(l);
         }
         assert_eq!(f.valid_units(), f.lpns() - 100);
+        assert_eq!(f.mapped_lpns(), f.lpns() - 100);
+        f.invalidate(5); // already unmapped: no change
+        assert_eq!(f.mapped_lpns(), f.lpns() - 100);
         assert_eq!(f.die_of(5), None);
     }
 }

@@ -277,6 +277,42 @@ impl WriteBuffer {
     }
 }
 
+/// An SLC write cache: program units go to the array in SLC mode, fast, while it has room;
+/// the drive folds what it holds into the array at the array's program speed whenever all
+/// its dies are idle.
+#[derive(Clone, Debug)]
+pub struct SlcCache {
+    /// Program time of a unit in SLC mode.
+    pub program_ns: u64,
+    /// Host bytes it always holds.
+    pub static_bytes: u64,
+    /// Host bytes more while the drive has free space (each takes the cells of three).
+    pub dynamic_bytes: u64,
+    /// Host bytes in it, not yet folded.
+    used: u64,
+    /// Folding is accounted up to this time.
+    folded_to: u64,
+}
+
+impl SlcCache {
+    /// A new, empty cache.
+    pub fn new(program_ns: u64, static_bytes: u64, dynamic_bytes: u64) -> SlcCache {
+        SlcCache {
+            program_ns,
+            static_bytes,
+            dynamic_bytes,
+            used: 0,
+            folded_to: 0,
+        }
+    }
+
+    /// Host bytes it can hold when `free_bytes` of the drive's user space hold no data: the
+    /// dynamic part lives in free TLC cells, three of which hold one SLC bit.
+    fn capacity(&self, free_bytes: u64) -> u64 {
+        self.static_bytes + self.dynamic_bytes.min(free_bytes / 3)
+    }
+}
+
 /// The program unit being filled: one multi-plane page on one die.
 #[derive(Clone, Copy, Debug)]
 struct OpenUnit {
@@ -366,6 +402,8 @@ pub struct Ssd {
     pub power: Power,
     /// Energy counters.
     pub energy: Energy,
+    /// SLC write cache of a multi-bit array.
+    pub slc: Option<SlcCache>,
 }
 
 /// Parameters to build an SSD.
@@ -420,6 +458,8 @@ pub struct SsdParams {
     pub trim: bool,
     /// Power law.
     pub power: Power,
+    /// SLC write cache of a multi-bit array.
+    pub slc: Option<SlcCache>,
 }
 
 /// Stored share of a buffer as an inline compressor would see it: 16-byte runs of zeros
@@ -1257,6 +1297,9 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
         1
     };
     let stored_bytes = lpns * (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    if ssd.slc.is_some() {
+        ssd.fold_slc(at);
+    }
     let done = ssd.buffer.admit(at, stored_bytes);
     for lpn in first..=last {
         let unit = match ssd.open {
@@ -1336,8 +1379,15 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             // A die's programs alternate between lower and upper pages (the MLC program
             // order interleaves them across neighbouring wordlines).
             let programs = &mut ssd.programs[unit.die as usize];
-            let t_prog = ssd.program_ns[(*programs & 1) as usize];
+            let mut t_prog = ssd.program_ns[(*programs & 1) as usize];
             *programs = programs.wrapping_add(1);
+            if let Some(slc) = &mut ssd.slc {
+                let free = ssd.size.saturating_sub(ssd.ftl.mapped_lpns() * 4096);
+                if slc.used + unit.fill <= slc.capacity(free) {
+                    slc.used += unit.fill;
+                    t_prog = slc.program_ns;
+                }
+            }
             let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
             let free = &mut ssd.die_free[unit.die as usize];
             *free = (*free).max(end);
@@ -1489,6 +1539,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         size: p.size / 4096 * 4096,
         power: p.power,
         energy: Energy::default(),
+        slc: p.slc,
     }
 }
 
@@ -1563,6 +1614,28 @@ impl Ssd {
     /// in index order, stripe across channels before they stack up on one — the channel-first
     /// allocation order (CWDP) that MQSim uses by default (simulators-and-interfaces.md §1).
     #[inline]
+    /// Folds the SLC cache into the array for the time all dies have been idle before `at`,
+    /// at the array's program speed (every die programming). The folding's reads and programs
+    /// are charged as energy, not as die time: the dies had nothing else to do.
+    fn fold_slc(&mut self, at: u64) {
+        let idle_from = self.die_free.iter().copied().max().unwrap_or(0);
+        let unit_bytes = self.unit_bytes;
+        let program_ns = (self.program_ns[0] + self.program_ns[1]) / 2;
+        let dies = self.dies.len() as u64;
+        let Some(slc) = &mut self.slc else { return };
+        let from = idle_from.max(slc.folded_to);
+        if at > from && slc.used > 0 {
+            let can = ((at - from) as u128 * dies as u128 * unit_bytes as u128
+                / program_ns.max(1) as u128) as u64;
+            let folded = can.min(slc.used);
+            slc.used -= folded;
+            let units = folded.div_ceil(unit_bytes);
+            self.energy.program_ns += units * program_ns;
+            self.energy.read_ns += units * (self.read_ns[0] + self.read_ns[1]) / 2;
+        }
+        slc.folded_to = slc.folded_to.max(at);
+    }
+
     fn chan_of(&self, d: u32) -> ResId {
         self.chans[(d as usize) % self.chans.len()]
     }
@@ -1587,6 +1660,9 @@ impl Ssd {
         self.buffer.used = 0;
         self.buffer.releases.clear();
         self.open = None;
+        if let Some(slc) = &mut self.slc {
+            slc.used = 0; // the analytic states are reached with time to fold
+        }
     }
 }
 

@@ -80,6 +80,15 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         .add_drive("user/drives/card.toml", &card)
         .unwrap_err();
     assert!(e.to_string().contains("card.toml: card.queue_depth"), "{e}");
+    let slow_slc = include_str!("../../../catalog/drives/nvme2018-500.toml")
+        .replace("program_ns = 200000", "program_ns = 900000");
+    let e = Catalog::default()
+        .add_drive("user/drives/tlc.toml", &slow_slc)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("tlc.toml: slc_cache.program_ns"),
+        "{e}"
+    );
     // A protocol the platform has no driver for.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
@@ -236,4 +245,42 @@ fn reads_during_garbage_collection_wait_for_one_nand_operation() {
     assert!(wa > 1.5, "collection ran: write amplification {wa}");
     assert!(r.read.ios > 2_000, "{} reads", r.read.ios);
     assert!(r.read.lat_ns.max < 20_000_000, "{:?}", r.read.lat_ns);
+}
+
+#[test]
+fn an_slc_cache_takes_writes_fast_until_full_and_folds_back_when_idle() {
+    // The 2018 NVMe drive: 22 GB of SLC cache on an empty drive (4 GB static + 18 GB in free
+    // space), 2.3 GB/s inside it, the TLC array's 600 MB/s beyond it.
+    let mut sim = open("sim:nvme2018-500@z270/cpu", None).unwrap();
+    let write = |sim: &mut iolab_sim::SimSetup, gb: u64, offset_gb: u64| {
+        let j = job(&format!(
+            "access = \"write\"\nblock_size = \"128k\"\nqueue_depth = 32\noffset = {}\nsize = {}\nio_limit = {}",
+            offset_gb * 1_000_000_000,
+            gb * 1_000_000_000,
+            gb * 1_000_000_000
+        ));
+        sim.run_job(&j, None).unwrap().result.write.bw_mb_per_s
+    };
+    let inside = write(&mut sim, 16, 0);
+    let beyond = write(&mut sim, 16, 16); // 6 GB more fit, then the array
+    let after = write(&mut sim, 16, 32);
+    assert!(inside > 2000.0, "inside the cache {inside} MB/s");
+    assert!(after > 550.0 && after < 650.0, "cache full {after} MB/s");
+    assert!(
+        beyond > after && beyond < inside,
+        "{inside} / {beyond} / {after}"
+    );
+    // A minute of idle folds the cache (22 GB at 600 MB/s takes 37 s).
+    sim.idle(60.0);
+    let again = write(&mut sim, 4, 48);
+    assert!(again > 2000.0, "after idle {again} MB/s");
+    // A full drive keeps only the static part: 4 GB fast, then the array.
+    let mut full = open("sim:nvme2018-500@z270/cpu", None).unwrap();
+    full.precondition_fill();
+    let first = write(&mut full, 3, 0);
+    let next = write(&mut full, 8, 3);
+    assert!(
+        first > 2000.0 && next < 900.0,
+        "full drive {first} then {next} MB/s"
+    );
 }
