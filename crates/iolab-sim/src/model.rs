@@ -1609,14 +1609,9 @@ impl Ssd {
         end
     }
 
-    /// The channel of die `d`. Dies are numbered channel-first (die `d` is way `d / channels`
-    /// on channel `d % channels`), so consecutive program units, which go to the next free die
-    /// in index order, stripe across channels before they stack up on one — the channel-first
-    /// allocation order (CWDP) that MQSim uses by default (simulators-and-interfaces.md §1).
-    #[inline]
     /// Folds the SLC cache into the array for the time all dies have been idle before `at`,
-    /// at the array's program speed (every die programming). The folding's reads and programs
-    /// are charged as energy, not as die time: the dies had nothing else to do.
+    /// at the array's program speed (every die programming). It takes no die time (the dies
+    /// had nothing else to do) and no energy: that would land in whichever test writes next.
     fn fold_slc(&mut self, at: u64) {
         let idle_from = self.die_free.iter().copied().max().unwrap_or(0);
         let unit_bytes = self.unit_bytes;
@@ -1627,15 +1622,16 @@ impl Ssd {
         if at > from && slc.used > 0 {
             let can = ((at - from) as u128 * dies as u128 * unit_bytes as u128
                 / program_ns.max(1) as u128) as u64;
-            let folded = can.min(slc.used);
-            slc.used -= folded;
-            let units = folded.div_ceil(unit_bytes);
-            self.energy.program_ns += units * program_ns;
-            self.energy.read_ns += units * (self.read_ns[0] + self.read_ns[1]) / 2;
+            slc.used -= can.min(slc.used);
         }
         slc.folded_to = slc.folded_to.max(at);
     }
 
+    /// The channel of die `d`. Dies are numbered channel-first (die `d` is way `d / channels`
+    /// on channel `d % channels`), so consecutive program units, which go to the next free die
+    /// in index order, stripe across channels before they stack up on one — the channel-first
+    /// allocation order (CWDP) that MQSim uses by default (simulators-and-interfaces.md §1).
+    #[inline]
     fn chan_of(&self, d: u32) -> ResId {
         self.chans[(d as usize) % self.chans.len()]
     }
