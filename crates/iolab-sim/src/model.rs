@@ -279,7 +279,8 @@ impl WriteBuffer {
 
 /// An SLC write cache: program units go to the array in SLC mode, fast, while it has room;
 /// the drive folds what it holds into the array at the array's program speed whenever all
-/// its dies are idle.
+/// its dies are idle. It holds LPNs, not bytes written: overwriting an LPN still in it leaves
+/// a stale copy that costs no folding (CrystalDiskMark rewriting its 1 GiB file stays in it).
 #[derive(Clone, Debug)]
 pub struct SlcCache {
     /// Program time of a unit in SLC mode.
@@ -288,8 +289,10 @@ pub struct SlcCache {
     pub static_bytes: u64,
     /// Host bytes more while the drive has free space (each takes the cells of three).
     pub dynamic_bytes: u64,
-    /// Host bytes in it, not yet folded.
-    used: u64,
+    /// Which LPNs have their current copy in it (one bit each).
+    held: Vec<u64>,
+    /// Held LPNs, oldest first: the order they fold in.
+    order: VecDeque<u32>,
     /// Folding is accounted up to this time.
     folded_to: u64,
 }
@@ -301,15 +304,76 @@ impl SlcCache {
             program_ns,
             static_bytes,
             dynamic_bytes,
-            used: 0,
+            held: Vec::new(),
+            order: VecDeque::new(),
             folded_to: 0,
         }
     }
 
-    /// Host bytes it can hold when `free_bytes` of the drive's user space hold no data: the
-    /// dynamic part lives in free TLC cells, three of which hold one SLC bit.
-    fn capacity(&self, free_bytes: u64) -> u64 {
-        self.static_bytes + self.dynamic_bytes.min(free_bytes / 3)
+    /// Host bytes of its entries, stale ones included until folding reaches them (the SLC
+    /// blocks they sit in are not free before).
+    fn used(&self) -> u64 {
+        self.order.len() as u64 * 4096
+    }
+
+    /// Whether a program unit of `unit_bytes` fits when `free_bytes` of the drive's user space
+    /// hold no data: the dynamic part lives in free TLC cells, three of which hold one SLC bit.
+    fn has_room(&self, unit_bytes: u64, free_bytes: u64) -> bool {
+        self.used() + unit_bytes <= self.static_bytes + self.dynamic_bytes.min(free_bytes / 3)
+    }
+
+    fn is_held(&self, lpn: u64) -> bool {
+        self.held
+            .get((lpn / 64) as usize)
+            .is_some_and(|w| w & (1 << (lpn % 64)) != 0)
+    }
+
+    fn set_held(&mut self, lpn: u64, on: bool) {
+        let i = (lpn / 64) as usize;
+        if i >= self.held.len() {
+            self.held.resize(i + 1, 0);
+        }
+        if on {
+            self.held[i] |= 1 << (lpn % 64);
+        } else {
+            self.held[i] &= !(1 << (lpn % 64));
+        }
+    }
+
+    /// `lpn` was written into an SLC program unit (`in_slc`) or into the array.
+    fn note_write(&mut self, lpn: u64, in_slc: bool) {
+        match (in_slc, self.is_held(lpn)) {
+            (true, false) => {
+                self.set_held(lpn, true);
+                self.order.push_back(lpn as u32);
+            }
+            // Its older copy in the cache is stale now; the LPN leaves the fold order when
+            // folding reaches it.
+            (false, true) => self.set_held(lpn, false),
+            _ => {}
+        }
+    }
+
+    /// Folds up to `bytes` of held LPNs into the array, oldest first; stale entries cost
+    /// nothing.
+    fn fold(&mut self, bytes: u64) {
+        let mut left = bytes;
+        while left > 0 {
+            let Some(&lpn) = self.order.front() else {
+                break;
+            };
+            self.order.pop_front();
+            if self.is_held(lpn as u64) {
+                self.set_held(lpn as u64, false);
+                left = left.saturating_sub(4096);
+            }
+        }
+    }
+
+    /// Empty, as after a secure erase or with time to fold.
+    fn clear(&mut self) {
+        self.held.clear();
+        self.order.clear();
     }
 }
 
@@ -319,6 +383,8 @@ struct OpenUnit {
     die: u32,
     fill: u64,
     ready: u64,
+    /// Programmed in SLC mode (the drive's SLC cache had room when it opened).
+    slc: bool,
 }
 
 /// Power coefficients of an SSD or HDD.
@@ -1242,6 +1308,9 @@ impl World {
                     for lpn in 0..s.ftl.lpns() {
                         s.ftl.invalidate(lpn);
                     }
+                    if let Some(c) = &mut s.slc {
+                        c.clear(); // nothing left to fold
+                    }
                 }
             }
         }
@@ -1312,15 +1381,23 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
                         best = i as u32;
                     }
                 }
+                let slc = ssd.slc.as_ref().is_some_and(|c| {
+                    let free = ssd.size.saturating_sub(ssd.ftl.mapped_lpns() * 4096);
+                    c.has_room(ssd.unit_bytes, free)
+                });
                 OpenUnit {
                     die: best,
                     fill: 0,
                     ready: done,
+                    slc,
                 }
             }
         };
         let mut unit = unit;
         let low = ssd.ftl.write(lpn, unit.die, units_per_lpn);
+        if let Some(c) = &mut ssd.slc {
+            c.note_write(lpn, unit.slc);
+        }
         unit.fill += (units_per_lpn * ssd.ftl.unit_bytes) as u64;
         unit.ready = unit.ready.max(done);
         let die_res = ssd.dies[unit.die as usize];
@@ -1379,15 +1456,11 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             // A die's programs alternate between lower and upper pages (the MLC program
             // order interleaves them across neighbouring wordlines).
             let programs = &mut ssd.programs[unit.die as usize];
-            let mut t_prog = ssd.program_ns[(*programs & 1) as usize];
+            let t_prog = match &ssd.slc {
+                Some(c) if unit.slc => c.program_ns,
+                _ => ssd.program_ns[(*programs & 1) as usize],
+            };
             *programs = programs.wrapping_add(1);
-            if let Some(slc) = &mut ssd.slc {
-                let free = ssd.size.saturating_sub(ssd.ftl.mapped_lpns() * 4096);
-                if slc.used + unit.fill <= slc.capacity(free) {
-                    slc.used += unit.fill;
-                    t_prog = slc.program_ns;
-                }
-            }
             let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
             let free = &mut ssd.die_free[unit.die as usize];
             *free = (*free).max(end);
@@ -1619,10 +1692,10 @@ impl Ssd {
         let dies = self.dies.len() as u64;
         let Some(slc) = &mut self.slc else { return };
         let from = idle_from.max(slc.folded_to);
-        if at > from && slc.used > 0 {
-            let can = ((at - from) as u128 * dies as u128 * unit_bytes as u128
-                / program_ns.max(1) as u128) as u64;
-            slc.used -= can.min(slc.used);
+        if at > from && !slc.order.is_empty() {
+            let can =
+                (at - from) as u128 * dies as u128 * unit_bytes as u128 / program_ns.max(1) as u128;
+            slc.fold(can.min(u64::MAX as u128) as u64);
         }
         slc.folded_to = slc.folded_to.max(at);
     }
@@ -1657,7 +1730,7 @@ impl Ssd {
         self.buffer.releases.clear();
         self.open = None;
         if let Some(slc) = &mut self.slc {
-            slc.used = 0; // the analytic states are reached with time to fold
+            slc.clear(); // the analytic states are reached with time to fold
         }
     }
 }
@@ -1697,6 +1770,21 @@ mod tests {
         gc.delay(20);
         assert_eq!((gc.start, gc.copies_end, gc.end), (1_020, 1_520, 2_120));
         assert_eq!(gc.op_end(1_050), 1_120, "the rest moved back with it");
+    }
+
+    #[test]
+    fn the_slc_cache_holds_lpns_and_folds_only_current_copies() {
+        let mut c = SlcCache::new(200_000, 3 * 4096, 0);
+        c.note_write(7, true);
+        c.note_write(7, true); // an overwrite in the cache: still one LPN held
+        c.note_write(9, true);
+        assert_eq!(c.used(), 2 * 4096);
+        assert!(c.has_room(4096, 0) && !c.has_room(2 * 4096, 0));
+        c.note_write(7, false); // rewritten to the array: the cached copy is stale
+        assert_eq!(c.used(), 4096 + 4096, "stale until folding reaches it");
+        c.fold(4096); // 7's stale entry is skipped for free, 9 folds
+        assert_eq!(c.used(), 0);
+        assert!(!c.is_held(7) && !c.is_held(9));
     }
 
     #[test]

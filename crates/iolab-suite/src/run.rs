@@ -103,6 +103,10 @@ pub fn run_suite(
                     access: Some(Access::Write),
                     block_size: Some(block.parse::<ByteSize>().unwrap_or(ByteSize(128 << 10))),
                     queue_depth: Some(8),
+                    // The span the suite's jobs use (CrystalDiskMark's 1 GiB test file), or
+                    // the whole target when they use all of it (SNIA PTS).
+                    offset: suite.job.offset,
+                    size: suite.job.size,
                     ..JobSpec::default()
                 };
                 let info = StepInfo {
@@ -421,6 +425,25 @@ job = { access = "randread", duration_s = 1 }
         let last = run.jobs.last().unwrap();
         assert_eq!(last.step.as_ref().unwrap().step, "after");
         assert_eq!(run.jobs.len(), 1 + 7 + 1);
+    }
+
+    #[test]
+    fn a_fill_pass_covers_the_span_of_the_suites_jobs() {
+        let text = SUITE.replace(
+            "[[phase]]",
+            "[job]\noffset = \"1m\"\nsize = \"64m\"\n[[phase]]",
+        );
+        let suite = SuiteSpec::parse(&text, "t").unwrap();
+        let mut exec = Scripted {
+            write_iops: vec![],
+            calls: 0,
+            purges: 0,
+            fail_at: None,
+        };
+        let run = run_suite(&suite, 1.0, &mut exec, &mut |_| {});
+        let fill = &run.jobs[0].job;
+        assert!(fill.name.contains("fill pass"), "{}", fill.name);
+        assert_eq!((fill.offset_bytes, fill.span()), (1 << 20, 64 << 20));
     }
 
     #[test]
