@@ -98,7 +98,7 @@ pub fn run_suite(
             }
             for pass in 1..=prep.fill_passes {
                 let block = prep.fill_block_size.as_deref().unwrap_or("128k");
-                let spec = JobSpec {
+                let mut spec = JobSpec {
                     name: Some(format!("{}: fill pass {pass}", phase.name)),
                     access: Some(Access::Write),
                     block_size: Some(block.parse::<ByteSize>().unwrap_or(ByteSize(128 << 10))),
@@ -109,6 +109,7 @@ pub fn run_suite(
                     size: suite.job.size,
                     ..JobSpec::default()
                 };
+                crate::plan::scale_job(&mut spec, scale);
                 let info = StepInfo {
                     phase: phase.name.clone(),
                     step: format!("fill pass {pass}"),
@@ -440,10 +441,18 @@ job = { access = "randread", duration_s = 1 }
             purges: 0,
             fail_at: None,
         };
-        let run = run_suite(&suite, 1.0, &mut exec, &mut |_| {});
-        let fill = &run.jobs[0].job;
-        assert!(fill.name.contains("fill pass"), "{}", fill.name);
-        assert_eq!((fill.offset_bytes, fill.span()), (1 << 20, 64 << 20));
+        for (scale, offset, span) in [(1.0, 1 << 20, 64 << 20), (0.5, 512 << 10, 32 << 20)] {
+            exec.calls = 0;
+            let run = run_suite(&suite, scale, &mut exec, &mut |_| {});
+            let fill = &run.jobs[0].job;
+            assert!(fill.name.contains("fill pass"), "{}", fill.name);
+            // Scaled as the steps' jobs are, so a scaled run fills what it tests.
+            assert_eq!(
+                (fill.offset_bytes, fill.span()),
+                (offset, span),
+                "scale {scale}"
+            );
+        }
     }
 
     #[test]
