@@ -453,20 +453,20 @@ pub fn explain(spec: &str, catalog_dir: Option<&Path>) -> Result<String, SimErro
     for p in sim.path() {
         let _ = writeln!(s, "  path: {p}");
     }
-    let card_limit = sim
+    let card_limits = sim
         .catalog
         .drives
         .get(&sim.drive)
         .and_then(|(_, d)| d.card.as_ref())
         .and_then(|c| c.queue_depth)
-        .filter(|&q| q == sim.world.max_outstanding);
+        .is_some_and(|q| q == sim.world.max_outstanding);
     let _ = writeln!(
         s,
         "  driver: {} ({:.1} µs per I/O), host queue limit {}{}",
         sim.driver,
         sim.world.driver_ns as f64 / 1e3,
         sim.world.max_outstanding,
-        if card_limit.is_some() {
+        if card_limits {
             " (the card's RAID layer keeps no more in flight)"
         } else {
             ""
