@@ -510,19 +510,19 @@ fn review_d(t: &mut Table) {
 /// RevoDrive / IBIS: qualitative scaling as ratios.
 fn review_e(t: &mut Table) {
     let e = "E (2011) SF-1200 cards";
-    let seq = |drive: &str, bs: &str, qd: u32, threads: u32| {
+    let seq_on = |spec: &str, bs: &str, qd: u32, threads: u32| {
         let mut j = job("seq", "read", bs, qd, threads, 4 * GB, 0.2);
         j.zones = threads > 1;
-        run(&format!("sim:{drive}@x58/ioh-x16"), Prep::Written, &j).mb_s
+        run(spec, Prep::Written, &j).mb_s
+    };
+    let seq = |drive: &str, bs: &str, qd: u32, threads: u32| {
+        seq_on(&format!("sim:{drive}@x58/ioh-x16"), bs, qd, threads)
     };
     let x2 = seq("revodrive-x2-100", "128k", 4, 1);
     let r120 = seq("revodrive-120", "128k", 4, 1);
     // One controller: the RevoDrive's member drive on its own, on a chipset port (the JBOD
     // card is not a clean reference: it takes one command at a time).
-    let one = {
-        let j = job("seq", "read", "128k", 4, 1, 4 * GB, 0.2);
-        run("sim:sf1200-60@x58/ich10", Prep::Written, &j).mb_s
-    };
+    let one = seq_on("sim:sf1200-60@x58/ich10", "128k", 4, 1);
     t.row(
         e,
         "seq read scales with controllers: RevoDrive (2) / its member drive (1)",

@@ -1408,8 +1408,8 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             let erases = (cost.erased_units * ub).div_ceil(ssd.block_bytes);
             // Copyback within the die: read and program each moved page, then erase.
             // Moved pages are as many lower as upper pages: the mean times apply.
-            let read_ns = (ssd.read_ns[0] + ssd.read_ns[1]) / 2;
-            let program_ns = (ssd.program_ns[0] + ssd.program_ns[1]) / 2;
+            let read_ns = mean_of(ssd.read_ns);
+            let program_ns = mean_of(ssd.program_ns);
             let copy_ns = read_ns + program_ns;
             let gc_ns = ops * copy_ns + erases * ssd.erase_ns;
             let die = &mut res[die_res as usize];
@@ -1531,6 +1531,11 @@ fn page_times(typical_ns: u64, mlc: bool, ratio: [f64; 2]) -> [u64; 2] {
     }
     let mean = (ratio[0] + ratio[1]) / 2.0;
     ratio.map(|r| (typical_ns as f64 * r / mean).round() as u64)
+}
+
+/// The mean of a lower- and an upper-page time: what a mix of both pages costs per page.
+fn mean_of(times: [u64; 2]) -> u64 {
+    (times[0] + times[1]) / 2
 }
 
 /// 0 (lower) or 1 (upper): the page of its wordline a program unit is taken to sit in, from
@@ -1688,7 +1693,7 @@ impl Ssd {
     fn fold_slc(&mut self, at: u64) {
         let idle_from = self.die_free.iter().copied().max().unwrap_or(0);
         let unit_bytes = self.unit_bytes;
-        let program_ns = (self.program_ns[0] + self.program_ns[1]) / 2;
+        let program_ns = mean_of(self.program_ns);
         let dies = self.dies.len() as u64;
         let Some(slc) = &mut self.slc else { return };
         let from = idle_from.max(slc.folded_to);
