@@ -5,8 +5,8 @@ use crate::catalog::{
     PortSpec,
 };
 use crate::model::{
-    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, Res, ResId, ResKind, SlcCache, SsdParams,
-    Tier, Vol, World,
+    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, RamCache, Res, ResId, ResKind, SlcCache,
+    SsdParams, Tier, Vol, World,
 };
 use crate::SimError;
 use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
@@ -314,7 +314,7 @@ impl Builder<'_> {
                 };
                 let fast_bytes = t.fast_bytes.min(size_of(&fv, self));
                 let slow_bytes = size_of(&sv, self);
-                Ok(Vol::Tier(Box::new(Tier::new(
+                let mut tier = Tier::new(
                     fv,
                     sv,
                     t.mode == "tier",
@@ -322,7 +322,13 @@ impl Builder<'_> {
                     t.promote_after,
                     fast_bytes,
                     slow_bytes,
-                ))))
+                );
+                if t.ram_bytes > 0 {
+                    let res = self.new_res(ResKind::Memory, format!("{label} RAM layer"));
+                    let copy = Pipe::rate(res, t.ram_bytes_per_s);
+                    tier.ram = Some(RamCache::new(copy, t.ram_bytes));
+                }
+                Ok(Vol::Tier(Box::new(tier)))
             }
         }
     }

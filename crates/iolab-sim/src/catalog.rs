@@ -124,6 +124,10 @@ const BUILTIN_DRIVES: &[(&str, &str)] = &[
         include_str!("../../../catalog/drives/storemi.toml"),
     ),
     (
+        "storemi-ram.toml",
+        include_str!("../../../catalog/drives/storemi-ram.toml"),
+    ),
+    (
         "rst-cache.toml",
         include_str!("../../../catalog/drives/rst-cache.toml"),
     ),
@@ -435,9 +439,12 @@ pub struct TieredSpec {
     pub extent_bytes: u64,
     /// Accesses to an extent before it is promoted.
     pub promote_after: u32,
-    /// Optional RAM layer in front (StoreMI: up to 2 GB).
+    /// Optional RAM layer in front (StoreMI: up to 2 GB), in 4 KiB lines; 0 for none.
     #[serde(default)]
     pub ram_bytes: u64,
+    /// Copy rate of the RAM layer (bytes/s): what a hit costs. Needed with `ram_bytes`.
+    #[serde(default)]
+    pub ram_bytes_per_s: f64,
     /// Where these values come from.
     pub source: String,
 }
@@ -946,6 +953,27 @@ impl DriveSpec {
                         file,
                         "tiered.extent_bytes",
                         "must be a positive multiple of 4096",
+                    ));
+                }
+                if t.mode == "cache" && t.extent_bytes > 32 * 4096 {
+                    return Err(bad(
+                        file,
+                        "tiered.extent_bytes",
+                        "a cache tracks the 4 KiB blocks it holds of each line: at most 131072 (128 KiB)",
+                    ));
+                }
+                if t.ram_bytes % 4096 != 0 {
+                    return Err(bad(
+                        file,
+                        "tiered.ram_bytes",
+                        "must be a multiple of 4096 (the RAM layer keeps 4 KiB lines); 0 for none",
+                    ));
+                }
+                if t.ram_bytes > 0 && !(t.ram_bytes_per_s.is_finite() && t.ram_bytes_per_s > 0.0) {
+                    return Err(bad(
+                        file,
+                        "tiered.ram_bytes_per_s",
+                        "a RAM layer needs its copy rate in bytes/s (e.g. half the memory's peak bandwidth)",
                     ));
                 }
             }

@@ -45,7 +45,7 @@ use iolab_core::result::CpuResult;
 use iolab_engine::clock::{Clock, VirtualClock};
 use iolab_engine::driver::{drive, plan_workers, DriveOptions, RequestSource, Worker};
 use iolab_engine::runner::{job_result, JobRun, SERIES_INTERVAL_NS};
-use model::{Dev, ResKind, World};
+use model::{Dev, ResKind, Vol, World};
 use serde_json::json;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
@@ -416,6 +416,15 @@ impl SimSetup {
             let key = l.describe.join(" → ");
             if seen.insert(key.clone()) {
                 out.push(key);
+            }
+        }
+        if let Vol::Tier(t) = &self.world.vol {
+            if let Some(ram) = &t.ram {
+                out.push(format!(
+                    "RAM layer in front: {:.2} GB of host memory, {:.1} GB/s copies, written through",
+                    ram.bytes() as f64 / 1e9,
+                    ram.copy.bytes_per_s() / 1e9
+                ));
             }
         }
         out

@@ -21,7 +21,7 @@ use iolab_core::job::Direction;
 use iolab_core::rng::Rng;
 use iolab_link::{Framing, Link, TlpParams};
 use std::cmp::Reverse;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::{BinaryHeap, HashMap, VecDeque};
 
 /// Index of a resource.
 pub type ResId = u32;
@@ -43,6 +43,8 @@ pub enum ResKind {
     Die,
     /// HDD actuator.
     Disk,
+    /// Host memory (a tiered volume's RAM layer).
+    Memory,
 }
 
 /// One resource: busy until a time, with its accumulated busy time.
@@ -677,14 +679,115 @@ pub struct Tier {
     slot_owner: Vec<u32>,
     /// Access counts.
     hits: Vec<u8>,
-    /// Clock hand for eviction.
-    hand: u64,
-    /// Referenced bits for the clock.
-    referenced: Vec<bool>,
+    /// Eviction order of the fast slots.
+    clock: SecondChance,
+    /// Cache mode: which 4 KiB blocks of each fast slot hold data (a cache copies what was
+    /// read, not whole lines).
+    valid: Vec<u32>,
     /// Slow-member extents.
     pub slow_extents: u64,
     /// Promotions done.
     pub promotions: u64,
+    /// Host RAM in front of both members, if any.
+    pub ram: Option<RamCache>,
+}
+
+/// Second-chance ("clock") replacement over a fixed set of slots.
+#[derive(Clone, Debug)]
+struct SecondChance {
+    hand: usize,
+    referenced: Vec<bool>,
+}
+
+impl SecondChance {
+    fn new(slots: usize) -> SecondChance {
+        SecondChance {
+            hand: 0,
+            referenced: vec![false; slots],
+        }
+    }
+
+    fn touch(&mut self, slot: usize) {
+        self.referenced[slot] = true;
+    }
+
+    /// The next slot that is `free` or unused since the hand last passed it; slots passed on
+    /// the way lose their reference. Needs at least one slot.
+    fn victim(&mut self, free: impl Fn(usize) -> bool) -> usize {
+        loop {
+            let s = self.hand;
+            self.hand = (self.hand + 1) % self.referenced.len();
+            if free(s) || !self.referenced[s] {
+                return s;
+            }
+            self.referenced[s] = false;
+        }
+    }
+}
+
+/// Line size of a RAM layer: the host's page.
+const RAM_LINE: u64 = 4096;
+/// An empty RAM slot.
+const NO_LINE: u64 = u64::MAX;
+
+/// Host RAM in front of a tiered volume (StoreMI's optional RAM layer): 4 KiB lines with clock
+/// eviction. Written through: a write updates the RAM copy and goes on to the volume as well,
+/// so a power loss costs nothing (no source says StoreMI holds writes in RAM only). Reads that
+/// miss keep their lines on the way up. A hit costs a memory copy.
+#[derive(Clone, Debug)]
+pub struct RamCache {
+    /// The memory copy (host DRAM bandwidth for a copy).
+    pub copy: Pipe,
+    slot_of: HashMap<u64, u32>,
+    line_of: Vec<u64>,
+    clock: SecondChance,
+    /// Bytes read from RAM.
+    pub hit_bytes: u64,
+}
+
+impl RamCache {
+    /// An empty RAM layer of `bytes` (whole lines) copying through `copy`.
+    pub fn new(copy: Pipe, bytes: u64) -> RamCache {
+        let slots = (bytes / RAM_LINE) as usize;
+        RamCache {
+            copy,
+            slot_of: HashMap::with_capacity(slots),
+            line_of: vec![NO_LINE; slots],
+            clock: SecondChance::new(slots),
+            hit_bytes: 0,
+        }
+    }
+
+    /// Capacity in bytes.
+    pub fn bytes(&self) -> u64 {
+        self.line_of.len() as u64 * RAM_LINE
+    }
+
+    /// Whether `line` is held; a hit marks it recently used.
+    fn hit(&mut self, line: u64) -> bool {
+        match self.slot_of.get(&line) {
+            Some(&s) => {
+                self.clock.touch(s as usize);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Holds `line`, evicting the first line the clock finds unreferenced.
+    fn keep(&mut self, line: u64) {
+        if self.line_of.is_empty() || self.hit(line) {
+            return;
+        }
+        let lines = &self.line_of;
+        let slot = self.clock.victim(|s| lines[s] == NO_LINE);
+        let old = std::mem::replace(&mut self.line_of[slot], line);
+        if old != NO_LINE {
+            self.slot_of.remove(&old);
+        }
+        self.slot_of.insert(line, slot as u32);
+        self.clock.touch(slot);
+    }
 }
 
 impl Tier {
@@ -727,10 +830,15 @@ impl Tier {
             loc,
             slot_owner,
             hits: vec![0; logical as usize],
-            hand: 0,
-            referenced: vec![false; fast_slots as usize],
+            clock: SecondChance::new(fast_slots as usize),
+            valid: if tiering {
+                Vec::new()
+            } else {
+                vec![0; fast_slots as usize]
+            },
             slow_extents,
             promotions: 0,
+            ram: None,
         }
     }
 
@@ -738,6 +846,51 @@ impl Tier {
     pub fn size(&self) -> u64 {
         self.loc.len() as u64 * self.extent
     }
+
+    /// Whether the fast member can serve `len` bytes at `within` of the extent in `slot`: a
+    /// tier moved the whole extent; a cache needs every 4 KiB block touched.
+    fn holds(&self, slot: u32, within: u64, len: u64) -> bool {
+        if self.tiering {
+            return true;
+        }
+        let first = within / 4096;
+        let end = (within + len).div_ceil(4096);
+        let touched = blocks(first, end);
+        self.valid[slot as usize] & touched == touched
+    }
+
+    /// A fast slot for extent `e`, taking it from the extent the clock picks (which goes back
+    /// to being served by the slow member: in cache mode its own copy there).
+    /// Returns the slot and the extent it displaced.
+    fn claim_slot(&mut self, e: u64) -> (u32, Option<u32>) {
+        let owners = &self.slot_owner;
+        let slot = self.clock.victim(|s| owners[s] == u32::MAX) as u32;
+        let old = std::mem::replace(&mut self.slot_owner[slot as usize], e as u32);
+        let old = (old != u32::MAX).then_some(old);
+        if let Some(old) = old {
+            if !self.tiering {
+                self.loc[old as usize] = (false, old);
+                self.valid[slot as usize] = 0;
+            }
+            self.hits[old as usize] = 0;
+        }
+        self.clock.touch(slot as usize);
+        (slot, old)
+    }
+}
+
+/// A mask of 4 KiB blocks `first..end` of a cache line (at most 32 blocks: 128 KiB lines).
+fn blocks(first: u64, end: u64) -> u32 {
+    if end <= first {
+        return 0;
+    }
+    (((1u64 << (end - first)) - 1) << first) as u32
+}
+
+/// The 4 KiB blocks wholly inside `within..within + len` of a cache line: what a copy of
+/// those bytes makes valid.
+fn whole_blocks(within: u64, len: u64) -> u32 {
+    blocks(within.div_ceil(4096), (within + len) / 4096)
 }
 
 /// A read chunk in flight between its die and the host.
@@ -936,7 +1089,52 @@ impl World {
         }
     }
 
+    /// A request to a tiered volume: what its RAM layer holds comes from RAM, the rest from
+    /// the members.
     fn tier_submit(
+        &mut self,
+        tier: &mut Tier,
+        tag: u32,
+        dir: Direction,
+        offset: u64,
+        len: u64,
+        t: u64,
+    ) {
+        let Some(ram) = tier.ram.as_mut() else {
+            return self.tier_place(tier, tag, dir, offset, len, t);
+        };
+        let end = offset + len;
+        let (mut hit, mut misses) = (0, Vec::<(u64, u64)>::new());
+        let mut line = offset / RAM_LINE;
+        while line * RAM_LINE < end {
+            let lo = (line * RAM_LINE).max(offset);
+            let hi = ((line + 1) * RAM_LINE).min(end);
+            if dir == Direction::Read && ram.hit(line) {
+                hit += hi - lo;
+            } else {
+                ram.keep(line);
+                match misses.last_mut() {
+                    Some(m) if m.0 + m.1 == lo => m.1 += hi - lo,
+                    _ => misses.push((lo, hi - lo)),
+                }
+            }
+            line += 1;
+        }
+        ram.hit_bytes += hit;
+        let copy = std::slice::from_ref(&ram.copy);
+        if hit > 0 {
+            let done = transfer(&mut self.res, copy, t, hit);
+            self.chunk_add(tag, done);
+        }
+        // What goes to the members is copied into RAM alongside (off the request's path).
+        transfer(&mut self.res, copy, t, len - hit);
+        for (off, l) in misses {
+            self.tier_place(tier, tag, dir, off, l, t);
+        }
+    }
+
+    /// A request to the members of a tiered volume.
+    fn tier_place(
         &mut self,
         tier: &mut Tier,
         tag: u32,
@@ -951,99 +1149,84 @@ impl World {
             let e = off / tier.extent;
             let within = off % tier.extent;
             let piece = (tier.extent - within).min(end - off);
-            let (fast, slot) = tier.loc[e as usize];
-            if fast {
-                tier.referenced[slot as usize] = true;
+            let (on_fast, slot) = tier.loc[e as usize];
+            // A cache writes through to a line it has, whatever it holds of it yet.
+            if on_fast && (dir == Direction::Write || tier.holds(slot, within, piece)) {
+                tier.clock.touch(slot as usize);
                 let fo = slot as u64 * tier.extent + within;
                 let mut f = std::mem::replace(&mut tier.fast, Vol::Leaf(0));
                 self.vol_submit(&mut f, tag, dir, fo, piece, t);
-                // A cache writes through: the slow copy is updated too.
+                tier.fast = f;
                 if !tier.tiering && dir == Direction::Write {
                     let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
                     self.vol_submit(&mut s, tag, dir, e * tier.extent + within, piece, t);
                     tier.slow = s;
+                    tier.valid[slot as usize] |= whole_blocks(within, piece);
                 }
-                tier.fast = f;
             } else {
-                let so = slot as u64 * tier.extent + within;
+                // From the slow member: a tier's extent where it lies, a cache's own copy.
+                let so = if tier.tiering { slot as u64 } else { e } * tier.extent + within;
                 let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
                 self.vol_submit(&mut s, tag, dir, so, piece, t);
                 tier.slow = s;
                 let h = &mut tier.hits[e as usize];
                 *h = h.saturating_add(1);
                 if *h as u32 >= tier.promote_after && tier.fast_slots > 0 {
-                    self.promote(tier, e, t);
+                    if tier.tiering {
+                        self.promote(tier, e, t);
+                    } else {
+                        self.cache_fill(tier, e, within, piece, t);
+                    }
                 }
             }
             off += piece;
         }
     }
 
-    /// Moves (tier) or copies (cache) extent `e` to the fast member, evicting by clock; the
-    /// copy runs in the background as internal I/O on both members.
+    /// Tier mode: moves extent `e` to the fast member, the extent it displaces to `e`'s place
+    /// on the slow member; the copies run in the background as internal I/O on both members.
     fn promote(&mut self, tier: &mut Tier, e: u64, t: u64) {
-        let slots = tier.fast_slots;
-        let victim_slot = loop {
-            let s = tier.hand % slots;
-            tier.hand += 1;
-            if tier.slot_owner[s as usize] == u32::MAX || !tier.referenced[s as usize] {
-                break s as u32;
-            }
-            tier.referenced[s as usize] = false;
-        };
         let (_, slow_slot) = tier.loc[e as usize];
-        let old = tier.slot_owner[victim_slot as usize];
+        let (slot, old) = tier.claim_slot(e);
         let x = tier.extent;
         let mut f = std::mem::replace(&mut tier.fast, Vol::Leaf(0));
         let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
-        // Background copy: read the extent from the slow member, write it to the fast one.
-        self.vol_submit(
-            &mut s,
-            INTERNAL,
-            Direction::Read,
-            slow_slot as u64 * x,
-            x,
-            t,
-        );
-        self.vol_submit(
-            &mut f,
-            INTERNAL,
-            Direction::Write,
-            victim_slot as u64 * x,
-            x,
-            t,
-        );
-        if old != u32::MAX {
-            if tier.tiering {
-                // The demoted extent takes the promoted one's place on the slow member.
-                self.vol_submit(
-                    &mut f,
-                    INTERNAL,
-                    Direction::Read,
-                    victim_slot as u64 * x,
-                    x,
-                    t,
-                );
-                self.vol_submit(
-                    &mut s,
-                    INTERNAL,
-                    Direction::Write,
-                    slow_slot as u64 * x,
-                    x,
-                    t,
-                );
-                tier.loc[old as usize] = (false, slow_slot);
-            } else {
-                tier.loc[old as usize] = (false, old);
-            }
-            tier.hits[old as usize] = 0;
+        let (fast_at, slow_at) = (slot as u64 * x, slow_slot as u64 * x);
+        self.vol_submit(&mut s, INTERNAL, Direction::Read, slow_at, x, t);
+        self.vol_submit(&mut f, INTERNAL, Direction::Write, fast_at, x, t);
+        if let Some(old) = old {
+            self.vol_submit(&mut f, INTERNAL, Direction::Read, fast_at, x, t);
+            self.vol_submit(&mut s, INTERNAL, Direction::Write, slow_at, x, t);
+            tier.loc[old as usize] = (false, slow_slot);
         }
         tier.fast = f;
         tier.slow = s;
-        tier.loc[e as usize] = (true, victim_slot);
-        tier.slot_owner[victim_slot as usize] = e as u32;
-        tier.referenced[victim_slot as usize] = true;
+        tier.loc[e as usize] = (true, slot);
         tier.promotions += 1;
+    }
+
+    /// Cache mode: copies to the fast member the `len` bytes at `within` of extent `e` that
+    /// were just read from or written to the slow member (the data is in hand: nothing more
+    /// is read from the slow member), claiming a line for `e` first if it has none.
+    fn cache_fill(&mut self, tier: &mut Tier, e: u64, within: u64, len: u64, t: u64) {
+        let mask = whole_blocks(within, len);
+        if mask == 0 {
+            return;
+        }
+        let slot = match tier.loc[e as usize] {
+            (true, slot) => slot,
+            _ => {
+                let (slot, _) = tier.claim_slot(e);
+                tier.loc[e as usize] = (true, slot);
+                tier.promotions += 1;
+                slot
+            }
+        };
+        let mut f = std::mem::replace(&mut tier.fast, Vol::Leaf(0));
+        let at = slot as u64 * tier.extent + within;
+        self.vol_submit(&mut f, INTERNAL, Direction::Write, at, len, t);
+        tier.fast = f;
+        tier.valid[slot as usize] |= mask;
     }
 
     fn leaf_submit(&mut self, li: u32, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
@@ -1799,5 +1982,32 @@ mod tests {
         assert!(lower < upper);
         assert!(((lower + upper) / 2).abs_diff(1_300_000) <= 1);
         assert!((upper as f64 / lower as f64 - 1300.0 / 500.0).abs() < 1e-5);
+    }
+
+    #[test]
+    fn a_cache_copy_validates_only_the_whole_blocks_it_carries() {
+        assert_eq!(whole_blocks(0, 4096), 1);
+        assert_eq!(
+            whole_blocks(512, 4096),
+            0,
+            "straddles two blocks, fills neither"
+        );
+        assert_eq!(whole_blocks(4096, 8192), 0b110);
+        assert_eq!(whole_blocks(0, 128 * 1024), u32::MAX);
+        assert_eq!(blocks(1, 3) & whole_blocks(4096, 4096), 0b10);
+    }
+
+    #[test]
+    fn second_chance_spares_a_recently_used_slot_once() {
+        let mut c = SecondChance::new(3);
+        c.touch(0);
+        assert_eq!(c.victim(|_| false), 1);
+        c.touch(1);
+        c.touch(2);
+        // The hand is at 2 (referenced: spared, cleared), then 0 (its reference was used up).
+        assert_eq!(c.victim(|_| false), 0);
+        // 1 is spared once more; 2 is free.
+        assert_eq!(c.victim(|s| s == 2), 2);
+        assert_eq!(c.victim(|_| false), 0, "0 came in unreferenced");
     }
 }

@@ -89,6 +89,24 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         e.to_string().contains("tlc.toml: slc_cache.program_ns"),
         "{e}"
     );
+    let no_rate = include_str!("../../../catalog/drives/storemi-ram.toml")
+        .replace("ram_bytes_per_s = 23.5e9\n", "");
+    let e = Catalog::default()
+        .add_drive("user/drives/tier.toml", &no_rate)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("tier.toml: tiered.ram_bytes_per_s"),
+        "{e}"
+    );
+    let wide = include_str!("../../../catalog/drives/rst-cache.toml")
+        .replace("extent_bytes = 131072", "extent_bytes = 262144");
+    let e = Catalog::default()
+        .add_drive("user/drives/cache.toml", &wide)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("cache.toml: tiered.extent_bytes"),
+        "{e}"
+    );
     // A protocol the platform has no driver for.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
@@ -165,6 +183,60 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
     sim.idle(1.0);
     let second = sim.run_job(&hot, None).unwrap().result.read.lat_ns.mean;
     assert!(second < first / 5.0, "first {first} ns, second {second} ns");
+}
+
+#[test]
+fn a_cache_keeps_what_it_read_and_a_ram_layer_serves_repeats_from_memory() {
+    let passes = |spec: &str, text: &str, n: usize| -> Vec<f64> {
+        let mut sim = open(spec, None).unwrap();
+        (0..n)
+            .map(|_| {
+                let r = sim.run_job(&job(text), None).unwrap().result;
+                sim.idle(1.0);
+                r.read.lat_ns.mean
+            })
+            .collect()
+    };
+    // 4 KiB reads: the cache copies the 4 KiB it read, not its 128 KiB line, so a first pass
+    // costs the disk no more than the disk alone; blocks never read stay on the disk.
+    let small = "access = \"randread\"\nsize = \"64m\"\nios_limit = 500";
+    let disk = passes("sim:hdd-7200@z270/sata", small, 1)[0];
+    let cache = passes("sim:rst-cache@z270/sata", small, 2);
+    assert!(
+        cache[0] < disk * 1.05,
+        "first pass {} ns vs disk {disk} ns",
+        cache[0]
+    );
+    assert!(cache[1] < disk / 20.0, "second pass {} ns", cache[1]);
+    let other = "access = \"randread\"\nsize = \"64m\"\nios_limit = 500\nseed = 9";
+    let mut sim = open("sim:rst-cache@z270/sata", None).unwrap();
+    sim.run_job(&job(small), None).unwrap();
+    let cold = sim
+        .run_job(&job(other), None)
+        .unwrap()
+        .result
+        .read
+        .lat_ns
+        .mean;
+    assert!(
+        cold > disk / 2.0,
+        "other blocks {cold} ns vs disk {disk} ns"
+    );
+    // StoreMI's RAM layer: a repeat is a memory copy, faster than the SSD tier could serve it.
+    let hot = "access = \"randread\"\nsize = \"64m\"\nios_limit = 2000";
+    let ram = passes("sim:storemi-ram@x470", hot, 2);
+    let tier = passes("sim:storemi@x470", hot, 3);
+    assert!(
+        ram[1] < tier[2] / 2.0,
+        "RAM {} ns vs SSD tier {} ns",
+        ram[1],
+        tier[2]
+    );
+    assert!(
+        ram[0] > 1e6,
+        "a first read comes from the disk: {} ns",
+        ram[0]
+    );
 }
 
 #[test]
