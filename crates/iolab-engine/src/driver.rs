@@ -19,6 +19,7 @@ use iolab_core::data::DataGenerator;
 use iolab_core::job::{Direction, Job};
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
+use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// A request and the time it is meant to start (ns on the driver's clock), if paced.
@@ -213,9 +214,18 @@ struct InFlight {
 struct WorkerState<S> {
     w: Worker<S>,
     inflight: u32,
-    pending: Option<Planned>,
+    /// Planned, not yet submitted, oldest first.
+    pending: VecDeque<Planned>,
+    /// The source has nothing more to plan.
     exhausted: bool,
     free_tags: Vec<u32>,
+}
+
+impl<S> WorkerState<S> {
+    /// Nothing left to submit.
+    fn drained(&self) -> bool {
+        self.exhausted && self.pending.is_empty()
+    }
 }
 
 /// Runs `workers` over `target` until their sources end, the duration passes, `stop` is set or
@@ -232,6 +242,7 @@ where
     S: RequestSource,
 {
     let needs_data = target.capabilities().needs_data;
+    let plan_ahead = target.plan_ahead().max(1);
     let total_slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
     let mut states: Vec<WorkerState<S>> = Vec::with_capacity(workers.len());
     let mut next_tag = 0u32;
@@ -243,7 +254,7 @@ where
         states.push(WorkerState {
             w,
             inflight: 0,
-            pending: None,
+            pending: VecDeque::with_capacity(plan_ahead),
             exhausted: false,
             free_tags: tags,
         });
@@ -283,8 +294,8 @@ where
         let mut next_wake: Option<u64> = None;
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
-                while st.inflight < st.w.queue_depth && !st.exhausted {
-                    let planned = match st.pending.take() {
+                while st.inflight < st.w.queue_depth && !st.drained() {
+                    let planned = match st.pending.pop_front() {
                         Some(p) => p,
                         None => match st.w.source.next_planned() {
                             Some(p) => p,
@@ -300,7 +311,7 @@ where
                             paced = true;
                             if at > now {
                                 next_wake = Some(next_wake.map_or(at, |w: u64| w.min(at)));
-                                st.pending = Some(planned);
+                                st.pending.push_front(planned);
                                 break;
                             }
                             at
@@ -336,13 +347,13 @@ where
                     });
                     st.inflight += 1;
                 }
-                // Plan the next request now and tell the target: a model prefetches its
-                // mapping while this batch is processed (one cache miss less per I/O).
-                if st.pending.is_none() && !st.exhausted {
+                // Plan ahead and tell the target: a model prefetches the mappings of the
+                // next requests while this batch is processed (cache misses hidden).
+                while st.pending.len() < plan_ahead && !st.exhausted {
                     match st.w.source.next_planned() {
                         Some(p) => {
                             target.upcoming(p.req.offset);
-                            st.pending = Some(p);
+                            st.pending.push_back(p);
                         }
                         None => st.exhausted = true,
                     }
@@ -365,7 +376,7 @@ where
             batch.clear();
         }
         if inflight_total == 0 {
-            let all_done = states.iter().all(|s| s.exhausted && s.pending.is_none());
+            let all_done = states.iter().all(|s| s.drained());
             if stopped_by.is_some() || !issuing || all_done {
                 break;
             }

@@ -106,10 +106,16 @@ pub trait Target {
         None
     }
 
-    /// A hint that a request at `offset` will be submitted next: a model starts fetching its
+    /// A hint that a request at `offset` will be submitted soon: a model starts fetching its
     /// mapping so that the submission does not wait on memory. Real targets ignore it.
     fn upcoming(&mut self, offset: u64) {
         let _ = offset;
+    }
+
+    /// Requests per worker the driver should plan ahead and announce with
+    /// [`Target::upcoming`]: more than one only where the hint pays.
+    fn plan_ahead(&self) -> usize {
+        1
     }
 }
 
@@ -139,5 +145,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn upcoming(&mut self, offset: u64) {
         (**self).upcoming(offset)
+    }
+    fn plan_ahead(&self) -> usize {
+        (**self).plan_ahead()
     }
 }

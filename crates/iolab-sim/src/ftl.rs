@@ -229,6 +229,25 @@ impl Ftl {
         self.mapped -= 1;
     }
 
+    /// Takes `units` of a die's free space into its open host block as data written and
+    /// since overwritten (nothing valid): a die part-way through filling its next block.
+    pub fn take_free(&mut self, die: u32, units: u64) {
+        let mut left = units.min(self.dies[die as usize].free_units);
+        while left > 0 {
+            let open = self.dies[die as usize].host_open;
+            let node = &mut self.nodes[open as usize];
+            let take = ((self.block_units - node.foot) as u64).min(left);
+            node.foot += take as u32;
+            self.dies[die as usize].free_units -= take;
+            left -= take;
+            if self.nodes[open as usize].foot >= self.block_units {
+                self.dies[die as usize].sealed.push(open);
+                let n = self.new_node(die);
+                self.dies[die as usize].host_open = n;
+            }
+        }
+    }
+
     /// Free space of a die in units.
     pub fn free_units(&self, die: u32) -> u64 {
         self.dies[die as usize].free_units

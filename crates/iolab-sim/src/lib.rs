@@ -231,8 +231,10 @@ impl SimSetup {
     /// Puts every SSD in the state a full sequential fill leaves, analytically (seconds, not
     /// hours): every LBA holds data, blocks are full, only the spare area is free.
     pub fn precondition_fill(&mut self) {
-        for l in &mut self.world.leaves {
+        let World { leaves, res, .. } = &mut self.world;
+        for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
+                s.charge_carried(res); // what an earlier steady state carried is not the next job's
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_sequential(stripe);
                 s.reset_buffer();
@@ -242,13 +244,18 @@ impl SimSetup {
     }
 
     /// Puts every SSD in the steady state of full-span 4 KiB random writes under greedy GC,
-    /// analytically (the valid-page distribution of the mean-field model).
+    /// analytically (the valid-page distribution of the mean-field model), with its dies at
+    /// different points of their collection cycle, as writing would have left them.
     pub fn precondition_steady(&mut self) {
-        for l in &mut self.world.leaves {
+        let now = self.clock.now_ns();
+        let World { leaves, res, .. } = &mut self.world;
+        for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
+                s.charge_carried(res); // what an earlier steady state carried is not the next job's
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_steady(stripe);
                 s.reset_buffer();
+                s.stagger_collections(res, now);
             }
         }
         self.state = "steady state of random writes (analytic)".into();
@@ -359,6 +366,13 @@ impl SimSetup {
         stop: Option<&AtomicBool>,
     ) -> std::io::Result<JobRun> {
         let before = self.snapshot();
+        // Collections in progress when an analytic steady state was set run during this job.
+        let World { leaves, res, .. } = &mut self.world;
+        for l in leaves {
+            if let Dev::Ssd(s) = &mut l.dev {
+                s.charge_carried(res);
+            }
+        }
         let needs_data = self.world.needs_data();
         let size = self.size_bytes();
         let clock = self.clock.clone();

@@ -16,7 +16,7 @@
 //! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
 
 use crate::catalog::LinkKind;
-use crate::ftl::Ftl;
+use crate::ftl::{Ftl, GcCost};
 use iolab_core::job::Direction;
 use iolab_core::rng::Rng;
 use iolab_link::{Framing, Link, TlpParams};
@@ -472,6 +472,19 @@ pub struct Ssd {
     pub energy: Energy,
     /// SLC write cache of a multi-bit array.
     pub slc: Option<SlcCache>,
+    /// Collection work that was in progress when an analytic steady state was set, charged
+    /// to the next job, during which it runs.
+    carried: Carried,
+}
+
+/// Collections in progress at an analytic steady state (see [`Ssd::stagger_collections`]):
+/// the share still to run of each, as busy time, energy and pages moved and erased.
+#[derive(Clone, Debug, Default)]
+struct Carried {
+    die_busy: Vec<(ResId, u64)>,
+    energy: Energy,
+    gc_units: u64,
+    erased_units: u64,
 }
 
 /// Parameters to build an SSD.
@@ -1586,32 +1599,20 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
         let die_res = ssd.dies[unit.die as usize];
         if low {
             let cost = ssd.ftl.collect(unit.die);
-            let ub = ssd.ftl.unit_bytes as u64;
-            let ops = (cost.moved_units * ub).div_ceil(ssd.unit_bytes);
-            let erases = (cost.erased_units * ub).div_ceil(ssd.block_bytes);
-            // Copyback within the die: read and program each moved page, then erase.
-            // Moved pages are as many lower as upper pages: the mean times apply.
-            let read_ns = mean_of(ssd.read_ns);
-            let program_ns = mean_of(ssd.program_ns);
-            let copy_ns = read_ns + program_ns;
-            let gc_ns = ops * copy_ns + erases * ssd.erase_ns;
-            let die = &mut res[die_res as usize];
-            let gc = &mut ssd.gc[unit.die as usize];
-            let start = unit.ready.max(die.busy_until).max(gc.end);
+            let die = &res[die_res as usize];
             // Booked after the die's earlier collection, whose place this one takes (reads in
             // what is left of that one no longer wait for its operations: a rare overlap).
-            *gc = GcWork {
-                start,
-                copy_ns,
-                copies_end: start + ops * copy_ns,
-                erase_ns: ssd.erase_ns,
-                end: start + gc_ns,
-            };
-            die.busy_ns += gc_ns;
+            let start = unit
+                .ready
+                .max(die.busy_until)
+                .max(ssd.gc[unit.die as usize].end);
+            let (gc, ops, erases) = ssd.collection(&cost, start);
+            ssd.gc[unit.die as usize] = gc;
+            res[die_res as usize].busy_ns += gc.end - gc.start;
             let free = &mut ssd.die_free[unit.die as usize];
             *free = (*free).max(gc.end);
-            ssd.energy.read_ns += ops * read_ns;
-            ssd.energy.program_ns += ops * program_ns;
+            ssd.energy.read_ns += ops * mean_of(ssd.read_ns);
+            ssd.energy.program_ns += ops * mean_of(ssd.program_ns);
             ssd.energy.erase_ns += erases * ssd.erase_ns;
         }
         if unit.fill >= ssd.unit_bytes {
@@ -1632,10 +1633,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
                 .ready
                 .max(res[die_res as usize].busy_until)
                 .max(ssd.gc[unit.die as usize].end);
-            let loaded = reserve(res, chan, free, xfer);
-            let loads = &mut ssd.loads_booked[(chan - ssd.chans[0]) as usize];
-            forget_over(loads, at);
-            loads.push_back((loaded - xfer, loaded));
+            let loaded = ssd.load_channel(res, chan, at, free, xfer);
             // A die's programs alternate between lower and upper pages (the MLC program
             // order interleaves them across neighbouring wordlines).
             let programs = &mut ssd.programs[unit.die as usize];
@@ -1801,6 +1799,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         power: p.power,
         energy: Energy::default(),
         slc: p.slc,
+        carried: Carried::default(),
     }
 }
 
@@ -1870,6 +1869,22 @@ impl Ssd {
         end
     }
 
+    /// Books a program's data load of `d` on channel `chan` at `ready` or later, after the
+    /// channel's reads and in the first gap between the loads already booked: a load booked
+    /// for a die still collecting, a second ahead, does not hold up the channel's other dies.
+    fn load_channel(&mut self, res: &mut [Res], chan: ResId, at: u64, ready: u64, d: u64) -> u64 {
+        let i = (chan - self.chans[0]) as usize;
+        let loads = &mut self.loads_booked[i];
+        let start = fit_before_booked(loads, at, ready.max(self.chan_read_until[i]), d);
+        let end = start + d;
+        let pos = loads.partition_point(|&(s, _)| s < start);
+        loads.insert(pos, (start, end));
+        let r = &mut res[chan as usize];
+        r.busy_until = r.busy_until.max(end);
+        r.busy_ns += d;
+        end
+    }
+
     /// Folds the SLC cache into the array for the time all dies have been idle before `at`,
     /// at the array's program speed (every die programming). It takes no die time (the dies
     /// had nothing else to do) and no energy: that would land in whichever test writes next.
@@ -1910,6 +1925,88 @@ impl Ssd {
     /// Busy time of the channels.
     pub fn channel_busy(&self, res: &[Res]) -> u64 {
         self.chans.iter().map(|&c| res[c as usize].busy_ns).sum()
+    }
+
+    /// The booking of a collection that moves and erases `cost`, from `start`: copyback
+    /// within the die (read and program each moved page), then the erases. Moved pages are as
+    /// many lower as upper pages: the mean times apply. Also returns the copies and erases.
+    fn collection(&self, cost: &GcCost, start: u64) -> (GcWork, u64, u64) {
+        let ub = self.ftl.unit_bytes as u64;
+        let ops = (cost.moved_units * ub).div_ceil(self.unit_bytes);
+        let erases = (cost.erased_units * ub).div_ceil(self.block_bytes);
+        let copy_ns = mean_of(self.read_ns) + mean_of(self.program_ns);
+        let gc = GcWork {
+            start,
+            copy_ns,
+            copies_end: start + ops * copy_ns,
+            erase_ns: self.erase_ns,
+            end: start + ops * copy_ns + erases * self.erase_ns,
+        };
+        (gc, ops, erases)
+    }
+
+    /// Spreads the dies over the garbage-collection cycle of the steady state. An analytic
+    /// steady state leaves every die at its collection threshold at once, so the first writes
+    /// would start a collection on every die together and stall the drive for the length of
+    /// one (over a second on the SSD 750), a synchronised start no drive that reached its
+    /// steady state by writing has. Die `d` takes phase `d × 0.618…` (mod 1) of its cycle: a
+    /// collection (of the cost its next one has) for the share of the cycle collections take
+    /// when the drive writes flat out, then the writing of one block. A die in its collection
+    /// has the FTL state of the collection done and the rest of it booked from `now`, its
+    /// cost carried to the next job ([`Ssd::charge_carried`]); a die writing has part of its
+    /// fresh block taken.
+    pub fn stagger_collections(&mut self, res: &mut [Res], now: u64) {
+        let block_units = self.ftl.block_units as u64;
+        let write_ns = self.block_bytes / self.unit_bytes * mean_of(self.program_ns);
+        for d in 0..self.dies.len() {
+            let cost = self.ftl.collect(d as u32);
+            let (full, ops, erases) = self.collection(&cost, 0);
+            let gc_ns = full.end as f64;
+            let in_gc = gc_ns / (gc_ns + write_ns as f64);
+            let phase = (d as f64 * 0.618_033_988_749_895).fract();
+            if phase < in_gc {
+                // The tail of the collection: its last copies, then its erases.
+                let share = (in_gc - phase) / in_gc;
+                let end = now + (share * gc_ns) as u64;
+                let c = &mut self.carried;
+                c.die_busy.push((self.dies[d], end - now));
+                let part = |x: u64| (x as f64 * share) as u64;
+                c.energy.read_ns += part(ops * mean_of(self.read_ns));
+                c.energy.program_ns += part(ops * mean_of(self.program_ns));
+                c.energy.erase_ns += part(erases * self.erase_ns);
+                c.gc_units += part(cost.moved_units);
+                c.erased_units += part(cost.erased_units);
+                // Counted when charged, not now.
+                self.ftl.counters.gc_units -= part(cost.moved_units);
+                self.ftl.counters.erased_units -= part(cost.erased_units);
+                self.gc[d] = GcWork {
+                    start: now,
+                    copies_end: end.saturating_sub(erases * self.erase_ns).max(now),
+                    end,
+                    ..full
+                };
+                let r = &mut res[self.dies[d] as usize];
+                r.busy_until = r.busy_until.max(end);
+                self.die_free[d] = self.die_free[d].max(end);
+            } else {
+                let taken = (phase - in_gc) / (1.0 - in_gc) * block_units as f64;
+                self.ftl.take_free(d as u32, taken as u64);
+            }
+        }
+    }
+
+    /// Charges the collection work carried from an analytic steady state to what is running
+    /// now: the dies' busy time, energy, and the pages moved and erased (write amplification).
+    pub fn charge_carried(&mut self, res: &mut [Res]) {
+        let c = std::mem::take(&mut self.carried);
+        for (die, ns) in c.die_busy {
+            res[die as usize].busy_ns += ns;
+        }
+        self.energy.read_ns += c.energy.read_ns;
+        self.energy.program_ns += c.energy.program_ns;
+        self.energy.erase_ns += c.energy.erase_ns;
+        self.ftl.counters.gc_units += c.gc_units;
+        self.ftl.counters.erased_units += c.erased_units;
     }
 
     /// Forgets pending programs and buffer state (after an analytic fill).
