@@ -503,15 +503,31 @@ pub fn build(
         .driver
         .clone()
         .unwrap_or_else(|| dspec.interface.protocol.clone());
-    let dr = plat.drivers.get(&driver).ok_or_else(|| SimError::Catalog {
-        file: b.plat_file.to_string(),
-        key: format!("drivers.{driver}"),
-        message: format!(
-            "unknown driver '{driver}' (drive '{}' speaks {}); known: {}",
-            dspec.name,
-            dspec.interface.protocol,
-            plat.drivers.keys().cloned().collect::<Vec<_>>().join(", ")
-        ),
+    let dr = plat.drivers.get(&driver).ok_or_else(|| {
+        // Which platforms of the era have it, and how to give this one the driver.
+        let with: Vec<&str> = cat
+            .platforms
+            .iter()
+            .filter(|(_, (_, p))| p.drivers.contains_key(&driver))
+            .map(|(n, _)| n.as_str())
+            .collect();
+        SimError::Catalog {
+            file: b.plat_file.to_string(),
+            key: format!("drivers.{driver}"),
+            message: format!(
+                "unknown driver '{driver}' (drive '{}' speaks {}); known: {}. Platforms with it: \
+                 {}; or copy this platform's file into the platforms/ of a --catalog directory \
+                 and add a [drivers.{driver}] table (latency_ns, queue_depth, source)",
+                dspec.name,
+                dspec.interface.protocol,
+                plat.drivers.keys().cloned().collect::<Vec<_>>().join(", "),
+                if with.is_empty() {
+                    "none".to_string()
+                } else {
+                    with.join(", ")
+                },
+            ),
+        }
     })?;
     let vol = match &port_spec.raid {
         Some(r) => {

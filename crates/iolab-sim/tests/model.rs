@@ -119,6 +119,15 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
             .contains("z97.toml: drivers.scsi: unknown driver"),
         "{e}"
     );
+    // It says what to do: where the driver is, how to add it.
+    let e = open("sim:revodrive-120@z97", None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("Platforms with it: 890gx, h55, p55, x58") && e.contains("[drivers.sil3124]"),
+        "{e}"
+    );
 }
 
 #[test]
