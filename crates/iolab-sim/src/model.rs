@@ -178,13 +178,20 @@ fn reserve_any(res: &mut [Res], ids: &[ResId], t: u64, dur: u64) -> u64 {
     reserve(res, best, t, dur)
 }
 
+/// Marks resource `id` busy for `dur` from `start`, a time already chosen (in a gap, or after
+/// what it waits for); returns the end.
 #[inline]
-fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
+fn occupy(res: &mut [Res], id: ResId, start: u64, dur: u64) -> u64 {
     let r = &mut res[id as usize];
-    let start = t.max(r.busy_until);
-    r.busy_until = start + dur;
+    r.busy_until = r.busy_until.max(start + dur);
     r.busy_ns += dur;
     start + dur
+}
+
+#[inline]
+fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
+    let start = t.max(res[id as usize].busy_until);
+    occupy(res, id, start, dur)
 }
 
 /// Garbage collection booked on one die: page copies (tR + tPROG each), then erases. They are
@@ -417,6 +424,23 @@ pub struct Energy {
     pub program_ns: u64,
     /// Die erase time summed.
     pub erase_ns: u64,
+}
+
+impl Energy {
+    fn add(&mut self, o: Energy) {
+        self.read_ns += o.read_ns;
+        self.program_ns += o.program_ns;
+        self.erase_ns += o.erase_ns;
+    }
+
+    fn share(self, f: f64) -> Energy {
+        let part = |x: u64| (x as f64 * f) as u64;
+        Energy {
+            read_ns: part(self.read_ns),
+            program_ns: part(self.program_ns),
+            erase_ns: part(self.erase_ns),
+        }
+    }
 }
 
 /// An SSD.
@@ -754,8 +778,6 @@ pub struct RamCache {
     slot_of: HashMap<u64, u32>,
     line_of: Vec<u64>,
     clock: SecondChance,
-    /// Bytes read from RAM.
-    pub hit_bytes: u64,
 }
 
 impl RamCache {
@@ -767,7 +789,6 @@ impl RamCache {
             slot_of: HashMap::with_capacity(slots),
             line_of: vec![NO_LINE; slots],
             clock: SecondChance::new(slots),
-            hit_bytes: 0,
         }
     }
 
@@ -1133,7 +1154,6 @@ impl World {
             }
             line += 1;
         }
-        ram.hit_bytes += hit;
         let copy = std::slice::from_ref(&ram.copy);
         if hit > 0 {
             let done = transfer(&mut self.res, copy, t, hit);
@@ -1606,14 +1626,12 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
                 .ready
                 .max(die.busy_until)
                 .max(ssd.gc[unit.die as usize].end);
-            let (gc, ops, erases) = ssd.collection(&cost, start);
+            let (gc, energy) = ssd.collection(&cost, start);
             ssd.gc[unit.die as usize] = gc;
             res[die_res as usize].busy_ns += gc.end - gc.start;
             let free = &mut ssd.die_free[unit.die as usize];
             *free = (*free).max(gc.end);
-            ssd.energy.read_ns += ops * mean_of(ssd.read_ns);
-            ssd.energy.program_ns += ops * mean_of(ssd.program_ns);
-            ssd.energy.erase_ns += erases * ssd.erase_ns;
+            ssd.energy.add(energy);
         }
         if unit.fill >= ssd.unit_bytes {
             let chan = ssd.chan_of(unit.die);
@@ -1847,10 +1865,7 @@ impl Ssd {
             // first): what is left of the collection waits for it.
             gc.delay(end - start.max(gc.start));
         }
-        self.read_until[i] = end;
-        let die = &mut res[self.dies[i] as usize];
-        die.busy_until = die.busy_until.max(end);
-        die.busy_ns += t_r;
+        self.read_until[i] = occupy(res, self.dies[i], start, t_r);
         self.die_free[i] = self.die_free[i].max(end).max(gc.end);
         end
     }
@@ -1861,12 +1876,8 @@ impl Ssd {
         let i = (chan - self.chans[0]) as usize;
         let ready = at.max(self.chan_read_until[i]);
         let start = fit_before_booked(&mut self.loads_booked[i], at, ready, d);
-        let end = start + d;
-        self.chan_read_until[i] = end;
-        let r = &mut res[chan as usize];
-        r.busy_until = r.busy_until.max(end);
-        r.busy_ns += d;
-        end
+        self.chan_read_until[i] = occupy(res, chan, start, d);
+        self.chan_read_until[i]
     }
 
     /// Books a program's data load of `d` on channel `chan` at `ready` or later, after the
@@ -1876,13 +1887,9 @@ impl Ssd {
         let i = (chan - self.chans[0]) as usize;
         let loads = &mut self.loads_booked[i];
         let start = fit_before_booked(loads, at, ready.max(self.chan_read_until[i]), d);
-        let end = start + d;
         let pos = loads.partition_point(|&(s, _)| s < start);
-        loads.insert(pos, (start, end));
-        let r = &mut res[chan as usize];
-        r.busy_until = r.busy_until.max(end);
-        r.busy_ns += d;
-        end
+        loads.insert(pos, (start, start + d));
+        occupy(res, chan, start, d)
     }
 
     /// Folds the SLC cache into the array for the time all dies have been idle before `at`,
@@ -1929,20 +1936,25 @@ impl Ssd {
 
     /// The booking of a collection that moves and erases `cost`, from `start`: copyback
     /// within the die (read and program each moved page), then the erases. Moved pages are as
-    /// many lower as upper pages: the mean times apply. Also returns the copies and erases.
-    fn collection(&self, cost: &GcCost, start: u64) -> (GcWork, u64, u64) {
+    /// many lower as upper pages: the mean times apply. Also returns its die time for power.
+    fn collection(&self, cost: &GcCost, start: u64) -> (GcWork, Energy) {
         let ub = self.ftl.unit_bytes as u64;
         let ops = (cost.moved_units * ub).div_ceil(self.unit_bytes);
         let erases = (cost.erased_units * ub).div_ceil(self.block_bytes);
-        let copy_ns = mean_of(self.read_ns) + mean_of(self.program_ns);
+        let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
         let gc = GcWork {
             start,
-            copy_ns,
-            copies_end: start + ops * copy_ns,
+            copy_ns: read_ns + program_ns,
+            copies_end: start + ops * (read_ns + program_ns),
             erase_ns: self.erase_ns,
-            end: start + ops * copy_ns + erases * self.erase_ns,
+            end: start + ops * (read_ns + program_ns) + erases * self.erase_ns,
         };
-        (gc, ops, erases)
+        let energy = Energy {
+            read_ns: ops * read_ns,
+            program_ns: ops * program_ns,
+            erase_ns: erases * self.erase_ns,
+        };
+        (gc, energy)
     }
 
     /// Spreads the dies over the garbage-collection cycle of the steady state. An analytic
@@ -1960,7 +1972,7 @@ impl Ssd {
         let write_ns = self.block_bytes / self.unit_bytes * mean_of(self.program_ns);
         for d in 0..self.dies.len() {
             let cost = self.ftl.collect(d as u32);
-            let (full, ops, erases) = self.collection(&cost, 0);
+            let (full, energy) = self.collection(&cost, 0);
             let gc_ns = full.end as f64;
             let in_gc = gc_ns / (gc_ns + write_ns as f64);
             let phase = (d as f64 * 0.618_033_988_749_895).fract();
@@ -1970,10 +1982,8 @@ impl Ssd {
                 let end = now + (share * gc_ns) as u64;
                 let c = &mut self.carried;
                 c.die_busy.push((self.dies[d], end - now));
+                c.energy.add(energy.share(share));
                 let part = |x: u64| (x as f64 * share) as u64;
-                c.energy.read_ns += part(ops * mean_of(self.read_ns));
-                c.energy.program_ns += part(ops * mean_of(self.program_ns));
-                c.energy.erase_ns += part(erases * self.erase_ns);
                 c.gc_units += part(cost.moved_units);
                 c.erased_units += part(cost.erased_units);
                 // Counted when charged, not now.
@@ -1981,7 +1991,7 @@ impl Ssd {
                 self.ftl.counters.erased_units -= part(cost.erased_units);
                 self.gc[d] = GcWork {
                     start: now,
-                    copies_end: end.saturating_sub(erases * self.erase_ns).max(now),
+                    copies_end: end.saturating_sub(full.end - full.copies_end).max(now),
                     end,
                     ..full
                 };
@@ -2002,9 +2012,7 @@ impl Ssd {
         for (die, ns) in c.die_busy {
             res[die as usize].busy_ns += ns;
         }
-        self.energy.read_ns += c.energy.read_ns;
-        self.energy.program_ns += c.energy.program_ns;
-        self.energy.erase_ns += c.energy.erase_ns;
+        self.energy.add(c.energy);
         self.ftl.counters.gc_units += c.gc_units;
         self.ftl.counters.erased_units += c.erased_units;
     }
