@@ -213,6 +213,15 @@ impl Ftl {
         }
     }
 
+    /// Starts loading the block node an LPN's map entry names (its entry should be cached).
+    #[inline]
+    pub fn prefetch_node(&self, lpn: u64) {
+        let n = self.map.get(lpn as usize).copied().unwrap_or(UNMAPPED);
+        if let Some(node) = self.nodes.get(n as usize).filter(|_| n != UNMAPPED) {
+            iolab_engine::sys::prefetch(node);
+        }
+    }
+
     /// Drops an LPN's data (overwrite or TRIM).
     #[inline]
     pub fn invalidate(&mut self, lpn: u64) {

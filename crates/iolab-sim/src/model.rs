@@ -977,7 +977,16 @@ pub struct World {
     pub host_write_bytes: u64,
     /// Requests rejected past the end.
     pub errors: u64,
+    /// The LPNs of the last [`NODE_LAG`] requests planned, for [`World::prefetch`].
+    planned_lpns: [u64; NODE_LAG],
+    /// Requests planned so far (the ring's position).
+    planned: u32,
 }
+
+/// How many requests after starting to load a request's map entry [`World::prefetch`] starts
+/// loading the block node it names: by then the entry is in the cache. Measured on the SSD
+/// 750's steady state, four requests planned ahead: two as fast as four with eight ahead.
+const NODE_LAG: usize = 2;
 
 impl World {
     /// A world over `res`, `leaves` and `vol`.
@@ -1003,6 +1012,8 @@ impl World {
             stored_share: Vec::new(),
             host_write_bytes: 0,
             errors: 0,
+            planned_lpns: [0; NODE_LAG],
+            planned: 0,
         }
     }
 
@@ -1532,12 +1543,19 @@ impl World {
         }
     }
 
-    /// Starts loading the mapping of a request about to be submitted at `offset`.
-    pub fn prefetch(&self, offset: u64) {
+    /// Starts loading the mapping of a request about to be submitted at `offset`, and the
+    /// block node of the one planned [`NODE_LAG`] requests before it, whose map entry that call
+    /// started loading (the node's address is in the entry: a second dependent miss).
+    pub fn prefetch(&mut self, offset: u64) {
         // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
         if let Vol::Leaf(i) = self.vol {
             if let Dev::Ssd(s) = &self.leaves[i as usize].dev {
-                s.ftl.prefetch(offset / 4096);
+                let lpn = offset / 4096;
+                s.ftl.prefetch(lpn);
+                // The ring's slot for this request holds the one planned NODE_LAG before it.
+                let slot = &mut self.planned_lpns[self.planned as usize % NODE_LAG];
+                s.ftl.prefetch_node(std::mem::replace(slot, lpn));
+                self.planned = self.planned.wrapping_add(1);
             }
         }
     }
