@@ -129,8 +129,9 @@ fn direction_row(name: &str, d: &DirectionResult) -> String {
     )
 }
 
-/// One job's block of the run table.
-pub fn job_block(j: &JobResult) -> String {
+/// One job's block of the run table (`modelled`: the figures come from a model, which has no
+/// host CPU time to show).
+pub fn job_block(j: &JobResult, modelled: bool) -> String {
     let mut out = String::new();
     let state = match &j.stop_reason {
         None => "complete".to_string(),
@@ -167,18 +168,27 @@ pub fn job_block(j: &JobResult) -> String {
     }
     let ios = (j.read.ios + j.write.ios).max(1) as f64;
     let cpu = j.cpu.user_s + j.cpu.system_s;
-    let _ = writeln!(
-        out,
-        "cpu   user {:.2} s, system {:.2} s ({:.2} µs per I/O){}",
-        j.cpu.user_s,
-        j.cpu.system_s,
-        cpu / ios * 1e6,
-        if j.latency_from_intended_start {
-            "; latency counted from each I/O's intended start"
-        } else {
-            ""
-        }
-    );
+    let from_intended = if j.latency_from_intended_start {
+        "; latency counted from each I/O's intended start"
+    } else {
+        ""
+    };
+    if modelled {
+        // The simulator's own CPU time says nothing about the modelled host's.
+        let _ = writeln!(
+            out,
+            "cpu   not modelled: the host's stack is a latency per I/O (`iolab sim explain` \
+             shows it){from_intended}"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "cpu   user {:.2} s, system {:.2} s ({:.2} µs per I/O){from_intended}",
+            j.cpu.user_s,
+            j.cpu.system_s,
+            cpu / ios * 1e6,
+        );
+    }
     for e in &j.errors {
         let _ = writeln!(
             out,
@@ -194,7 +204,7 @@ pub fn run_table(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     for j in &r.jobs {
-        out.push_str(&job_block(j));
+        out.push_str(&job_block(j, r.target.modelled));
     }
     ceiling_lines(r, &mut out);
     notes(r, &mut out);

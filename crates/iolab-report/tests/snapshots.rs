@@ -26,6 +26,15 @@ fn terminal_run_table() {
 }
 
 #[test]
+fn terminal_run_table_of_a_model_claims_no_host_cpu() {
+    let mut r = run_result();
+    r.target.modelled = true;
+    let table = terminal::run_table(&r);
+    assert!(table.contains("cpu   not modelled"), "{table}");
+    assert!(!table.contains("µs per I/O"), "{table}");
+}
+
+#[test]
 fn html_suite_report() {
     let r = suite_result("/dev/sdx", "bench-host", 1.0);
     check_snapshot("report-suite.html", &render_html(&[r]));

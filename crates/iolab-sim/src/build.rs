@@ -453,7 +453,9 @@ pub struct Built {
     pub port: String,
 }
 
-/// Builds `drive` on `platform`'s `port` (or its default port).
+/// Builds `drive` on `platform`'s `port`. Without a port: on the platform's default port, or,
+/// when the drive cannot attach there (a card or an NVMe drive on a platform whose default is
+/// its SATA port), on the port nearest the CPU that takes it, as one would plug it in.
 pub fn build(
     cat: &Catalog,
     drive: &str,
@@ -461,26 +463,72 @@ pub fn build(
     port: Option<&str>,
     seed: u64,
 ) -> Result<Built, SimError> {
-    let (plat_file, plat) =
-        cat.platforms
-            .get(platform)
-            .ok_or_else(|| SimError::UnknownPlatform {
-                name: platform.to_string(),
-                known: cat.platforms.keys().cloned().collect::<Vec<_>>().join(", "),
-            })?;
-    let port_name = match port {
-        Some(p) => p.to_string(),
-        None => plat
-            .ports
-            .iter()
-            .find(|(_, p)| p.default)
-            .map(|(n, _)| n.clone())
-            .ok_or_else(|| SimError::UnknownPort {
+    let (_, plat) = cat
+        .platforms
+        .get(platform)
+        .ok_or_else(|| SimError::UnknownPlatform {
+            name: platform.to_string(),
+            known: cat.platforms.keys().cloned().collect::<Vec<_>>().join(", "),
+        })?;
+    let port_names = || plat.ports.keys().cloned().collect::<Vec<_>>().join(", ");
+    let default = plat
+        .ports
+        .iter()
+        .find(|(_, p)| p.default)
+        .map(|(n, _)| n.as_str());
+    let asked = match (port, default) {
+        (Some(p), _) => p,
+        (None, Some(d)) => d,
+        (None, None) => {
+            return Err(SimError::UnknownPort {
                 platform: platform.to_string(),
                 name: "(default)".into(),
-                known: plat.ports.keys().cloned().collect::<Vec<_>>().join(", "),
-            })?,
+                known: port_names(),
+            })
+        }
     };
+    let (drive_name, message) = match build_on(cat, drive, platform, asked, seed) {
+        Err(SimError::Incompatible { drive, message }) => (drive, message),
+        other => return other,
+    };
+    // Nearest the CPU first (fewest hops), single ports before RAID volumes.
+    let mut others: Vec<(&String, &PortSpec)> =
+        plat.ports.iter().filter(|(n, _)| *n != asked).collect();
+    others.sort_by_key(|(n, p)| (p.raid.is_some(), p.path.len(), n.as_str()));
+    let mut fitting = others
+        .into_iter()
+        .filter_map(|(n, _)| build_on(cat, drive, platform, n, seed).ok());
+    match (port, fitting.next()) {
+        (None, Some(built)) => Ok(built),
+        (None, None) => Err(SimError::Incompatible {
+            message: format!("{message}, and no other port of {platform} takes it"),
+            drive: drive_name,
+        }),
+        (Some(_), first) => {
+            let names: Vec<String> = first.into_iter().chain(fitting).map(|b| b.port).collect();
+            let hint = if names.is_empty() {
+                format!("no port of {platform} takes it")
+            } else {
+                format!("ports of {platform} that take it: {}", names.join(", "))
+            };
+            Err(SimError::Incompatible {
+                message: format!("{message}; {hint}"),
+                drive: drive_name,
+            })
+        }
+    }
+}
+
+/// Builds `drive` on `platform`'s port `port_name`.
+fn build_on(
+    cat: &Catalog,
+    drive: &str,
+    platform: &str,
+    port_name: &str,
+    seed: u64,
+) -> Result<Built, SimError> {
+    let (plat_file, plat) = &cat.platforms[platform];
+    let port_name = port_name.to_string();
     let port_spec = plat
         .ports
         .get(&port_name)

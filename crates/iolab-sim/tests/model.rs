@@ -146,6 +146,32 @@ fn bad_specs_say_what_to_write() {
     ));
     let e = open("sim:c300-256@z97/cpu", None).err().unwrap();
     assert!(matches!(e, SimError::Incompatible { .. }), "{e}");
+    // A port that does not take the drive: the error names those that do.
+    let e = open("sim:revodrive-120@x58/ich10", None).err().unwrap();
+    assert!(
+        e.to_string()
+            .ends_with("ports of x58 that take it: ioh-x16"),
+        "{e}"
+    );
+}
+
+#[test]
+fn without_a_port_a_drive_goes_where_it_fits() {
+    // The default port when it takes the drive…
+    assert_eq!(
+        open("sim:c300-256@x58", None).unwrap().spec(),
+        "sim:c300-256@x58/ich10"
+    );
+    // …else the port nearest the CPU that does: X58's default is a SATA port, a SATA drive
+    // on Z97 leaves the CPU slot for the PCH's SATA.
+    assert_eq!(
+        open("sim:revodrive-120@x58", None).unwrap().spec(),
+        "sim:revodrive-120@x58/ioh-x16"
+    );
+    assert_eq!(
+        open("sim:c300-256@z97", None).unwrap().spec(),
+        "sim:c300-256@z97/sata"
+    );
 }
 
 #[test]

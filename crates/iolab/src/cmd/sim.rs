@@ -58,6 +58,9 @@ pub fn run(args: SimArgs) -> Result<i32> {
                 }
             }
             println!("use as a target: sim:DRIVE@PLATFORM[/PORT], e.g. iolab quick sim:ssd750-1200@z97/cpu");
+            println!(
+                "without /PORT: the default port, or the port nearest the CPU that takes the drive"
+            );
             Ok(0)
         }
         SimCommand::Explain { spec, catalog } => {
