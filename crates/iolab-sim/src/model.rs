@@ -611,6 +611,30 @@ pub struct Hdd {
     pub power: Power,
     /// Seek+transfer busy time.
     pub busy_ns: u64,
+    /// Commands received and not started (NCQ), in arrival order.
+    queue: Vec<HddCmd>,
+    /// A command is on the actuator: its completion starts the next.
+    in_flight: bool,
+}
+
+/// A command queued in a hard disk.
+#[derive(Clone, Copy, Debug)]
+struct HddCmd {
+    tag: u32,
+    arrive: u64,
+    offset: u64,
+    len: u64,
+    /// Bytes it sends up to the host (a read's data).
+    host_bytes: u32,
+}
+
+/// How the head gets to a command's first sector.
+#[derive(Clone, Copy, Debug)]
+struct Positioning {
+    /// Read look-ahead (or the write cache) streams it on from the previous command.
+    streaming: bool,
+    seek_ns: u64,
+    rotation_ns: u64,
 }
 
 /// Parameters to build an HDD.
@@ -1030,6 +1054,18 @@ impl World {
         self.done.clear();
         self.waiting.clear();
         self.outstanding = 0;
+        // A hard disk's commands still queued (a tier's migrations) run on, in arrival order,
+        // as the ones already started do; nobody waits for their completions, dropped above.
+        for leaf in &mut self.leaves {
+            if let Dev::Hdd(h) = &mut leaf.dev {
+                h.in_flight = false;
+                for cmd in std::mem::take(&mut h.queue) {
+                    let start = cmd.arrive.max(self.res[h.res as usize].busy_until);
+                    let pos = hdd_position(h, cmd.offset, start);
+                    hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
+                }
+            }
+        }
     }
 
     /// Earliest time anything is busy until (for idling between jobs).
@@ -1392,28 +1428,21 @@ impl World {
                 }
             }
             Dev::Hdd(h) => {
-                let end = hdd_service(h, res, offset, len, at);
                 if tag != INTERNAL {
                     self.ios[tag as usize].pending += 1;
                 }
-                self.seq += 1;
-                let host_bytes = if dir == Direction::Read {
-                    len as u32
-                } else {
-                    0
-                };
-                self.events.push(Reverse((
-                    end,
-                    self.seq,
-                    ChunkEv {
-                        tail: 0,
-                        tag,
-                        leaf: li,
-                        chan: NO_CHAN,
-                        nand_bytes: 0,
-                        host_bytes,
+                h.queue.push(HddCmd {
+                    tag,
+                    arrive: at,
+                    offset,
+                    len,
+                    host_bytes: if dir == Direction::Read {
+                        len as u32
+                    } else {
+                        0
                     },
-                )));
+                });
+                self.hdd_dispatch(li, at);
             }
         }
     }
@@ -1442,7 +1471,58 @@ impl World {
         }
     }
 
+    /// Starts the next queued command of hard disk `li` if its actuator is free at `t`. Native
+    /// command queuing lets the drive choose: of the commands that have arrived, the one it
+    /// reaches soonest (seek plus rotational wait); with one command queued that is FIFO.
+    fn hdd_dispatch(&mut self, li: u32, t: u64) {
+        let Dev::Hdd(h) = &mut self.leaves[li as usize].dev else {
+            return;
+        };
+        let Some(first_arrival) = h.queue.iter().map(|c| c.arrive).min() else {
+            return;
+        };
+        if h.in_flight {
+            return;
+        }
+        let start = t
+            .max(self.res[h.res as usize].busy_until)
+            .max(first_arrival);
+        let mut best: Option<(usize, Positioning)> = None;
+        for i in 0..h.queue.len() {
+            let cmd = h.queue[i];
+            if cmd.arrive > start {
+                continue;
+            }
+            let pos = hdd_position(h, cmd.offset, start);
+            let reach = |p: &Positioning| p.seek_ns + p.rotation_ns;
+            if best.is_none_or(|(_, b)| reach(&pos) < reach(&b)) {
+                best = Some((i, pos));
+            }
+        }
+        let (i, pos) = best.expect("the first arrival has arrived by start");
+        let cmd = h.queue.remove(i);
+        let end = hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
+        h.in_flight = true;
+        self.seq += 1;
+        self.events.push(Reverse((
+            end,
+            self.seq,
+            ChunkEv {
+                tail: 0,
+                tag: cmd.tag,
+                leaf: li,
+                chan: NO_CHAN,
+                nand_bytes: 0,
+                host_bytes: cmd.host_bytes,
+            },
+        )));
+    }
+
     fn process(&mut self, t: u64, ev: ChunkEv) {
+        if let Dev::Hdd(h) = &mut self.leaves[ev.leaf as usize].dev {
+            h.in_flight = false;
+            self.hdd_dispatch(ev.leaf, t);
+        }
         let leaf = &mut self.leaves[ev.leaf as usize];
         let res = &mut self.res[..];
         let at = t;
@@ -1694,38 +1774,57 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
     done
 }
 
-/// Seek + rotation + zoned transfer on the single actuator.
-fn hdd_service(h: &mut Hdd, res: &mut [Res], offset: u64, len: u64, at: u64) -> u64 {
-    let r = &mut res[h.res as usize];
-    let start = at.max(r.busy_until);
-    let sequential = offset == h.last_end;
+/// How the head reaches `offset` for a command starting at `start`: seek (square-root curve
+/// over the stroke) and a rotational wait, or nothing while read look-ahead streams it.
+fn hdd_position(h: &mut Hdd, offset: u64, start: u64) -> Positioning {
     // Read look-ahead (ATA SET FEATURES "enable read look-ahead", on by default): after a
     // command the head keeps reading the following sectors into the drive's buffer, so a
     // sequential command arriving within a revolution finds its data streaming in since the
     // last one ended — no seek, no rotational wait, no lost revolution while the host was
     // busy moving the previous data. Sequential writes stream the same way through the
     // drive's write cache.
-    let look_ahead = sequential && start <= h.last_done + h.rev_ns;
-    let (seek, rot) = if look_ahead {
-        (0, 0)
-    } else {
-        let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
-        let seek = if dist == 0.0 {
-            0
-        } else {
-            h.seek_track_ns + ((h.seek_full_ns - h.seek_track_ns) as f64 * dist.sqrt()) as u64
+    if offset == h.last_end && start <= h.last_done + h.rev_ns {
+        return Positioning {
+            streaming: true,
+            seek_ns: 0,
+            rotation_ns: 0,
         };
-        (seek, h.rng.below(h.rev_ns))
+    }
+    let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
+    let seek_ns = if dist == 0.0 {
+        0
+    } else {
+        h.seek_track_ns + ((h.seek_full_ns - h.seek_track_ns) as f64 * dist.sqrt()) as u64
     };
+    // Where the sector passes under the head is uniform over a revolution (the positions of
+    // sectors on their tracks are not tracked).
+    Positioning {
+        streaming: false,
+        seek_ns,
+        rotation_ns: h.rng.below(h.rev_ns),
+    }
+}
+
+/// Runs a command on the single actuator from `start`: positioning, then the zoned media
+/// transfer. Returns its end.
+fn hdd_service(
+    h: &mut Hdd,
+    res: &mut [Res],
+    offset: u64,
+    len: u64,
+    start: u64,
+    pos: Positioning,
+) -> u64 {
     let frac = offset as f64 / h.size as f64;
     let npb = h.outer_npb + (h.inner_npb - h.outer_npb) * frac;
     let xfer = (len as f64 * npb) as u64;
-    let d = if look_ahead {
+    let d = if pos.streaming {
         // The media transfer began when the previous command ended.
         (h.last_done + xfer).max(start + h.command_ns) - start
     } else {
-        h.command_ns + seek + rot + xfer
+        h.command_ns + pos.seek_ns + pos.rotation_ns + xfer
     };
+    let r = &mut res[h.res as usize];
     r.busy_until = start + d;
     r.busy_ns += d;
     h.busy_ns += d;
@@ -1863,6 +1962,8 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         rng: Rng::new(p.seed),
         power: p.power,
         busy_ns: 0,
+        queue: Vec::new(),
+        in_flight: false,
     }
 }
 

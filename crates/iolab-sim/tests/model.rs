@@ -207,6 +207,29 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
         "HDD random read {} IOPS",
         rr.read.iops
     );
+    // Native command queuing: with 32 commands to choose from the drive takes the one it
+    // reaches soonest, so random reads more than double; with two (one running, one waiting)
+    // there is no choice.
+    let deep = r(
+        "sim:hdd-7200@h67",
+        "access = \"randread\"\nqueue_depth = 32\nduration_s = 10",
+    );
+    let two = r(
+        "sim:hdd-7200@h67",
+        "access = \"randread\"\nqueue_depth = 2\nduration_s = 10",
+    );
+    assert!(
+        deep.read.iops > 2.0 * two.read.iops,
+        "QD32 {} vs QD2 {}",
+        deep.read.iops,
+        two.read.iops
+    );
+    assert!(
+        (two.read.iops / rr.read.iops - 1.0).abs() < 0.15,
+        "QD2 {} vs QD1 {}",
+        two.read.iops,
+        rr.read.iops
+    );
     let sr = r(
         "sim:hdd-7200@h67",
         "access = \"read\"\nblock_size = \"1m\"\nduration_s = 1",
