@@ -417,8 +417,9 @@ impl SimSetup {
 
     /// Lets the drive sit idle for `seconds` of virtual time (background work drains).
     pub fn idle(&mut self, seconds: f64) {
-        let t = self.clock.now_ns() + (seconds * 1e9) as u64;
-        self.world.settle(t);
+        let now = self.clock.now_ns();
+        let t = now + (seconds * 1e9) as u64;
+        self.world.settle(now, t);
         self.clock.advance_to(t);
     }
 

@@ -740,6 +740,8 @@ pub struct Tier {
     slot_owner: Vec<u32>,
     /// Access counts.
     hits: Vec<u8>,
+    /// Tier mode: extents found hot, waiting for the mover.
+    hot: VecDeque<u32>,
     /// Eviction order of the fast slots.
     clock: SecondChance,
     /// Cache mode: which 4 KiB blocks of each fast slot hold data (a cache copies what was
@@ -888,6 +890,7 @@ impl Tier {
             loc,
             slot_owner,
             hits: vec![0; logical as usize],
+            hot: VecDeque::new(),
             clock: SecondChance::new(fast_slots as usize),
             valid: if tiering {
                 Vec::new()
@@ -1253,13 +1256,61 @@ impl World {
                 *h = h.saturating_add(1);
                 if *h as u32 >= tier.promote_after && tier.fast_slots > 0 {
                     if tier.tiering {
-                        self.promote(tier, e, t);
+                        if *h as u32 == tier.promote_after {
+                            tier.hot.push_back(e as u32);
+                        }
                     } else {
                         self.cache_fill(tier, e, within, piece, t);
                     }
                 }
             }
             off += piece;
+        }
+        if !tier.hot.is_empty() {
+            self.run_mover(tier, t);
+        }
+    }
+
+    /// Tier mode: the mover promotes the extents found hot, in the order found, in the
+    /// background: it starts the next copy only when none of its copies waits in the slow
+    /// member's queue, so the host's commands are never stuck behind a backlog of copies.
+    fn run_mover(&mut self, tier: &mut Tier, t: u64) {
+        while !self.migration_queued(&tier.slow) {
+            let Some(e) = tier.hot.pop_front() else {
+                break;
+            };
+            if !tier.loc[e as usize].0 {
+                self.promote(tier, e as u64, t);
+            }
+        }
+    }
+
+    /// Runs the movers of the tiers in `vol` at `t`.
+    fn run_movers(&mut self, vol: &mut Vol, t: u64) {
+        match vol {
+            Vol::Leaf(_) => {}
+            Vol::Raid { members, .. } => {
+                for m in members {
+                    self.run_movers(m, t);
+                }
+            }
+            Vol::Tier(tier) => {
+                if !tier.hot.is_empty() {
+                    self.run_mover(tier, t);
+                }
+            }
+        }
+    }
+
+    /// Whether internal copies are still waiting in a hard disk of `vol`.
+    fn migration_queued(&self, vol: &Vol) -> bool {
+        match vol {
+            Vol::Leaf(i) => match &self.leaves[*i as usize].dev {
+                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL),
+                Dev::Ssd(_) => false,
+            },
+            Vol::Raid { members, .. } => members.iter().any(|m| self.migration_queued(m)),
+            Vol::Tier(t) => self.migration_queued(&t.slow),
         }
     }
 
@@ -1596,14 +1647,22 @@ impl World {
         }
     }
 
-    /// Runs background work (events of internal I/O) up to `t`.
-    pub fn settle(&mut self, t: u64) {
-        while let Some(Reverse((et, _, _))) = self.events.peek() {
-            if *et > t {
-                break;
+    /// Runs background work from `from` to `to` with no host I/O: internal I/O under way,
+    /// and the tiers' movers, which keep promoting the extents found hot while the disks idle.
+    pub fn settle(&mut self, from: u64, to: u64) {
+        let mut now = from;
+        loop {
+            let mut vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
+            self.run_movers(&mut vol, now);
+            self.vol = vol;
+            match self.events.peek() {
+                Some(Reverse((et, _, _))) if *et <= to => {
+                    let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
+                    now = et;
+                    self.process(et, ev);
+                }
+                _ => break,
             }
-            let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
-            self.process(et, ev);
         }
     }
 
