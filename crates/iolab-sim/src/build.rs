@@ -218,6 +218,8 @@ impl Builder<'_> {
                             outer_bps: h.outer_bytes_per_s,
                             inner_bps: h.inner_bytes_per_s,
                             command_ns: h.command_ns,
+                            write_cache_bytes: h.write_cache_bytes,
+                            queue_depth: h.queue_depth.unwrap_or(32),
                             seed: self.seed,
                             power: power_of(drive),
                         },

@@ -382,6 +382,10 @@ pub struct HddSpec {
     /// Commands queued (NCQ, default 32).
     #[serde(default)]
     pub queue_depth: Option<u32>,
+    /// Bytes of written data the drive acknowledges from its buffer before they are on the
+    /// platters (write cache enabled, as drives ship); 0 or left out: written through.
+    #[serde(default)]
+    pub write_cache_bytes: u64,
     /// Where these values come from.
     pub source: String,
 }

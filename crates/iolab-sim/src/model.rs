@@ -615,6 +615,18 @@ pub struct Hdd {
     queue: Vec<HddCmd>,
     /// A command is on the actuator: its completion starts the next.
     in_flight: bool,
+    /// Commands the drive chooses among (its NCQ depth).
+    reorder_window: u32,
+    /// Write cache: bytes it holds for written data.
+    cache_bytes: u64,
+    /// Write cache: bytes acknowledged and not yet on the platters, but for those of the
+    /// destage on the actuator, which leave at `destage_end`.
+    dirty_bytes: u64,
+    /// The destage on the actuator: its end and its bytes.
+    destage_end: u64,
+    destage_bytes: u64,
+    /// Writes waiting for room in the write cache: tag, offset, length.
+    cache_waiting: VecDeque<(u32, u64, u64)>,
 }
 
 /// A command queued in a hard disk.
@@ -626,6 +638,8 @@ struct HddCmd {
     len: u64,
     /// Bytes it sends up to the host (a read's data).
     host_bytes: u32,
+    /// Writes data the drive has already acknowledged from its write cache.
+    destage: bool,
 }
 
 /// How the head gets to a command's first sector.
@@ -635,6 +649,33 @@ struct Positioning {
     streaming: bool,
     seek_ns: u64,
     rotation_ns: u64,
+}
+
+impl Hdd {
+    /// Room in the write cache at `t` (the destage on the actuator frees its bytes at its end).
+    fn cache_room(&self, t: u64) -> u64 {
+        let leaving = if t < self.destage_end {
+            self.destage_bytes
+        } else {
+            0
+        };
+        self.cache_bytes.saturating_sub(self.dirty_bytes + leaving)
+    }
+
+    /// Takes a write into the write cache at `t` and queues its destage; returns when the
+    /// drive acknowledges it.
+    fn cache_write(&mut self, offset: u64, len: u64, t: u64) -> u64 {
+        self.dirty_bytes += len;
+        self.queue.push(HddCmd {
+            tag: INTERNAL,
+            arrive: t,
+            offset,
+            len,
+            host_bytes: 0,
+            destage: true,
+        });
+        t + self.command_ns
+    }
 }
 
 /// Parameters to build an HDD.
@@ -655,6 +696,10 @@ pub struct HddParams {
     pub inner_bps: f64,
     /// Command overhead.
     pub command_ns: u64,
+    /// Write cache bytes (0: written through).
+    pub write_cache_bytes: u64,
+    /// Commands it queues and reorders (NCQ depth).
+    pub queue_depth: u32,
     /// Seed of the rotational position.
     pub seed: u64,
     /// Power law.
@@ -1050,23 +1095,28 @@ impl World {
     }
 
     /// Sizes the per-tag tables.
-    pub fn prepare(&mut self, slots: u32) {
+    pub fn prepare(&mut self, slots: u32, now: u64) {
         self.ios = vec![Io::default(); slots as usize];
         self.stored_share = vec![1.0; slots as usize];
-        self.events.clear();
+        // The last job's requests are gone; background work (a tier's copies, a hard disk's
+        // destages) carries on into this one.
+        self.events.retain(|Reverse((_, _, ev))| ev.tag == INTERNAL);
         self.done.clear();
         self.waiting.clear();
         self.outstanding = 0;
-        // A hard disk's commands still queued (a tier's migrations) run on, in arrival order,
-        // as the ones already started do; nobody waits for their completions, dropped above.
-        for leaf in &mut self.leaves {
-            if let Dev::Hdd(h) = &mut leaf.dev {
-                h.in_flight = false;
-                for cmd in std::mem::take(&mut h.queue) {
-                    let start = cmd.arrive.max(self.res[h.res as usize].busy_until);
-                    let pos = hdd_position(h, cmd.offset, start);
-                    hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
+        for li in 0..self.leaves.len() {
+            let busy = self
+                .events
+                .iter()
+                .any(|Reverse((_, _, ev))| ev.leaf == li as u32);
+            if let Dev::Hdd(h) = &mut self.leaves[li].dev {
+                h.in_flight = busy;
+                h.queue.retain(|c| c.tag == INTERNAL);
+                // Acknowledged to nobody now, but written all the same.
+                for (_, offset, len) in std::mem::take(&mut h.cache_waiting) {
+                    h.cache_write(offset, len, now);
                 }
+                self.hdd_dispatch(li as u32, now);
             }
         }
     }
@@ -1306,7 +1356,7 @@ impl World {
     fn migration_queued(&self, vol: &Vol) -> bool {
         match vol {
             Vol::Leaf(i) => match &self.leaves[*i as usize].dev {
-                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL),
+                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL && !c.destage),
                 Dev::Ssd(_) => false,
             },
             Vol::Raid { members, .. } => members.iter().any(|m| self.migration_queued(m)),
@@ -1479,20 +1529,36 @@ impl World {
                 }
             }
             Dev::Hdd(h) => {
-                if tag != INTERNAL {
-                    self.ios[tag as usize].pending += 1;
-                }
-                h.queue.push(HddCmd {
-                    tag,
-                    arrive: at,
-                    offset,
-                    len,
-                    host_bytes: if dir == Direction::Read {
-                        len as u32
+                if dir == Direction::Write && len <= h.cache_bytes {
+                    // Acknowledged once in the write cache (and written later, in the
+                    // drive's own order), or held until destages make room.
+                    if h.cache_waiting.is_empty() && h.cache_room(at) >= len {
+                        let done = h.cache_write(offset, len, at);
+                        let done = transfer_up_status(res, &leaf.up, done) + lat_up;
+                        self.chunk_add(tag, done);
                     } else {
-                        0
-                    },
-                });
+                        if tag != INTERNAL {
+                            self.ios[tag as usize].pending += 1;
+                        }
+                        h.cache_waiting.push_back((tag, offset, len));
+                    }
+                } else {
+                    if tag != INTERNAL {
+                        self.ios[tag as usize].pending += 1;
+                    }
+                    h.queue.push(HddCmd {
+                        tag,
+                        arrive: at,
+                        offset,
+                        len,
+                        host_bytes: if dir == Direction::Read {
+                            len as u32
+                        } else {
+                            0
+                        },
+                        destage: false,
+                    });
+                }
                 self.hdd_dispatch(li, at);
             }
         }
@@ -1538,11 +1604,19 @@ impl World {
         let start = t
             .max(self.res[h.res as usize].busy_until)
             .max(first_arrival);
+        // The drive reorders the oldest commands it holds, as many as NCQ lets the host queue
+        // (its write cache's destages among them; how far firmware looks into a full cache
+        // is not published).
         let mut best: Option<(usize, Positioning)> = None;
+        let mut seen = 0;
         for i in 0..h.queue.len() {
             let cmd = h.queue[i];
             if cmd.arrive > start {
                 continue;
+            }
+            seen += 1;
+            if seen > h.reorder_window {
+                break;
             }
             let pos = hdd_position(h, cmd.offset, start);
             let reach = |p: &Positioning| p.seek_ns + p.rotation_ns;
@@ -1554,6 +1628,19 @@ impl World {
         let cmd = h.queue.remove(i);
         let end = hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
         h.in_flight = true;
+        // Writes waiting for room in the write cache go in as a destage ends.
+        let mut admitted = Vec::new();
+        if cmd.destage {
+            h.dirty_bytes -= cmd.len;
+            (h.destage_end, h.destage_bytes) = (end, cmd.len);
+            while let Some(&(tag, offset, len)) = h.cache_waiting.front() {
+                if h.cache_room(end) < len {
+                    break;
+                }
+                h.cache_waiting.pop_front();
+                admitted.push((tag, h.cache_write(offset, len, end)));
+            }
+        }
         self.seq += 1;
         self.events.push(Reverse((
             end,
@@ -1567,6 +1654,11 @@ impl World {
                 host_bytes: cmd.host_bytes,
             },
         )));
+        for (tag, done) in admitted {
+            let leaf = &self.leaves[li as usize];
+            let done = transfer_up_status(&mut self.res, &leaf.up, done) + leaf.lat_up_ns;
+            self.chunk_done(tag, done);
+        }
     }
 
     fn process(&mut self, t: u64, ev: ChunkEv) {
@@ -1655,6 +1747,9 @@ impl World {
             let mut vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
             self.run_movers(&mut vol, now);
             self.vol = vol;
+            for li in 0..self.leaves.len() as u32 {
+                self.hdd_dispatch(li, now);
+            }
             match self.events.peek() {
                 Some(Reverse((et, _, _))) if *et <= to => {
                     let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
@@ -2023,6 +2118,12 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         busy_ns: 0,
         queue: Vec::new(),
         in_flight: false,
+        reorder_window: p.queue_depth.max(1),
+        cache_bytes: p.write_cache_bytes,
+        dirty_bytes: 0,
+        destage_end: 0,
+        destage_bytes: 0,
+        cache_waiting: VecDeque::new(),
     }
 }
 

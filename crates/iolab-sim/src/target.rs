@@ -57,7 +57,8 @@ impl Target for SimTarget<'_> {
         };
         self.bufs = vec![0u8; n * slot_bytes];
         self.lens = vec![0; slots as usize];
-        self.world.prepare(slots);
+        let now = iolab_engine::clock::Clock::now_ns(&self.clock);
+        self.world.prepare(slots, now);
         Ok(())
     }
 

@@ -249,6 +249,37 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
 }
 
 #[test]
+fn a_hard_disk_acknowledges_writes_from_its_cache_and_writes_them_in_its_own_order() {
+    let mut sim = open("sim:hdd-7200@h67", None).unwrap();
+    let burst = job("access = \"randwrite\"\nios_limit = 1000");
+    let r = sim.run_job(&burst, None).unwrap().result;
+    // 4 MB fit in the 64 MB cache: no seek, no rotation (a read takes ~14 ms).
+    assert!(
+        r.write.lat_ns.p50 < 500_000,
+        "p50 {} ns",
+        r.write.lat_ns.p50
+    );
+    // Flat out, the cache fills and writes go at the rate the disk empties it, reordering
+    // the oldest 32 as it would 32 queued reads.
+    let reads = sim
+        .run_job(
+            &job("access = \"randread\"\nqueue_depth = 32\nduration_s = 20"),
+            None,
+        )
+        .unwrap()
+        .result
+        .read
+        .iops;
+    let long = job("access = \"randwrite\"\nduration_s = 60");
+    let per_s = sim.run_job(&long, None).unwrap().result.series.write_iops;
+    let tail = per_s[per_s.len() - 20..].iter().sum::<f64>() / 20.0;
+    assert!(
+        tail > 0.7 * reads && tail < 1.4 * reads,
+        "sustained writes {tail} IOPS vs QD32 reads {reads}"
+    );
+}
+
+#[test]
 fn a_tier_moves_hot_extents_in_the_background_not_in_front_of_the_host() {
     let iops = |qd: u32| {
         let mut sim = open("sim:storemi@x470", None).unwrap();
