@@ -68,6 +68,8 @@ pub struct Pipe {
     ns_per_byte: f64,
     packet: u64,
     per_packet_ns: f64,
+    /// Time of one full packet (every transfer's first hop on to the next pipe).
+    packet_ns: u64,
     /// Latency of crossing the hop.
     pub hop_ns: u64,
 }
@@ -89,39 +91,46 @@ impl Pipe {
                 let ns_per_byte = link.after_encoding().time_ns(1);
                 let per_packet_ns =
                     link.transfer_ns(packet, &framing) - packet as f64 * ns_per_byte;
-                Pipe {
-                    res,
-                    ns_per_byte,
-                    packet,
-                    per_packet_ns,
-                    hop_ns,
-                }
+                Pipe::with(res, ns_per_byte, packet, per_packet_ns, hop_ns)
             }
-            LinkKind::Raw { bytes_per_s, .. } => Pipe {
-                res,
-                ns_per_byte: 1e9 / bytes_per_s,
-                packet: 4096,
-                per_packet_ns: 0.0,
-                hop_ns,
-            },
+            LinkKind::Raw { bytes_per_s, .. } => {
+                Pipe::with(res, 1e9 / bytes_per_s, 4096, 0.0, hop_ns)
+            }
         }
     }
 
     /// A pure rate pipe (SSD datapath).
     pub fn rate(res: ResId, bytes_per_s: f64) -> Pipe {
-        Pipe {
+        Pipe::with(res, 1e9 / bytes_per_s, 4096, 0.0, 0)
+    }
+
+    fn with(res: ResId, ns_per_byte: f64, packet: u64, per_packet_ns: f64, hop_ns: u64) -> Pipe {
+        let mut p = Pipe {
             res,
-            ns_per_byte: 1e9 / bytes_per_s,
-            packet: 4096,
-            per_packet_ns: 0.0,
-            hop_ns: 0,
-        }
+            ns_per_byte,
+            packet,
+            per_packet_ns,
+            packet_ns: 0,
+            hop_ns,
+        };
+        p.packet_ns = p.time(packet);
+        p
     }
 
     #[inline]
     fn time(&self, bytes: u64) -> u64 {
         let packets = bytes.div_ceil(self.packet);
         (bytes as f64 * self.ns_per_byte + packets as f64 * self.per_packet_ns) as u64
+    }
+
+    /// Time of the first packet of a `bytes` transfer, given the transfer's time `whole`.
+    #[inline]
+    fn first_packet(&self, bytes: u64, whole: u64) -> u64 {
+        if bytes >= self.packet {
+            self.packet_ns
+        } else {
+            whole
+        }
     }
 
     /// Payload rate in bytes/s for large transfers.
@@ -154,7 +163,7 @@ fn transfer_through<'p>(
     let mut tail = tail.max(head);
     for p in chain {
         let d = p.time(bytes);
-        let first = p.time(bytes.min(p.packet));
+        let first = p.first_packet(bytes, d);
         let r = &mut res[p.res as usize];
         let start = head.max(r.busy_until);
         r.busy_until = start + d;
@@ -1420,7 +1429,7 @@ impl World {
             // (NCQ). Data moves in FISes of at most 8 KiB with the link idle between them,
             // which is where a new command's FISes go: the command waits for the FIS in
             // flight, not for the whole booking, and its handshakes push later bookings back.
-            let fis_ns = leaf.down.last().map_or(0, |p| p.time(p.packet));
+            let fis_ns = leaf.down.last().map_or(0, |p| p.packet_ns);
             let r = &mut res[sata as usize];
             if r.busy_until > at + fis_ns {
                 r.busy_until += ns;
