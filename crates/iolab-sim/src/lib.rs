@@ -32,9 +32,11 @@
 mod build;
 mod calib;
 pub mod catalog;
+mod earliest;
 pub mod ftl;
 pub mod model;
 mod target;
+mod timeq;
 
 pub use calib::{calibrate, CalibrationRow};
 pub use target::SimTarget;

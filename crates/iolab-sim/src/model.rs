@@ -11,12 +11,15 @@
 //! reservation ends. Reservations are made eagerly wherever arrivals reach a resource in time
 //! order (the host path going down, controller cores, dies); where they do not — after the dies,
 //! whose reads finish out of order, on the way back up through channels and links — typed
-//! events, processed in `(time, seq)` order, make the reservations: one when a die's read ends
-//! (its channel), one when the data starts leaving the channel (the links up to the host).
+//! events, processed in time order (first queued first among equals), make the reservations:
+//! one when a die's read ends (its channel), one when the data starts leaving the channel (the
+//! links up to the host).
 //! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
 
 use crate::catalog::LinkKind;
+use crate::earliest::Earliest;
 use crate::ftl::{Ftl, GcCost};
+use crate::timeq::TimeQueue;
 use iolab_core::job::Direction;
 use iolab_core::rng::Rng;
 use iolab_link::{Framing, Link, TlpParams};
@@ -248,10 +251,17 @@ impl GcWork {
 /// The earliest start at or after `t` for `dur` that overlaps none of `booked` (intervals in
 /// start order: programs on a die, their data loads on a channel); forgets those over by
 /// `now`. Host reads use it to go ahead of work booked for later, as firmware schedules them.
+#[inline]
 fn fit_before_booked(booked: &mut VecDeque<(u64, u64)>, now: u64, t: u64, dur: u64) -> u64 {
     forget_over(booked, now);
+    // Bookings do not overlap, so their ends rise with their starts: those over by `t` cannot
+    // hold it up (a channel's loads run dozens ahead in steady state).
+    if booked.back().is_none_or(|&(_, e)| e <= t) {
+        return t;
+    }
+    let first = booked.partition_point(|&(_, e)| e <= t);
     let mut start = t;
-    for &(s, e) in booked.iter() {
+    for &(s, e) in booked.range(first..) {
         if start + dur <= s {
             break;
         }
@@ -482,9 +492,9 @@ pub struct Ssd {
     loads_booked: Vec<VecDeque<(u64, u64)>>,
     /// End of the last read data-out booked per channel.
     chan_read_until: Vec<u64>,
-    /// When each die is free of everything booked on it (its reads, programs and collection):
-    /// one contiguous array, scanned for every new program unit.
-    die_free: Vec<u64>,
+    /// When each die is free of everything booked on it (its reads, programs and collection),
+    /// and which frees up first: where the next program unit goes.
+    die_free: Earliest,
     erase_ns: u64,
     chan_ns_per_byte: f64,
     /// Bytes in one program unit (page × planes).
@@ -1047,11 +1057,10 @@ pub struct World {
     /// Commands the host keeps outstanding at most (AHCI 32).
     pub max_outstanding: u32,
     ios: Vec<Io>,
-    events: BinaryHeap<Reverse<(u64, u64, ChunkEv)>>,
-    done: BinaryHeap<Reverse<(u64, u64, u32)>>,
+    events: TimeQueue<ChunkEv>,
+    done: TimeQueue<u32>,
     waiting: std::collections::VecDeque<(u32, Direction, u64, u64)>,
     outstanding: u32,
-    seq: u64,
     /// Compressed share of each tag's data, set by the target before submit.
     pub stored_share: Vec<f64>,
     /// Write requests seen (for WA reports).
@@ -1085,11 +1094,10 @@ impl World {
             driver_ns,
             max_outstanding: max_outstanding.max(1),
             ios: Vec::new(),
-            events: BinaryHeap::new(),
-            done: BinaryHeap::new(),
+            events: TimeQueue::default(),
+            done: TimeQueue::default(),
             waiting: Default::default(),
             outstanding: 0,
-            seq: 0,
             stored_share: Vec::new(),
             host_write_bytes: 0,
             errors: 0,
@@ -1109,15 +1117,12 @@ impl World {
         self.stored_share = vec![1.0; slots as usize];
         // The last job's requests are gone; background work (a tier's copies, a hard disk's
         // destages) carries on into this one.
-        self.events.retain(|Reverse((_, _, ev))| ev.tag == INTERNAL);
+        self.events.retain(|ev| ev.tag == INTERNAL);
         self.done.clear();
         self.waiting.clear();
         self.outstanding = 0;
         for li in 0..self.leaves.len() {
-            let busy = self
-                .events
-                .iter()
-                .any(|Reverse((_, _, ev))| ev.leaf == li as u32);
+            let busy = self.events.items().any(|ev| ev.leaf == li as u32);
             if let Dev::Hdd(h) = &mut self.leaves[li].dev {
                 h.in_flight = busy;
                 h.queue.retain(|c| c.tag == INTERNAL);
@@ -1519,10 +1524,8 @@ impl World {
                             if tag != INTERNAL {
                                 self.ios[tag as usize].pending += 1;
                             }
-                            self.seq += 1;
-                            self.events.push(Reverse((
+                            self.events.push(
                                 ready,
-                                self.seq,
                                 ChunkEv {
                                     tail: 0,
                                     tag,
@@ -1531,7 +1534,7 @@ impl World {
                                     nand_bytes: if die.is_some() { nand as u32 } else { 0 },
                                     host_bytes: host as u32,
                                 },
-                            )));
+                            );
                             lpn += n;
                         }
                     }
@@ -1592,8 +1595,7 @@ impl World {
         io.pending -= 1;
         if io.pending == 0 {
             let t = io.done + io.fin_ns;
-            self.seq += 1;
-            self.done.push(Reverse((t, self.seq, tag)));
+            self.done.push(t, tag);
         }
     }
 
@@ -1650,10 +1652,8 @@ impl World {
                 admitted.push((tag, h.cache_write(offset, len, end)));
             }
         }
-        self.seq += 1;
-        self.events.push(Reverse((
+        self.events.push(
             end,
-            self.seq,
             ChunkEv {
                 tail: 0,
                 tag: cmd.tag,
@@ -1662,7 +1662,7 @@ impl World {
                 nand_bytes: 0,
                 host_bytes: cmd.host_bytes,
             },
-        )));
+        );
         for (tag, done) in admitted {
             let leaf = &self.leaves[li as usize];
             let done = transfer_up_status(&mut self.res, &leaf.up, done) + leaf.lat_up_ns;
@@ -1691,17 +1691,15 @@ impl World {
                 let d = (ev.nand_bytes as f64 * ssd.chan_ns_per_byte) as u64;
                 let first = (ev.nand_bytes.min(4096) as f64 * ssd.chan_ns_per_byte) as u64;
                 let end = ssd.read_channel(res, ev.chan, at, d);
-                self.seq += 1;
-                self.events.push(Reverse((
+                self.events.push(
                     end - d + first,
-                    self.seq,
                     ChunkEv {
                         tail: end,
                         chan: NO_CHAN,
                         nand_bytes: 0,
                         ..ev
                     },
-                )));
+                );
                 return;
             }
             read_path = ssd.read_path.as_ref();
@@ -1721,21 +1719,21 @@ impl World {
     /// until the earliest completion is known to be the next thing to happen.
     pub fn next_completion(&mut self, limit: u64) -> Option<(u32, u64)> {
         loop {
-            let ev_t = self.events.peek().map(|Reverse((t, _, _))| *t);
-            let done_t = self.done.peek().map(|Reverse((t, _, _))| *t);
+            let ev_t = self.events.peek_time();
+            let done_t = self.done.peek_time();
             match (ev_t, done_t) {
                 (Some(e), d) if d.is_none_or(|d| e < d) => {
                     if e > limit {
                         return None;
                     }
-                    let Reverse((t, _, ev)) = self.events.pop().expect("peeked");
+                    let (t, ev) = self.events.pop().expect("peeked");
                     self.process(t, ev);
                 }
                 (_, Some(d)) => {
                     if d > limit {
                         return None;
                     }
-                    let Reverse((t, _, tag)) = self.done.pop().expect("peeked");
+                    let (t, tag) = self.done.pop().expect("peeked");
                     self.outstanding -= 1;
                     if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
                         self.start(wt, wd, wo, wl, t);
@@ -1759,9 +1757,9 @@ impl World {
             for li in 0..self.leaves.len() as u32 {
                 self.hdd_dispatch(li, now);
             }
-            match self.events.peek() {
-                Some(Reverse((et, _, _))) if *et <= to => {
-                    let Reverse((et, _, ev)) = self.events.pop().expect("peeked");
+            match self.events.peek_time() {
+                Some(et) if et <= to => {
+                    let (et, ev) = self.events.pop().expect("peeked");
                     now = et;
                     self.process(et, ev);
                 }
@@ -1852,12 +1850,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             Some(u) => u,
             None => {
                 // Next program unit on the die that frees up first (dynamic allocation).
-                let mut best = 0u32;
-                for (i, &free) in ssd.die_free.iter().enumerate().skip(1) {
-                    if free < ssd.die_free[best as usize] {
-                        best = i as u32;
-                    }
-                }
+                let best = ssd.die_free.earliest() as u32;
                 let slc = ssd.slc.as_ref().is_some_and(|c| {
                     let free = ssd.size.saturating_sub(ssd.ftl.mapped_lpns() * 4096);
                     c.has_room(ssd.unit_bytes, free)
@@ -1890,8 +1883,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             let (gc, energy) = ssd.collection(&cost, start);
             ssd.gc[unit.die as usize] = gc;
             res[die_res as usize].busy_ns += gc.end - gc.start;
-            let free = &mut ssd.die_free[unit.die as usize];
-            *free = (*free).max(gc.end);
+            ssd.die_free.raise(unit.die as usize, gc.end);
             ssd.energy.add(energy);
         }
         if unit.fill >= ssd.unit_bytes {
@@ -1922,8 +1914,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
             };
             *programs = programs.wrapping_add(1);
             let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
-            let free = &mut ssd.die_free[unit.die as usize];
-            *free = (*free).max(end);
+            ssd.die_free.raise(unit.die as usize, end);
             let booked = &mut ssd.programs_booked[unit.die as usize];
             forget_over(booked, at);
             booked.push_back((end - xfer - t_prog, end));
@@ -2077,7 +2068,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         read_until: vec![0; p.dies as usize],
         loads_booked: vec![VecDeque::new(); p.channels as usize],
         chan_read_until: vec![0; p.channels as usize],
-        die_free: vec![0; p.dies as usize],
+        die_free: Earliest::new(p.dies as usize),
         erase_ns: p.erase_ns,
         chan_ns_per_byte: 1e9 / p.chan_bps,
         unit_bytes,
@@ -2154,7 +2145,7 @@ impl Ssd {
             gc.delay(end - start.max(gc.start));
         }
         self.read_until[i] = occupy(res, self.dies[i], start, t_r);
-        self.die_free[i] = self.die_free[i].max(end).max(gc.end);
+        self.die_free.raise(i, end.max(gc.end));
         end
     }
 
@@ -2184,7 +2175,7 @@ impl Ssd {
     /// at the array's program speed (every die programming). It takes no die time (the dies
     /// had nothing else to do) and no energy: that would land in whichever test writes next.
     fn fold_slc(&mut self, at: u64) {
-        let idle_from = self.die_free.iter().copied().max().unwrap_or(0);
+        let idle_from = self.die_free.latest();
         let unit_bytes = self.unit_bytes;
         let program_ns = mean_of(self.program_ns);
         let dies = self.dies.len() as u64;
@@ -2285,7 +2276,7 @@ impl Ssd {
                 };
                 let r = &mut res[self.dies[d] as usize];
                 r.busy_until = r.busy_until.max(end);
-                self.die_free[d] = self.die_free[d].max(end);
+                self.die_free.raise(d, end);
             } else {
                 let taken = (phase - in_gc) / (1.0 - in_gc) * block_units as f64;
                 self.ftl.take_free(d as u32, taken as u64);
