@@ -284,24 +284,27 @@ struct WriteBuffer {
     cap: u64,
     used: u64,
     releases: BinaryHeap<Reverse<(u64, u64)>>,
+    /// When the space counted free became free: the latest release taken back.
+    free_since: u64,
 }
 
 impl WriteBuffer {
-    /// When `bytes` fit in the buffer, at `t` or later.
+    /// When `bytes` fit in the buffer, at `t` or later. Writes are admitted in the order they
+    /// arrive: when a write waits for a program to end, the space that program frees beyond
+    /// its needs goes to the writes behind it, from then on, not before.
     #[inline]
     fn admit(&mut self, t: u64, bytes: u64) -> u64 {
-        let mut t = t;
         while let Some(&Reverse((rt, b))) = self.releases.peek() {
             if rt <= t || self.used + bytes > self.cap {
                 self.releases.pop();
                 self.used -= b;
-                t = t.max(rt);
+                self.free_since = self.free_since.max(rt);
             } else {
                 break;
             }
         }
         self.used += bytes;
-        t
+        t.max(self.free_since)
     }
 }
 
@@ -2078,6 +2081,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
             cap: p.buffer_bytes.max(2 * unit_bytes),
             used: 0,
             releases: BinaryHeap::new(),
+            free_since: 0,
         },
         open: None,
         ftl,
@@ -2300,6 +2304,7 @@ impl Ssd {
     pub fn reset_buffer(&mut self) {
         self.buffer.used = 0;
         self.buffer.releases.clear();
+        self.buffer.free_since = 0;
         self.open = None;
         if let Some(slc) = &mut self.slc {
             slc.clear(); // the analytic states are reached with time to fold
@@ -2323,6 +2328,25 @@ mod tests {
         // Programs over by `now` are forgotten.
         assert_eq!(fit_before_booked(&mut booked, 250, 250, 10), 250);
         assert_eq!(booked.len(), 1);
+    }
+
+    #[test]
+    fn a_full_buffer_admits_writes_in_order_as_programs_free_it() {
+        let mut b = WriteBuffer {
+            cap: 8,
+            used: 8,
+            releases: BinaryHeap::new(),
+            free_since: 0,
+        };
+        b.releases.push(Reverse((100, 4)));
+        b.releases.push(Reverse((200, 4)));
+        assert_eq!(b.admit(10, 1), 100, "waits for the first program to end");
+        // The three units that program freed beyond the first write's need: not before it.
+        for _ in 0..3 {
+            assert_eq!(b.admit(20, 1), 100);
+        }
+        assert_eq!(b.admit(30, 1), 200, "the next program's space");
+        assert_eq!(b.admit(250, 1), 250, "space free by then");
     }
 
     #[test]
