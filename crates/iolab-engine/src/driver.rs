@@ -348,14 +348,17 @@ where
                     st.inflight += 1;
                 }
                 // Plan ahead and tell the target: a model prefetches the mappings of the
-                // next requests while this batch is processed (cache misses hidden).
-                while st.pending.len() < plan_ahead && !st.exhausted {
-                    match st.w.source.next_planned() {
-                        Some(p) => {
-                            target.upcoming(p.req.offset);
-                            st.pending.push_back(p);
+                // next requests while this batch is processed (cache misses hidden). Refilled
+                // by halves, so that the hints go out back to back and their misses overlap.
+                if st.pending.len() <= plan_ahead / 2 {
+                    while st.pending.len() < plan_ahead && !st.exhausted {
+                        match st.w.source.next_planned() {
+                            Some(p) => {
+                                target.upcoming(p.req.offset);
+                                st.pending.push_back(p);
+                            }
+                            None => st.exhausted = true,
                         }
-                        None => st.exhausted = true,
                     }
                 }
             }

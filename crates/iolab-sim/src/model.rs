@@ -1077,9 +1077,10 @@ pub struct World {
 }
 
 /// How many requests after starting to load a request's map entry [`World::prefetch`] starts
-/// loading the block node it names: by then the entry is in the cache. Measured on the SSD
-/// 750's steady state, four requests planned ahead: two as fast as four with eight ahead.
-const NODE_LAG: usize = 2;
+/// loading the block node it names: by then the entry is in the cache. The driver plans
+/// requests in batches of half of [`SimTarget::plan_ahead`](crate::SimTarget) (eight), so
+/// this reaches back into the batch before.
+const NODE_LAG: usize = 8;
 
 impl World {
     /// A world over `res`, `leaves` and `vol`.
@@ -1788,7 +1789,7 @@ impl World {
     }
 
     /// Starts loading the mapping of a request about to be submitted at `offset`, and the
-    /// block node of the one planned [`NODE_LAG`] requests before it, whose map entry that call
+    /// block node of the one planned `NODE_LAG` requests before it, whose map entry that call
     /// started loading (the node's address is in the entry: a second dependent miss).
     pub fn prefetch(&mut self, offset: u64) {
         // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
