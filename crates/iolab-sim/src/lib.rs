@@ -2,10 +2,10 @@
 //!
 //! `sim:DRIVE@PLATFORM[/PORT]` names a drive from the catalog attached to a port of a platform
 //! (`sim:ssd750-1200@z97/cpu`). [`open`] builds the model; [`SimSetup::run_job`] runs any job
-//! through the engine's shared driver over a [`SimTarget`] and a
-//! [`VirtualClock`], so results have the same schema as a
-//! real run and are marked modelled. The drive's state (FTL mapping, GC pools) persists across
-//! the jobs of one setup, so a fill followed by a measurement works as on a real drive.
+//! through the engine's shared driver over a [`SimTarget`] and a [`VirtualClock`], so results
+//! have the same schema as a real run and are marked modelled. The drive's state (FTL mapping,
+//! GC pools) persists across the jobs of one setup, so a fill followed by a measurement works
+//! as on a real drive.
 //!
 //! ```text
 //!  Job ─▶ driver (iolab-engine) ─▶ SimTarget ─▶ World: driver latency → RAID/tier split →

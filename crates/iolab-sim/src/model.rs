@@ -1077,9 +1077,9 @@ pub struct World {
 }
 
 /// How many requests after starting to load a request's map entry [`World::prefetch`] starts
-/// loading the block node it names: by then the entry is in the cache. The driver plans
-/// requests in batches of half of [`SimTarget::plan_ahead`](crate::SimTarget) (eight), so
-/// this reaches back into the batch before.
+/// loading the block node it names: by then the entry is in the cache. The driver plans a
+/// [`SimTarget`](crate::SimTarget)'s requests in batches of eight (half of what it plans
+/// ahead), so this reaches back into the batch before.
 const NODE_LAG: usize = 8;
 
 impl World {
