@@ -18,7 +18,6 @@ pub struct Earliest {
     tree: Vec<u32>,
     /// The times moved since the tree was last settled, one bit each.
     moved: Vec<u64>,
-    any_moved: bool,
     len: usize,
 }
 
@@ -34,7 +33,6 @@ impl Earliest {
         }
         let mut e = Earliest {
             moved: vec![0; leaves.div_ceil(64)],
-            any_moved: false,
             times,
             tree,
             len: n,
@@ -61,16 +59,13 @@ impl Earliest {
         if t > self.times[i] {
             self.times[i] = t;
             self.moved[i / 64] |= 1 << (i % 64);
-            self.any_moved = true;
         }
     }
 
     /// The index of the earliest time (the lowest index among equal times).
     #[inline]
     pub fn earliest(&mut self) -> usize {
-        if self.any_moved {
-            self.settle();
-        }
+        self.settle();
         self.tree[1] as usize
     }
 
@@ -89,7 +84,6 @@ impl Earliest {
                 }
             }
         }
-        self.any_moved = false;
     }
 
     /// The latest time.

@@ -1482,7 +1482,7 @@ impl World {
                 match dir {
                     Direction::Write => {
                         let done = ssd_write(ssd, res, offset, len, at, share);
-                        let done = transfer_up_status(res, &leaf.up, done) + lat_up;
+                        let done = status_up(&leaf.up, lat_up, done);
                         self.chunk_add(tag, done);
                     }
                     Direction::Read => {
@@ -1550,7 +1550,7 @@ impl World {
                     // drive's own order), or held until destages make room.
                     if h.cache_waiting.is_empty() && h.cache_room(at) >= len {
                         let done = h.cache_write(offset, len, at);
-                        let done = transfer_up_status(res, &leaf.up, done) + lat_up;
+                        let done = status_up(&leaf.up, lat_up, done);
                         self.chunk_add(tag, done);
                     } else {
                         if tag != INTERNAL {
@@ -1669,7 +1669,7 @@ impl World {
         );
         for (tag, done) in admitted {
             let leaf = &self.leaves[li as usize];
-            let done = transfer_up_status(&mut self.res, &leaf.up, done) + leaf.lat_up_ns;
+            let done = status_up(&leaf.up, leaf.lat_up_ns, done);
             self.chunk_done(tag, done);
         }
     }
@@ -1825,10 +1825,11 @@ fn vol_size(v: &Vol, leaves: &[Leaf]) -> u64 {
     }
 }
 
-/// The status/completion of a write going back up: a small message.
+/// When a write's status, sent at `t`, reaches the host: a small message, so the hops of the
+/// path up (`up`) and its fixed latency (`lat_up_ns`), no transfer time.
 #[inline]
-fn transfer_up_status(_res: &mut [Res], up: &[Pipe], t: u64) -> u64 {
-    t + up.iter().map(|p| p.hop_ns).sum::<u64>()
+fn status_up(up: &[Pipe], lat_up_ns: u64, t: u64) -> u64 {
+    t + up.iter().map(|p| p.hop_ns).sum::<u64>() + lat_up_ns
 }
 
 /// A write into an SSD (its data already through the write datapath, see `leaf_submit`): into
