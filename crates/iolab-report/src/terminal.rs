@@ -199,12 +199,33 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
     out
 }
 
+/// What the model says of job `job` beyond the figures (its report in the result's model
+/// description): the drive's mean power, the resource that limited it, and the write
+/// amplification when it wrote.
+fn model_line(r: &RunResult, job: &str) -> Option<String> {
+    let tests = r.target.model.as_ref()?.get("tests")?.as_array()?;
+    let t = tests.iter().find(|t| t["job"] == job)?;
+    let mut line = format!(
+        "model {:.1} W; {} ({:.0} %)",
+        t["avg_power_w"].as_f64()?,
+        t["bottleneck"].as_str()?,
+        t["bottleneck_utilisation"].as_f64()? * 100.0
+    );
+    if let Some(wa) = t["write_amplification"].as_f64() {
+        let _ = write!(line, "; write amplification {wa:.2}");
+    }
+    Some(line)
+}
+
 /// The table of `iolab run`: a block per job.
 pub fn run_table(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     for j in &r.jobs {
         out.push_str(&job_block(j, r.target.modelled));
+        if let Some(line) = model_line(r, &j.name) {
+            let _ = writeln!(out, "{line}");
+        }
     }
     ceiling_lines(r, &mut out);
     notes(r, &mut out);

@@ -32,6 +32,19 @@ fn terminal_run_table_of_a_model_claims_no_host_cpu() {
     let table = terminal::run_table(&r);
     assert!(table.contains("cpu   not modelled"), "{table}");
     assert!(!table.contains("µs per I/O"), "{table}");
+    assert!(!table.contains("model "), "{table}");
+    // What the model reports of a job (power, the limiting resource, write amplification)
+    // follows its block.
+    let job = r.jobs[0].name.clone();
+    r.target.model = Some(serde_json::json!({"tests": [{
+        "job": job, "avg_power_w": 17.44, "bottleneck": "cpu NAND dies",
+        "bottleneck_utilisation": 0.996, "write_amplification": 2.0
+    }]}));
+    let table = terminal::run_table(&r);
+    assert!(
+        table.contains("model 17.4 W; cpu NAND dies (100 %); write amplification 2.00"),
+        "{table}"
+    );
 }
 
 #[test]

@@ -135,7 +135,9 @@ pub struct TestReport {
     pub bottleneck: String,
     /// Its utilisation (0–1).
     pub bottleneck_utilisation: f64,
-    /// NAND write amplification during the job (NAND bytes / host bytes), when it wrote.
+    /// NAND write amplification during the job, when it wrote: bytes programmed (the host's
+    /// and collection's) over bytes the host wrote. Above 1 from collection and from writes
+    /// smaller than the 4 KiB mapping unit; below 1 when inline compression saves more.
     pub write_amplification: Option<f64>,
 }
 
@@ -200,8 +202,8 @@ struct Snapshot {
     t: u64,
     busy: Vec<u64>,
     energy_j: f64,
-    host_units: u64,
-    nand_units: u64,
+    host_bytes: u64,
+    nand_bytes: u64,
 }
 
 impl SimSetup {
@@ -284,7 +286,7 @@ impl SimSetup {
                         + s.energy.erase_ns as f64 * p.die_erase_w
                         + s.channel_busy(&self.world.res) as f64 * p.channel_w)
                         / 1e9;
-                    host += s.ftl.counters.host_units * s.ftl.unit_bytes as u64;
+                    host += s.host_bytes;
                     nand += (s.ftl.counters.host_units + s.ftl.counters.gc_units)
                         * s.ftl.unit_bytes as u64;
                 }
@@ -295,8 +297,8 @@ impl SimSetup {
             t: self.clock.now_ns(),
             busy: self.world.res.iter().map(|r| r.busy_ns).collect(),
             energy_j: energy,
-            host_units: host,
-            nand_units: nand,
+            host_bytes: host,
+            nand_bytes: nand,
         }
     }
 
@@ -330,8 +332,8 @@ impl SimSetup {
                     best
                 }
             });
-        let wa = (b.host_units > a.host_units)
-            .then(|| (b.nand_units - a.nand_units) as f64 / (b.host_units - a.host_units) as f64);
+        let wa = (b.host_bytes > a.host_bytes)
+            .then(|| (b.nand_bytes - a.nand_bytes) as f64 / (b.host_bytes - a.host_bytes) as f64);
         let bottleneck = if util < 0.7 {
             format!("latency-bound (busiest: {name})")
         } else {

@@ -418,6 +418,33 @@ struct OpenUnit {
     slc: bool,
 }
 
+/// An LPN of the open program unit the host wrote in part, held in the write buffer until the
+/// unit is programmed.
+#[derive(Clone, Copy, Debug)]
+struct BufferedLpn {
+    lpn: u64,
+    /// Its 512-byte sectors the host has written since it entered the buffer, one bit each.
+    sectors: u8,
+    /// Where its previous copy is (die, stored bytes), when the host has not written all of
+    /// it: the rest is read from there before the unit is programmed.
+    old: Option<(u32, u32)>,
+}
+
+/// Every sector of an LPN (eight of 512 bytes).
+const WHOLE_LPN: u8 = u8::MAX;
+
+/// The 512-byte sectors of `lpn` that `[offset, offset + len)` wholly covers, one bit each.
+fn sectors_covered(lpn: u64, offset: u64, len: u64) -> u8 {
+    let base = lpn * 4096;
+    let lo = offset.max(base) - base;
+    let hi = (offset + len).min(base + 4096) - base;
+    let (first, end) = (lo.div_ceil(512), hi / 512);
+    if end <= first {
+        return 0;
+    }
+    ((1u16 << end) - (1u16 << first)) as u8
+}
+
 /// Power coefficients of an SSD or HDD.
 #[derive(Clone, Debug, Default)]
 pub struct Power {
@@ -505,6 +532,10 @@ pub struct Ssd {
     block_bytes: u64,
     buffer: WriteBuffer,
     open: Option<OpenUnit>,
+    /// The LPNs of the open unit the host wrote in part (empty when none is open).
+    open_lpns: Vec<BufferedLpn>,
+    /// Bytes written by the host (before compression): write amplification's denominator.
+    pub host_bytes: u64,
     /// The FTL.
     pub ftl: Ftl,
     compress: bool,
@@ -1838,94 +1869,87 @@ fn status_up(up: &[Pipe], lat_up_ns: u64, t: u64) -> u64 {
 fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, share: f64) -> u64 {
     let first = offset / 4096;
     let last = (offset + len.max(1) - 1) / 4096;
-    let lpns = last - first + 1;
     let units_per_lpn = if ssd.compress {
         let stored = (share.max(ssd.min_stored) * 8.0).ceil() as u32;
         stored.clamp(1, 8)
     } else {
         1
     };
-    let stored_bytes = lpns * (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    let lpn_bytes = (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    ssd.host_bytes += len;
     if ssd.slc.is_some() {
         ssd.fold_slc(at);
     }
-    let done = ssd.buffer.admit(at, stored_bytes);
+    if offset % 4096 != 0 || len % 4096 != 0 || !ssd.open_lpns.is_empty() {
+        return ssd_write_partial(ssd, res, offset, len, at, units_per_lpn);
+    }
+    let done = ssd.buffer.admit(at, (last - first + 1) * lpn_bytes);
     for lpn in first..=last {
-        let unit = match ssd.open {
-            Some(u) => u,
-            None => {
-                // Next program unit on the die that frees up first (dynamic allocation).
-                let best = ssd.die_free.earliest() as u32;
-                let slc = ssd.slc.as_ref().is_some_and(|c| {
-                    let free = ssd.size.saturating_sub(ssd.ftl.mapped_lpns() * 4096);
-                    c.has_room(ssd.unit_bytes, free)
-                });
-                OpenUnit {
-                    die: best,
-                    fill: 0,
-                    ready: done,
-                    slc,
+        let unit = ssd.place_lpn(res, lpn, units_per_lpn, done);
+        if unit.fill >= ssd.unit_bytes {
+            ssd.open = None;
+            ssd.program_unit(res, unit, at);
+        } else {
+            ssd.open = Some(unit);
+        }
+    }
+    done
+}
+
+/// [`ssd_write`] of a write that covers an LPN in part, or while the open unit holds one: a
+/// write to a partly written LPN of the open unit, still in the buffer, merges with it there
+/// and takes no new space (sub-4 KiB and unaligned writes fill an LPN a piece at a time); a
+/// full unit whose last LPN is partial waits for the rest of it (the next writes of such a
+/// stream) or for the next LPN; and when a unit is programmed, what the host did not write of
+/// its LPNs is read from their old copies first. Whole LPNs are not tracked: rewriting one
+/// before its unit is programmed takes a new slot, as it would after.
+#[inline(never)]
+fn ssd_write_partial(
+    ssd: &mut Ssd,
+    res: &mut [Res],
+    offset: u64,
+    len: u64,
+    at: u64,
+    units_per_lpn: u32,
+) -> u64 {
+    let first = offset / 4096;
+    let last = (offset + len.max(1) - 1) / 4096;
+    let merged: Vec<u64> = (first..=last)
+        .filter(|&l| ssd.open_lpns.iter().any(|b| b.lpn == l))
+        .collect();
+    let lpn_bytes = (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    let done = ssd
+        .buffer
+        .admit(at, (last - first + 1 - merged.len() as u64) * lpn_bytes);
+    let unit_bytes = ssd.unit_bytes;
+    let is_full = |open: &Option<OpenUnit>| open.is_some_and(|u| u.fill >= unit_bytes);
+    for lpn in first..=last {
+        let sectors = sectors_covered(lpn, offset, len);
+        if merged.contains(&lpn) {
+            // (Gone when the unit was programmed within this write: it went with it.)
+            if let Some(b) = ssd.open_lpns.iter_mut().find(|b| b.lpn == lpn) {
+                b.sectors |= sectors;
+                if b.sectors == WHOLE_LPN && is_full(&ssd.open) {
+                    if let Some(unit) = ssd.open.take() {
+                        ssd.program_unit(res, unit, at); // its last LPN is now whole
+                    }
                 }
             }
-        };
-        let mut unit = unit;
-        let low = ssd.ftl.write(lpn, unit.die, units_per_lpn);
-        if let Some(c) = &mut ssd.slc {
-            c.note_write(lpn, unit.slc);
+            continue;
         }
-        unit.fill += (units_per_lpn * ssd.ftl.unit_bytes) as u64;
-        unit.ready = unit.ready.max(done);
-        let die_res = ssd.dies[unit.die as usize];
-        if low {
-            let cost = ssd.ftl.collect(unit.die);
-            let die = &res[die_res as usize];
-            // Booked after the die's earlier collection, whose place this one takes (reads in
-            // what is left of that one no longer wait for its operations: a rare overlap).
-            let start = unit
-                .ready
-                .max(die.busy_until)
-                .max(ssd.gc[unit.die as usize].end);
-            let (gc, energy) = ssd.collection(&cost, start);
-            ssd.gc[unit.die as usize] = gc;
-            res[die_res as usize].busy_ns += gc.end - gc.start;
-            ssd.die_free.raise(unit.die as usize, gc.end);
-            ssd.energy.add(energy);
+        if is_full(&ssd.open) {
+            if let Some(unit) = ssd.open.take() {
+                ssd.program_unit(res, unit, at);
+            }
         }
-        if unit.fill >= ssd.unit_bytes {
-            let chan = ssd.chan_of(unit.die);
-            let xfer = (unit.fill as f64 * ssd.chan_ns_per_byte) as u64;
-            // PAGE PROGRAM (80h-10h): the data is clocked into the die's page register, then
-            // tPROG; the die takes no new data until tPROG ends, so a load waits for its die
-            // and the die is busy for load + tPROG. Dies sharing a channel interleave their
-            // loads, and a drive with fewer dies per channel loses that overlap (testbeds.md B:
-            // twice the dies, 70-90 % faster incompressible writes). The parts also offer
-            // PROGRAM PAGE CACHE (80h-15h), which would hide the load; the published figures
-            // say the controllers of the catalog do not gain from it: with it, the Vertex LE's
-            // 32 dies would write 2 MB at the SATA ceiling (~265 MB/s) instead of the 217-248
-            // MB/s measured (testbeds.md A), and Force 3's 4 KiB QD32 write gap would shrink to
-            // 1.2x from the 1.55-1.85x measured.
-            // The program needs the space the die's collection is freeing.
-            let free = unit
-                .ready
-                .max(res[die_res as usize].busy_until)
-                .max(ssd.gc[unit.die as usize].end);
-            let loaded = ssd.load_channel(res, chan, at, free, xfer);
-            // A die's programs alternate between lower and upper pages (the MLC program
-            // order interleaves them across neighbouring wordlines).
-            let programs = &mut ssd.programs[unit.die as usize];
-            let t_prog = match &ssd.slc {
-                Some(c) if unit.slc => c.program_ns,
-                _ => ssd.program_ns[(*programs & 1) as usize],
-            };
-            *programs = programs.wrapping_add(1);
-            let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
-            ssd.die_free.raise(unit.die as usize, end);
-            let booked = &mut ssd.programs_booked[unit.die as usize];
-            forget_over(booked, at);
-            booked.push_back((end - xfer - t_prog, end));
-            ssd.energy.program_ns += t_prog;
-            ssd.buffer.releases.push(Reverse((end, unit.fill)));
+        if sectors != WHOLE_LPN {
+            let old = ssd.ftl.die_of(lpn).map(|d| (d, ssd.ftl.stored_bytes(lpn)));
+            ssd.open_lpns.push(BufferedLpn { lpn, sectors, old });
+        }
+        let unit = ssd.place_lpn(res, lpn, units_per_lpn, done);
+        if unit.fill >= unit_bytes && sectors == WHOLE_LPN {
             ssd.open = None;
+            ssd.program_unit(res, unit, at);
         } else {
             ssd.open = Some(unit);
         }
@@ -2086,6 +2110,8 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
             free_since: 0,
         },
         open: None,
+        open_lpns: Vec::new(),
+        host_bytes: 0,
         ftl,
         compress: p.compress,
         min_stored: p.min_stored,
@@ -2153,6 +2179,117 @@ impl Ssd {
         self.read_until[i] = occupy(res, self.dies[i], start, t_r);
         self.die_free.raise(i, end.max(gc.end));
         end
+    }
+
+    /// Puts `lpn` into the open program unit (opening one on the die that frees up first when
+    /// none is), maps it there and runs the die's collection when its pool runs low. Returns
+    /// the unit; the caller keeps it open or programs it.
+    #[inline(always)] // every write's path: called, it cost 1 % more instructions per write
+    fn place_lpn(&mut self, res: &mut [Res], lpn: u64, units_per_lpn: u32, done: u64) -> OpenUnit {
+        let mut unit = self.open.unwrap_or_else(|| {
+            // Dynamic allocation.
+            let best = self.die_free.earliest() as u32;
+            let slc = self.slc.as_ref().is_some_and(|c| {
+                let free = self.size.saturating_sub(self.ftl.mapped_lpns() * 4096);
+                c.has_room(self.unit_bytes, free)
+            });
+            OpenUnit {
+                die: best,
+                fill: 0,
+                ready: done,
+                slc,
+            }
+        });
+        let low = self.ftl.write(lpn, unit.die, units_per_lpn);
+        if let Some(c) = &mut self.slc {
+            c.note_write(lpn, unit.slc);
+        }
+        unit.fill += (units_per_lpn * self.ftl.unit_bytes) as u64;
+        unit.ready = unit.ready.max(done);
+        if low {
+            let die_res = self.dies[unit.die as usize];
+            let cost = self.ftl.collect(unit.die);
+            let die = &res[die_res as usize];
+            // Booked after the die's earlier collection, whose place this one takes (reads in
+            // what is left of that one no longer wait for its operations: a rare overlap).
+            let start = unit
+                .ready
+                .max(die.busy_until)
+                .max(self.gc[unit.die as usize].end);
+            let (gc, energy) = self.collection(&cost, start);
+            self.gc[unit.die as usize] = gc;
+            res[die_res as usize].busy_ns += gc.end - gc.start;
+            self.die_free.raise(unit.die as usize, gc.end);
+            self.energy.add(energy);
+        }
+        unit
+    }
+
+    /// Programs the open unit, from `at` (the write that filled or completed it): first the
+    /// rest of its partial LPNs is read, then the data is loaded over the die's channel and
+    /// programmed once the die, its collection and those reads allow.
+    fn program_unit(&mut self, res: &mut [Res], mut unit: OpenUnit, at: u64) {
+        if !self.open_lpns.is_empty() {
+            unit.ready = unit.ready.max(self.read_rest_of_partial_lpns(res, at));
+        }
+        let die_res = self.dies[unit.die as usize];
+        let chan = self.chan_of(unit.die);
+        let xfer = (unit.fill as f64 * self.chan_ns_per_byte) as u64;
+        // PAGE PROGRAM (80h-10h): the data is clocked into the die's page register, then
+        // tPROG; the die takes no new data until tPROG ends, so a load waits for its die and
+        // the die is busy for load + tPROG. Dies sharing a channel interleave their loads, and
+        // a drive with fewer dies per channel loses that overlap (testbeds.md B: twice the
+        // dies, 70-90 % faster incompressible writes). The parts also offer PROGRAM PAGE CACHE
+        // (80h-15h), which would hide the load; the published figures say the controllers of
+        // the catalog do not gain from it: with it, the Vertex LE's 32 dies would write 2 MB
+        // at the SATA ceiling (~265 MB/s) instead of the 217-248 MB/s measured (testbeds.md
+        // A), and Force 3's 4 KiB QD32 write gap would shrink to 1.2x from the 1.55-1.85x
+        // measured.
+        // The program needs the space the die's collection is freeing.
+        let free = unit
+            .ready
+            .max(res[die_res as usize].busy_until)
+            .max(self.gc[unit.die as usize].end);
+        let loaded = self.load_channel(res, chan, at, free, xfer);
+        // A die's programs alternate between lower and upper pages (the MLC program order
+        // interleaves them across neighbouring wordlines).
+        let programs = &mut self.programs[unit.die as usize];
+        let t_prog = match &self.slc {
+            Some(c) if unit.slc => c.program_ns,
+            _ => self.program_ns[(*programs & 1) as usize],
+        };
+        *programs = programs.wrapping_add(1);
+        let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
+        self.die_free.raise(unit.die as usize, end);
+        let booked = &mut self.programs_booked[unit.die as usize];
+        forget_over(booked, at);
+        booked.push_back((end - xfer - t_prog, end));
+        self.energy.program_ns += t_prog;
+        self.buffer.releases.push(Reverse((end, unit.fill)));
+    }
+
+    /// Read-modify-write, as the open unit is about to be programmed: the sectors of its LPNs
+    /// the host did not write are read from their previous copies (tR on that die, then the
+    /// data out over its channel), from `at`. Returns when the last is in the controller
+    /// (`at` when none is needed), and empties the unit's LPN list.
+    fn read_rest_of_partial_lpns(&mut self, res: &mut [Res], at: u64) -> u64 {
+        let mut lpns = std::mem::take(&mut self.open_lpns);
+        let unit_lpns = self.unit_bytes / 4096;
+        let mut ready = at;
+        for b in &lpns {
+            let Some((die, bytes)) = b.old else { continue };
+            if b.sectors == WHOLE_LPN {
+                continue; // written whole after all: nothing to read
+            }
+            let t_r = self.read_ns[upper_page(b.lpn / unit_lpns)];
+            let end = self.read_die(res, die, at, t_r);
+            self.energy.read_ns += t_r;
+            let out = (bytes as f64 * self.chan_ns_per_byte) as u64;
+            ready = ready.max(self.read_channel(res, self.chan_of(die), end, out));
+        }
+        lpns.clear();
+        self.open_lpns = lpns; // keeps its allocation
+        ready
     }
 
     /// Books `d` of read data-out on channel `chan` from `at`, ahead of program data loads
@@ -2308,6 +2445,7 @@ impl Ssd {
         self.buffer.releases.clear();
         self.buffer.free_since = 0;
         self.open = None;
+        self.open_lpns.clear();
         if let Some(slc) = &mut self.slc {
             slc.clear(); // the analytic states are reached with time to fold
         }
@@ -2317,6 +2455,18 @@ impl Ssd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sectors_covered_counts_only_whole_sectors_of_the_lpn() {
+        assert_eq!(sectors_covered(3, 3 * 4096, 4096), WHOLE_LPN);
+        assert_eq!(sectors_covered(3, 0, 1 << 20), WHOLE_LPN);
+        assert_eq!(sectors_covered(3, 3 * 4096 + 512, 4096), 0b1111_1110);
+        assert_eq!(sectors_covered(4, 3 * 4096 + 512, 4096), 0b0000_0001);
+        assert_eq!(sectors_covered(3, 3 * 4096 + 1024, 1536), 0b0001_1100);
+        // A sector written in part is not covered: its rest comes from the old copy.
+        assert_eq!(sectors_covered(3, 3 * 4096 + 100, 400), 0b0000_0000);
+        assert_eq!(sectors_covered(3, 3 * 4096 + 100, 1000), 0b0000_0010);
+    }
 
     #[test]
     fn a_read_fits_in_a_gap_before_later_programs_or_waits_for_the_one_it_would_overlap() {

@@ -493,3 +493,36 @@ fn a_steady_state_drive_writes_at_its_collection_limit_from_the_first_second() {
     let mean = per_s.iter().sum::<f64>() / per_s.len() as f64;
     assert!(per_s.iter().all(|&x| x > 0.5 * mean), "{per_s:?}");
 }
+
+#[test]
+fn writes_smaller_than_a_mapping_unit_merge_in_the_buffer_or_cost_a_read() {
+    // The FTL maps 4 KiB. Sequential 512-byte writes fill each LPN in the buffer a sector at
+    // a time, so the NAND takes each byte once; random ones each take a whole LPN.
+    let run = |sim: &mut iolab_sim::SimSetup, text: &str| {
+        let r = sim.run_job(&job(text), None).unwrap().result.write.iops;
+        (r, sim.tests().last().unwrap().write_amplification.unwrap())
+    };
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.precondition_fill();
+    let small = "block_size = 512\nqueue_depth = 32\nsize = \"4g\"\nduration_s = 0.2";
+    let (_, seq_wa) = run(&mut sim, &format!("access = \"write\"\n{small}"));
+    assert!((seq_wa - 1.0).abs() < 0.01, "sequential 512 B: {seq_wa}");
+    let (_, rand_wa) = run(&mut sim, &format!("access = \"randwrite\"\n{small}"));
+    assert!((rand_wa - 8.0).abs() < 0.1, "random 512 B: {rand_wa}");
+
+    // A 4 KiB write that straddles two LPNs writes both, and on a full drive first reads
+    // the part of each it does not cover (read-modify-write): a trimmed drive has nothing to
+    // read. Aligned writes need neither.
+    let four_k = "access = \"randwrite\"\nqueue_depth = 32\nsize = \"16g\"\nduration_s = 0.3";
+    let misaligned = format!("{four_k}\noffset = 512");
+    let (aligned_full, wa) = run(&mut sim, four_k);
+    assert!((wa - 1.0).abs() < 0.01, "aligned: {wa}");
+    let (misaligned_full, wa) = run(&mut sim, &misaligned);
+    assert!((wa - 2.0).abs() < 0.01, "misaligned: {wa}");
+    let mut empty = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    let (misaligned_empty, _) = run(&mut empty, &misaligned);
+    assert!(
+        misaligned_full < 0.8 * misaligned_empty && misaligned_empty < aligned_full,
+        "aligned {aligned_full}, misaligned {misaligned_full} (full) / {misaligned_empty} (empty)"
+    );
+}
