@@ -666,6 +666,8 @@ pub struct Hdd {
     pub busy_ns: u64,
     /// Commands received and not started (NCQ), in arrival order.
     queue: Vec<HddCmd>,
+    /// How many of them are the host's (not destages).
+    host_queued: u32,
     /// A command is on the actuator: its completion starts the next.
     in_flight: bool,
     /// Commands the drive chooses among (its NCQ depth).
@@ -713,6 +715,16 @@ impl Hdd {
             0
         };
         self.cache_bytes.saturating_sub(self.dirty_bytes + leaving)
+    }
+
+    /// Whether `[offset, offset + len)` lies within one write still waiting in the write cache
+    /// for its destage (a read of it is served from the cache).
+    fn holds_dirty(&self, offset: u64, len: u64) -> bool {
+        self.dirty_bytes > 0
+            && self
+                .queue
+                .iter()
+                .any(|c| c.destage && c.offset <= offset && offset + len <= c.offset + c.len)
     }
 
     /// Takes a write into the write cache at `t` and queues its destage; returns when the
@@ -1059,6 +1071,7 @@ struct ChunkEv {
     tail: u64,
     tag: u32,
     leaf: u32,
+    /// The NAND channel it leaves by, [`NO_CHAN`], or [`FROM_HDD_CACHE`].
     chan: u32,
     nand_bytes: u32,
     host_bytes: u32,
@@ -1076,6 +1089,8 @@ struct Io {
 const INTERNAL: u32 = u32::MAX;
 /// No channel (unmapped read or HDD).
 const NO_CHAN: u32 = u32::MAX;
+/// An HDD's read served from its write cache: the actuator was not involved.
+const FROM_HDD_CACHE: u32 = u32::MAX - 1;
 
 /// The whole model of one target.
 #[derive(Debug)]
@@ -1589,10 +1604,30 @@ impl World {
                         }
                         h.cache_waiting.push_back((tag, offset, len));
                     }
+                } else if dir == Direction::Read && h.holds_dirty(offset, len) {
+                    // Written and not yet destaged: the data is in the write cache, and drives
+                    // serve reads of it from there (Seagate's SCSI product manuals, "Caching
+                    // write data": written data is kept for later read hits). Data destaged
+                    // since is not tracked, so such a read goes to the platters.
+                    if tag != INTERNAL {
+                        self.ios[tag as usize].pending += 1;
+                    }
+                    self.events.push(
+                        at + h.command_ns,
+                        ChunkEv {
+                            tail: 0,
+                            tag,
+                            leaf: li,
+                            chan: FROM_HDD_CACHE,
+                            nand_bytes: 0,
+                            host_bytes: len as u32,
+                        },
+                    );
                 } else {
                     if tag != INTERNAL {
                         self.ios[tag as usize].pending += 1;
                     }
+                    h.host_queued += 1;
                     h.queue.push(HddCmd {
                         tag,
                         arrive: at,
@@ -1650,19 +1685,28 @@ impl World {
         let start = t
             .max(self.res[h.res as usize].busy_until)
             .max(first_arrival);
-        // The drive reorders the oldest commands it holds, as many as NCQ lets the host queue
-        // (its write cache's destages among them; how far firmware looks into a full cache
-        // is not published).
+        // The drive picks the command it reaches first among the host's (NCQ bounds them)
+        // and the oldest of its write cache's destages, as many as NCQ lets the host queue
+        // (how far firmware looks into a full cache is not published). A host command never
+        // waits for the whole backlog of acknowledged writes to go first.
         let mut best: Option<(usize, Positioning)> = None;
-        let mut seen = 0;
+        let (mut destages_seen, mut hosts_seen) = (0, 0);
         for i in 0..h.queue.len() {
+            if destages_seen >= h.reorder_window && hosts_seen == h.host_queued {
+                break;
+            }
             let cmd = h.queue[i];
+            if !cmd.destage {
+                hosts_seen += 1;
+            }
             if cmd.arrive > start {
                 continue;
             }
-            seen += 1;
-            if seen > h.reorder_window {
-                break;
+            if cmd.destage {
+                if destages_seen >= h.reorder_window {
+                    continue;
+                }
+                destages_seen += 1;
             }
             let pos = hdd_position(h, cmd.offset, start);
             let reach = |p: &Positioning| p.seek_ns + p.rotation_ns;
@@ -1672,6 +1716,9 @@ impl World {
         }
         let (i, pos) = best.expect("the first arrival has arrived by start");
         let cmd = h.queue.remove(i);
+        if !cmd.destage {
+            h.host_queued -= 1;
+        }
         let end = hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
         h.in_flight = true;
         // Writes waiting for room in the write cache go in as a destage ends.
@@ -1707,8 +1754,10 @@ impl World {
 
     fn process(&mut self, t: u64, ev: ChunkEv) {
         if let Dev::Hdd(h) = &mut self.leaves[ev.leaf as usize].dev {
-            h.in_flight = false;
-            self.hdd_dispatch(ev.leaf, t);
+            if ev.chan != FROM_HDD_CACHE {
+                h.in_flight = false;
+                self.hdd_dispatch(ev.leaf, t);
+            }
         }
         let leaf = &mut self.leaves[ev.leaf as usize];
         let res = &mut self.res[..];
@@ -2149,6 +2198,7 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         power: p.power,
         busy_ns: 0,
         queue: Vec::new(),
+        host_queued: 0,
         in_flight: false,
         reorder_window: p.queue_depth.max(1),
         cache_bytes: p.write_cache_bytes,

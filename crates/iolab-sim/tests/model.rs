@@ -280,6 +280,32 @@ fn a_hard_disk_acknowledges_writes_from_its_cache_and_writes_them_in_its_own_ord
 }
 
 #[test]
+fn a_hard_disk_reads_data_still_in_its_write_cache_from_the_cache() {
+    // 4,000 random 4 KiB writes over 4 MB leave nearly every block of it in the write cache
+    // (the writes are acknowledged at once; destaging them takes the disk a second or more).
+    let read_back = |offset: &str| {
+        let mut sim = open("sim:hdd-7200@h67", None).unwrap();
+        let w = job("access = \"randwrite\"\nsize = \"4m\"\nios_limit = 4000");
+        sim.run_job(&w, None).unwrap();
+        let r = job(&format!(
+            "access = \"randread\"\nsize = \"4m\"\noffset = {offset}\nios_limit = 1000"
+        ));
+        sim.run_job(&r, None).unwrap().result.read
+    };
+    let (written, elsewhere) = (read_back("0"), read_back("\"1g\""));
+    // A read of what was just written comes from the cache, without a seek or a rotational
+    // wait; one of other data goes to the platters.
+    assert!(written.lat_ns.p50 < 500_000, "{:?}", written.lat_ns);
+    assert!(elsewhere.lat_ns.p50 > 2_000_000, "{:?}", elsewhere.lat_ns);
+    assert!(
+        written.iops > 1.5 * elsewhere.iops,
+        "reads of what was just written {} IOPS, of other data {}",
+        written.iops,
+        elsewhere.iops
+    );
+}
+
+#[test]
 fn a_tier_moves_hot_extents_in_the_background_not_in_front_of_the_host() {
     let iops = |qd: u32| {
         let mut sim = open("sim:storemi@x470", None).unwrap();
