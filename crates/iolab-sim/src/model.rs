@@ -1112,8 +1112,6 @@ pub struct World {
     outstanding: u32,
     /// Compressed share of each tag's data, set by the target before submit.
     pub stored_share: Vec<f64>,
-    /// Write requests seen (for WA reports).
-    pub host_write_bytes: u64,
     /// Requests rejected past the end.
     pub errors: u64,
     /// The LPNs of the last [`NODE_LAG`] requests planned, for [`World::prefetch`].
@@ -1149,7 +1147,6 @@ impl World {
             waiting: Default::default(),
             outstanding: 0,
             stored_share: Vec::new(),
-            host_write_bytes: 0,
             errors: 0,
             planned_lpns: [0; NODE_LAG],
             planned: 0,
@@ -1220,9 +1217,6 @@ impl World {
         io.pending = 1; // held until the split is done, so early chunks cannot complete it
         io.done = t;
         io.fin_ns = self.driver_ns - half;
-        if dir == Direction::Write {
-            self.host_write_bytes += len;
-        }
         let vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
         let mut vol = vol;
         self.vol_submit(&mut vol, tag, dir, offset, len, t + half);
@@ -1591,55 +1585,51 @@ impl World {
                 }
             }
             Dev::Hdd(h) => {
-                if dir == Direction::Write && len <= h.cache_bytes {
-                    // Acknowledged once in the write cache (and written later, in the
-                    // drive's own order), or held until destages make room.
-                    if h.cache_waiting.is_empty() && h.cache_room(at) >= len {
-                        let done = h.cache_write(offset, len, at);
-                        let done = status_up(&leaf.up, lat_up, done);
-                        self.chunk_add(tag, done);
-                    } else {
-                        if tag != INTERNAL {
-                            self.ios[tag as usize].pending += 1;
-                        }
-                        h.cache_waiting.push_back((tag, offset, len));
-                    }
-                } else if dir == Direction::Read && h.holds_dirty(offset, len) {
-                    // Written and not yet destaged: the data is in the write cache, and drives
-                    // serve reads of it from there (Seagate's SCSI product manuals, "Caching
-                    // write data": written data is kept for later read hits). Data destaged
-                    // since is not tracked, so such a read goes to the platters.
-                    if tag != INTERNAL {
-                        self.ios[tag as usize].pending += 1;
-                    }
-                    self.events.push(
-                        at + h.command_ns,
-                        ChunkEv {
-                            tail: 0,
-                            tag,
-                            leaf: li,
-                            chan: FROM_HDD_CACHE,
-                            nand_bytes: 0,
-                            host_bytes: len as u32,
-                        },
-                    );
+                // A write the cache takes is acknowledged once in it (and written later, in
+                // the drive's own order); one it has no room for waits until destages make it.
+                let cached = dir == Direction::Write && len <= h.cache_bytes;
+                if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
+                    let done = h.cache_write(offset, len, at);
+                    let done = status_up(&leaf.up, lat_up, done);
+                    self.chunk_add(tag, done);
                 } else {
                     if tag != INTERNAL {
                         self.ios[tag as usize].pending += 1;
                     }
-                    h.host_queued += 1;
-                    h.queue.push(HddCmd {
-                        tag,
-                        arrive: at,
-                        offset,
-                        len,
-                        host_bytes: if dir == Direction::Read {
-                            len as u32
-                        } else {
-                            0
-                        },
-                        destage: false,
-                    });
+                    if cached {
+                        h.cache_waiting.push_back((tag, offset, len));
+                    } else if dir == Direction::Read && h.holds_dirty(offset, len) {
+                        // Written and not yet destaged: the data is in the write cache, and
+                        // drives serve reads of it from there (Seagate's SCSI product manuals,
+                        // "Caching write data": written data is kept for later read hits).
+                        // Data destaged since is not tracked, so such a read goes to the
+                        // platters.
+                        self.events.push(
+                            at + h.command_ns,
+                            ChunkEv {
+                                tail: 0,
+                                tag,
+                                leaf: li,
+                                chan: FROM_HDD_CACHE,
+                                nand_bytes: 0,
+                                host_bytes: len as u32,
+                            },
+                        );
+                    } else {
+                        h.host_queued += 1;
+                        h.queue.push(HddCmd {
+                            tag,
+                            arrive: at,
+                            offset,
+                            len,
+                            host_bytes: if dir == Direction::Read {
+                                len as u32
+                            } else {
+                                0
+                            },
+                            destage: false,
+                        });
+                    }
                 }
                 self.hdd_dispatch(li, at);
             }
