@@ -407,7 +407,7 @@ fn power_of(d: &DriveSpec) -> Power {
     }
 }
 
-fn ssd_params(d: &DriveSpec) -> SsdParams {
+pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
     let c = d.controller.as_ref().expect("validated");
     let n = d.nand.as_ref().expect("validated");
     let f = d.ftl.as_ref().expect("validated");

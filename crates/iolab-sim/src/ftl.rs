@@ -190,13 +190,21 @@ impl Ftl {
     /// The die holding `lpn`, or `None` when it holds no data.
     #[inline]
     pub fn die_of(&mut self, lpn: u64) -> Option<u32> {
+        self.block_of(lpn).map(|(_, die)| die)
+    }
+
+    /// The node holding `lpn` (its written block, or the collection block its data was moved
+    /// into; ids are reused only when the FTL is filled or erased anew) and its die, or `None`
+    /// when it holds no data.
+    #[inline]
+    pub fn block_of(&mut self, lpn: u64) -> Option<(u32, u32)> {
         let n = self.map[lpn as usize];
         if n == UNMAPPED {
             return None;
         }
         let r = self.find(n);
         self.map[lpn as usize] = r;
-        Some(self.nodes[r as usize].die)
+        Some((r, self.nodes[r as usize].die))
     }
 
     /// Stored bytes of an LPN (compressed size, or 4096).

@@ -518,6 +518,8 @@ pub struct Ssd {
     programs_booked: Vec<VecDeque<(u64, u64)>>,
     /// End of the last read booked per die (reads on a die run one after another).
     read_until: Vec<u64>,
+    /// What each die's page register holds.
+    registers: Vec<PageRegister>,
     /// Program data loads booked per channel (start, end), oldest first.
     loads_booked: Vec<VecDeque<(u64, u64)>>,
     /// End of the last read data-out booked per channel.
@@ -553,6 +555,30 @@ pub struct Ssd {
     /// to the next job, during which it runs.
     carried: Carried,
 }
+
+/// The program unit a die's page register holds after a read, and for how long. The register
+/// keeps the page until the die's next operation, and CHANGE READ COLUMN (05h-E0h, in Micron's
+/// parallel NAND command set, simulators-and-interfaces.md [22]) clocks out any other part of
+/// it without a new tR: a read of the same unit meanwhile (small sequential reads, several to a
+/// page) costs only its data-out. That firmware uses it is assumed.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct PageRegister {
+    /// The unit: the FTL node holding it and its logical unit number. LPNs of one logical
+    /// unit in one node are taken to share a physical unit, as sequential writes leave them
+    /// (random writes scatter them over other nodes).
+    unit: (u32, u64),
+    /// When the read's tR ends and the data is in the register.
+    ready: u64,
+    /// When the next operation booked on the die starts and replaces it.
+    until: u64,
+}
+
+/// A register that holds nothing.
+const EMPTY_REGISTER: PageRegister = PageRegister {
+    unit: (crate::ftl::UNMAPPED, u64::MAX),
+    ready: 0,
+    until: 0,
+};
 
 /// Collections in progress at an analytic steady state (see [`Ssd::stagger_collections`]):
 /// the share still to run of each, as busy time, energy and pages moved and erased.
@@ -1531,7 +1557,8 @@ impl World {
                         let unit_lpns = ssd.unit_bytes / 4096;
                         let mut lpn = first;
                         while lpn <= last {
-                            let die = ssd.ftl.die_of(lpn);
+                            let block = ssd.ftl.block_of(lpn);
+                            let die = block.map(|(_, d)| d);
                             // A chunk: consecutive LPNs of one program unit on one die.
                             let mut n = 1;
                             let mut nand = ssd.ftl.stored_bytes(lpn) as u64;
@@ -1545,8 +1572,8 @@ impl World {
                             let lo = (lpn * 4096).max(offset);
                             let hi = ((lpn + n) * 4096).min(offset + len);
                             let host = hi - lo;
-                            let (ready, chan) = match die {
-                                Some(d) => {
+                            let (ready, chan) = match block {
+                                Some((node, d)) => {
                                     // The die is busy for tR only: READ PAGE CACHE RANDOM
                                     // (00h-31h, in Micron's parallel NAND command set and its
                                     // public Verilog model) moves the page to the cache
@@ -1557,9 +1584,9 @@ impl World {
                                     // of every die's reads are upper pages (the unit number's
                                     // own parity would give whole dies one kind when units
                                     // are striped over an even number of dies).
-                                    let t_r = ssd.read_ns[upper_page(lpn / unit_lpns)];
-                                    let end = ssd.read_die(res, d, at, t_r);
-                                    ssd.energy.read_ns += t_r;
+                                    let unit = lpn / unit_lpns;
+                                    let t_r = ssd.read_ns[upper_page(unit)];
+                                    let end = ssd.read_unit(res, d, (node, unit), at, t_r);
                                     (end, ssd.chan_of(d))
                                 }
                                 // Unwritten data is not on NAND: the controller returns zeros.
@@ -2134,6 +2161,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         gc: vec![GcWork::default(); p.dies as usize],
         programs_booked: vec![VecDeque::new(); p.dies as usize],
         read_until: vec![0; p.dies as usize],
+        registers: vec![EMPTY_REGISTER; p.dies as usize],
         loads_booked: vec![VecDeque::new(); p.channels as usize],
         chan_read_until: vec![0; p.channels as usize],
         die_free: Earliest::new(p.dies as usize),
@@ -2221,6 +2249,42 @@ impl Ssd {
         end
     }
 
+    /// Reads program unit `unit` on die `d` for the host from `at`: from the die's page
+    /// register when it still holds the unit (after the tR in progress, if any), else with
+    /// a tR. Returns when the data can leave the die.
+    fn read_unit(&mut self, res: &mut [Res], d: u32, unit: (u32, u64), at: u64, t_r: u64) -> u64 {
+        let i = d as usize;
+        let reg = self.registers[i];
+        if reg.unit == unit && at < reg.until {
+            return at.max(reg.ready);
+        }
+        let end = self.read_die(res, d, at, t_r);
+        self.energy.read_ns += t_r;
+        // Programs are booked in start order; a collection in progress resumes right after.
+        let booked = &self.programs_booked[i];
+        let next_program = booked
+            .get(booked.partition_point(|&(s, _)| s < end))
+            .map_or(u64::MAX, |&(s, _)| s);
+        let gc = &self.gc[i];
+        let next_gc = if gc.end > end {
+            end.max(gc.start)
+        } else {
+            u64::MAX
+        };
+        self.registers[i] = PageRegister {
+            unit,
+            ready: end,
+            until: next_program.min(next_gc),
+        };
+        end
+    }
+
+    /// An operation booked on die `d` from `start` replaces what its page register holds then.
+    fn replace_register_at(&mut self, d: u32, start: u64) {
+        let r = &mut self.registers[d as usize];
+        r.until = r.until.min(start);
+    }
+
     /// Puts `lpn` into the open program unit (opening one on the die that frees up first when
     /// none is), maps it there and runs the die's collection when its pool runs low. Returns
     /// the unit; the caller keeps it open or programs it.
@@ -2258,6 +2322,7 @@ impl Ssd {
                 .max(self.gc[unit.die as usize].end);
             let (gc, energy) = self.collection(&cost, start);
             self.gc[unit.die as usize] = gc;
+            self.replace_register_at(unit.die, start);
             res[die_res as usize].busy_ns += gc.end - gc.start;
             self.die_free.raise(unit.die as usize, gc.end);
             self.energy.add(energy);
@@ -2304,6 +2369,7 @@ impl Ssd {
         let booked = &mut self.programs_booked[unit.die as usize];
         forget_over(booked, at);
         booked.push_back((end - xfer - t_prog, end));
+        self.replace_register_at(unit.die, end - xfer - t_prog);
         self.energy.program_ns += t_prog;
         self.buffer.releases.push(Reverse((end, unit.fill)));
     }
@@ -2323,6 +2389,8 @@ impl Ssd {
             }
             let t_r = self.read_ns[upper_page(b.lpn / unit_lpns)];
             let end = self.read_die(res, die, at, t_r);
+            // The register now holds a page no host read asks for by its unit.
+            self.registers[die as usize] = EMPTY_REGISTER;
             self.energy.read_ns += t_r;
             let out = (bytes as f64 * self.chan_ns_per_byte) as u64;
             ready = ready.max(self.read_channel(res, self.chan_of(die), end, out));
@@ -2451,6 +2519,7 @@ impl Ssd {
                 // Counted when charged, not now.
                 self.ftl.counters.gc_units -= part(cost.moved_units);
                 self.ftl.counters.erased_units -= part(cost.erased_units);
+                self.replace_register_at(d as u32, now);
                 self.gc[d] = GcWork {
                     start: now,
                     copies_end: end.saturating_sub(full.end - full.copies_end).max(now),
@@ -2486,6 +2555,8 @@ impl Ssd {
         self.buffer.free_since = 0;
         self.open = None;
         self.open_lpns.clear();
+        // The fill made new nodes: a register's unit would name another's.
+        self.registers.fill(EMPTY_REGISTER);
         if let Some(slc) = &mut self.slc {
             slc.clear(); // the analytic states are reached with time to fold
         }
@@ -2539,6 +2610,33 @@ mod tests {
         }
         assert_eq!(b.admit(30, 1), 200, "the next program's space");
         assert_eq!(b.admit(250, 1), 250, "space free by then");
+    }
+
+    #[test]
+    fn a_page_register_serves_its_unit_until_the_die_is_used_again() {
+        let cat = crate::catalog::Catalog::load(None).unwrap();
+        let (_, drive) = cat.drives.get("ssd750-400").unwrap();
+        let mut res = Vec::new();
+        let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+        let (unit, t_r) = ((5, 9), 50_000);
+        let mut read = |unit, at| ssd.read_unit(&mut res, 0, unit, at, t_r);
+        assert_eq!(read(unit, 0), 50_000, "the first read of a unit takes tR");
+        assert_eq!(
+            read(unit, 10_000),
+            50_000,
+            "while it is read: waits for that tR"
+        );
+        assert_eq!(read(unit, 60_000), 60_000, "held: no tR");
+        assert_eq!(read((5, 10), 60_000), 110_000, "another unit takes tR");
+        assert_eq!(read(unit, 120_000), 170_000, "and replaced the first");
+        ssd.replace_register_at(0, 200_000); // a program booked from then
+        let mut read = |unit, at| ssd.read_unit(&mut res, 0, unit, at, t_r);
+        assert_eq!(
+            read(unit, 190_000),
+            190_000,
+            "held until the program starts"
+        );
+        assert_eq!(read(unit, 200_000), 250_000, "gone once it has");
     }
 
     #[test]

@@ -552,3 +552,28 @@ fn writes_smaller_than_a_mapping_unit_merge_in_the_buffer_or_cost_a_read() {
         "aligned {aligned_full}, misaligned {misaligned_full} (full) / {misaligned_empty} (empty)"
     );
 }
+
+#[test]
+fn small_sequential_reads_share_one_page_read() {
+    // A die's page register keeps the unit it read until its next operation: the next reads of
+    // that unit (sequential reads smaller than it) need only their data-out, while random
+    // reads each need a tR.
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.precondition_fill();
+    let mut iops = |access: &str, bs: &str| {
+        let text = format!(
+            "access = \"{access}\"\nblock_size = \"{bs}\"\nqueue_depth = 1\nsize = \"4g\"\nduration_s = 0.05"
+        );
+        sim.run_job(&job(&text), None).unwrap().result.read.iops
+    };
+    let (seq_512, rand_512) = (iops("read", "512"), iops("randread", "512"));
+    assert!(
+        seq_512 > 3.0 * rand_512,
+        "512 B: sequential {seq_512}, random {rand_512}"
+    );
+    let (seq_4k, rand_4k) = (iops("read", "4k"), iops("randread", "4k"));
+    assert!(
+        seq_4k > 1.5 * rand_4k,
+        "4 KiB: sequential {seq_4k}, random {rand_4k}"
+    );
+}
