@@ -2228,10 +2228,10 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
 }
 
 impl Ssd {
-    /// Books a page read of `t_r` on die `d` from `at`. Firmware puts host reads ahead of
-    /// queued programs and collection work: the read waits for the die's earlier reads, for
-    /// the NAND operation in progress and for programs it would overlap, not for programs
-    /// booked to start after it ends.
+    /// Books a page read of `t_r` on die `d` from `at`, with its energy. Firmware puts host
+    /// reads ahead of queued programs and collection work: the read waits for the die's earlier
+    /// reads, for the NAND operation in progress and for programs it would overlap, not for
+    /// programs booked to start after it ends.
     fn read_die(&mut self, res: &mut [Res], d: u32, at: u64, t_r: u64) -> u64 {
         let i = d as usize;
         let gc = &mut self.gc[i];
@@ -2246,6 +2246,7 @@ impl Ssd {
         }
         self.read_until[i] = occupy(res, self.dies[i], start, t_r);
         self.die_free.raise(i, end.max(gc.end));
+        self.energy.read_ns += t_r;
         end
     }
 
@@ -2259,7 +2260,6 @@ impl Ssd {
             return at.max(reg.ready);
         }
         let end = self.read_die(res, d, at, t_r);
-        self.energy.read_ns += t_r;
         // Programs are booked in start order; a collection in progress resumes right after.
         let booked = &self.programs_booked[i];
         let next_program = booked
@@ -2391,7 +2391,6 @@ impl Ssd {
             let end = self.read_die(res, die, at, t_r);
             // The register now holds a page no host read asks for by its unit.
             self.registers[die as usize] = EMPTY_REGISTER;
-            self.energy.read_ns += t_r;
             let out = (bytes as f64 * self.chan_ns_per_byte) as u64;
             ready = ready.max(self.read_channel(res, self.chan_of(die), end, out));
         }

@@ -169,14 +169,13 @@ mod tests {
             }
         }
         q.retain(|item| item % 2 == 0);
+        // Sorted by `Reverse`: the latest first, so popping from the back gives the earliest.
         let mut rest: Vec<_> = reference
             .into_sorted_vec()
             .into_iter()
-            .rev()
             .filter(|Reverse((_, _, item))| item % 2 == 0)
             .map(|Reverse((at, _, item))| (at, item))
             .collect();
-        rest.reverse();
         while let Some(expected) = rest.pop() {
             assert_eq!(q.pop(), Some(expected));
         }
