@@ -200,8 +200,8 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
 }
 
 /// What the model says of job `job` beyond the figures (its report in the result's model
-/// description): the drive's mean power, the resource that limited it, and the write
-/// amplification when it wrote.
+/// description): the drive's mean power, the resource that limited it, the write
+/// amplification when it wrote, and the share of reads its write buffer served.
 fn model_line(r: &RunResult, job: &str) -> Option<String> {
     let tests = r.target.model.as_ref()?.get("tests")?.as_array()?;
     let t = tests.iter().find(|t| t["job"] == job)?;
@@ -213,6 +213,16 @@ fn model_line(r: &RunResult, job: &str) -> Option<String> {
     );
     if let Some(wa) = t["write_amplification"].as_f64() {
         let _ = write!(line, "; write amplification {wa:.2}");
+    }
+    match t["reads_from_buffer"].as_f64() {
+        Some(share) if share >= 0.0005 => {
+            let _ = write!(
+                line,
+                "; {:.1} % of reads from the write buffer",
+                share * 100.0
+            );
+        }
+        _ => {}
     }
     Some(line)
 }

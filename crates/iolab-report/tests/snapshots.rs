@@ -42,9 +42,23 @@ fn terminal_run_table_of_a_model_claims_no_host_cpu() {
     }]}));
     let table = terminal::run_table(&r);
     assert!(
-        table.contains("model 17.4 W; cpu NAND dies (100 %); write amplification 2.00"),
+        table.contains("model 17.4 W; cpu NAND dies (100 %); write amplification 2.00\n"),
         "{table}"
     );
+    // And the share of reads its write buffer served, when there was one to speak of.
+    for (share, said) in [
+        (0.278, "; 27.8 % of reads from the write buffer\n"),
+        (0.0, "\n"),
+    ] {
+        r.target.model = Some(serde_json::json!({"tests": [{
+            "job": job, "avg_power_w": 9.3, "bottleneck": "cpu controller",
+            "bottleneck_utilisation": 0.53, "write_amplification": 1.0,
+            "reads_from_buffer": share
+        }]}));
+        let table = terminal::run_table(&r);
+        let line = format!("model 9.3 W; cpu controller (53 %); write amplification 1.00{said}");
+        assert!(table.contains(&line), "{table}");
+    }
 }
 
 #[test]

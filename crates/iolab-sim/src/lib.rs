@@ -29,6 +29,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+mod buffered;
 mod build;
 mod calib;
 pub mod catalog;
@@ -139,6 +140,9 @@ pub struct TestReport {
     /// and collection's) over bytes the host wrote. Above 1 from collection and from writes
     /// smaller than the 4 KiB mapping unit; below 1 when inline compression saves more.
     pub write_amplification: Option<f64>,
+    /// The share of the bytes it read from SSDs that came from their DRAM write buffers (data
+    /// written and not yet programmed), when it read from one.
+    pub reads_from_buffer: Option<f64>,
 }
 
 /// A built model, ready to run jobs.
@@ -204,6 +208,8 @@ struct Snapshot {
     energy_j: f64,
     host_bytes: u64,
     nand_bytes: u64,
+    ssd_read_bytes: u64,
+    buffer_read_bytes: u64,
 }
 
 impl SimSetup {
@@ -276,6 +282,7 @@ impl SimSetup {
         let mut energy = 0.0;
         let mut host = 0;
         let mut nand = 0;
+        let (mut ssd_read, mut buffer_read) = (0, 0);
         for l in &self.world.leaves {
             match &l.dev {
                 Dev::Ssd(s) => {
@@ -287,6 +294,8 @@ impl SimSetup {
                         + s.channel_busy(&self.world.res) as f64 * p.channel_w)
                         / 1e9;
                     host += s.host_bytes;
+                    ssd_read += s.read_bytes;
+                    buffer_read += s.buffer_read_bytes;
                     nand += (s.ftl.counters.host_units + s.ftl.counters.gc_units)
                         * s.ftl.unit_bytes as u64;
                 }
@@ -299,6 +308,8 @@ impl SimSetup {
             energy_j: energy,
             host_bytes: host,
             nand_bytes: nand,
+            ssd_read_bytes: ssd_read,
+            buffer_read_bytes: buffer_read,
         }
     }
 
@@ -345,6 +356,10 @@ impl SimSetup {
             bottleneck,
             bottleneck_utilisation: util.min(1.0),
             write_amplification: wa,
+            reads_from_buffer: (b.ssd_read_bytes > a.ssd_read_bytes).then(|| {
+                (b.buffer_read_bytes - a.buffer_read_bytes) as f64
+                    / (b.ssd_read_bytes - a.ssd_read_bytes) as f64
+            }),
         }
     }
 

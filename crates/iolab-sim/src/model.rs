@@ -16,6 +16,7 @@
 //! links up to the host).
 //! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
 
+use crate::buffered::BufferedLpns;
 use crate::catalog::LinkKind;
 use crate::earliest::Earliest;
 use crate::ftl::{Ftl, GcCost};
@@ -411,6 +412,8 @@ impl SlcCache {
 /// The program unit being filled: one multi-plane page on one die.
 #[derive(Clone, Copy, Debug)]
 struct OpenUnit {
+    /// Its sequence number in [`Ssd::buffered`].
+    seq: u64,
     die: u32,
     fill: u64,
     ready: u64,
@@ -435,10 +438,26 @@ const WHOLE_LPN: u8 = u8::MAX;
 
 /// The 512-byte sectors of `lpn` that `[offset, offset + len)` wholly covers, one bit each.
 fn sectors_covered(lpn: u64, offset: u64, len: u64) -> u8 {
+    let (lo, hi) = bytes_within(lpn, offset, len);
+    sector_bits(lo.div_ceil(512), hi / 512)
+}
+
+/// The 512-byte sectors of `lpn` that `[offset, offset + len)` touches, one bit each.
+fn sectors_touched(lpn: u64, offset: u64, len: u64) -> u8 {
+    let (lo, hi) = bytes_within(lpn, offset, len);
+    sector_bits(lo / 512, hi.div_ceil(512))
+}
+
+/// The part of `[offset, offset + len)` within `lpn`, as byte offsets into it.
+fn bytes_within(lpn: u64, offset: u64, len: u64) -> (u64, u64) {
     let base = lpn * 4096;
     let lo = offset.max(base) - base;
     let hi = (offset + len).min(base + 4096) - base;
-    let (first, end) = (lo.div_ceil(512), hi / 512);
+    (lo, hi)
+}
+
+/// Sectors `first..end` of an LPN, one bit each.
+fn sector_bits(first: u64, end: u64) -> u8 {
     if end <= first {
         return 0;
     }
@@ -536,8 +555,14 @@ pub struct Ssd {
     open: Option<OpenUnit>,
     /// The LPNs of the open unit the host wrote in part (empty when none is open).
     open_lpns: Vec<BufferedLpn>,
+    /// The LPNs whose data is still only in the buffer.
+    buffered: BufferedLpns,
     /// Bytes written by the host (before compression): write amplification's denominator.
     pub host_bytes: u64,
+    /// Bytes read by the host, and those of them served from the write buffer.
+    pub read_bytes: u64,
+    /// See [`Ssd::read_bytes`].
+    pub buffer_read_bytes: u64,
     /// The FTL.
     pub ftl: Ftl,
     compress: bool,
@@ -1555,16 +1580,29 @@ impl World {
                         let first = offset / 4096;
                         let last = (offset + len.max(1) - 1) / 4096;
                         let unit_lpns = ssd.unit_bytes / 4096;
+                        ssd.read_bytes += len;
+                        // Whether any data is in the buffer (a read-only run has none).
+                        let buffered = ssd.buffered.any_at(at);
                         let mut lpn = first;
                         while lpn <= last {
-                            let block = ssd.ftl.block_of(lpn);
+                            // A chunk: consecutive LPNs of one program unit on one die, or
+                            // one LPN still in the buffer, where the controller reads it
+                            // from DRAM (it is not on NAND yet).
+                            let from_buffer =
+                                buffered && ssd.serves_from_buffer(lpn, offset, len, at);
+                            let block = if from_buffer {
+                                None
+                            } else {
+                                ssd.ftl.block_of(lpn)
+                            };
                             let die = block.map(|(_, d)| d);
-                            // A chunk: consecutive LPNs of one program unit on one die.
                             let mut n = 1;
                             let mut nand = ssd.ftl.stored_bytes(lpn) as u64;
-                            while lpn + n <= last
+                            while !from_buffer
+                                && lpn + n <= last
                                 && (lpn + n) % unit_lpns != 0
                                 && ssd.ftl.die_of(lpn + n) == die
+                                && !(buffered && ssd.serves_from_buffer(lpn + n, offset, len, at))
                             {
                                 nand += ssd.ftl.stored_bytes(lpn + n) as u64;
                                 n += 1;
@@ -1572,6 +1610,9 @@ impl World {
                             let lo = (lpn * 4096).max(offset);
                             let hi = ((lpn + n) * 4096).min(offset + len);
                             let host = hi - lo;
+                            if from_buffer {
+                                ssd.buffer_read_bytes += host;
+                            }
                             let (ready, chan) = match block {
                                 Some((node, d)) => {
                                     // The die is busy for tR only: READ PAGE CACHE RANDOM
@@ -1887,13 +1928,16 @@ impl World {
 
     /// Starts loading the mapping of a request about to be submitted at `offset`, and the
     /// block node of the one planned `NODE_LAG` requests before it, whose map entry that call
-    /// started loading (the node's address is in the entry: a second dependent miss).
+    /// started loading (the node's address is in the entry: a second dependent miss), and
+    /// the request's slot in the index of buffered LPNs.
+    #[inline]
     pub fn prefetch(&mut self, offset: u64) {
         // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
         if let Vol::Leaf(i) = self.vol {
             if let Dev::Ssd(s) = &self.leaves[i as usize].dev {
                 let lpn = offset / 4096;
                 s.ftl.prefetch(lpn);
+                s.buffered.prefetch(lpn);
                 // The ring's slot for this request holds the one planned NODE_LAG before it.
                 let slot = &mut self.planned_lpns[self.planned as usize % NODE_LAG];
                 s.ftl.prefetch_node(std::mem::replace(slot, lpn));
@@ -1946,7 +1990,11 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
     if ssd.slc.is_some() {
         ssd.fold_slc(at);
     }
-    if offset % 4096 != 0 || len % 4096 != 0 || !ssd.open_lpns.is_empty() {
+    if offset % 4096 != 0
+        || len % 4096 != 0
+        || !ssd.open_lpns.is_empty()
+        || ssd.buffered.in_open_unit(first, last)
+    {
         return ssd_write_partial(ssd, res, offset, len, at, units_per_lpn);
     }
     let done = ssd.buffer.admit(at, (last - first + 1) * lpn_bytes);
@@ -1962,13 +2010,14 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
     done
 }
 
-/// [`ssd_write`] of a write that covers an LPN in part, or while the open unit holds one: a
-/// write to a partly written LPN of the open unit, still in the buffer, merges with it there
-/// and takes no new space (sub-4 KiB and unaligned writes fill an LPN a piece at a time); a
+/// [`ssd_write`] of a write that covers an LPN in part, or while the open unit holds one, or
+/// that rewrites an LPN of the open unit: a write to an LPN of the open unit, still in the
+/// buffer, merges with it there and takes no new space (sub-4 KiB and unaligned writes fill
+/// an LPN a piece at a time; a hot LPN rewritten before its unit fills is programmed once); a
 /// full unit whose last LPN is partial waits for the rest of it (the next writes of such a
 /// stream) or for the next LPN; and when a unit is programmed, what the host did not write of
-/// its LPNs is read from their old copies first. Whole LPNs are not tracked: rewriting one
-/// before its unit is programmed takes a new slot, as it would after.
+/// its LPNs is read from their old copies first. A rewrite that compresses to another size
+/// takes a new slot, as it would after the unit is programmed.
 #[inline(never)]
 fn ssd_write_partial(
     ssd: &mut Ssd,
@@ -1980,10 +2029,15 @@ fn ssd_write_partial(
 ) -> u64 {
     let first = offset / 4096;
     let last = (offset + len.max(1) - 1) / 4096;
-    let merged: Vec<u64> = (first..=last)
-        .filter(|&l| ssd.open_lpns.iter().any(|b| b.lpn == l))
-        .collect();
     let lpn_bytes = (units_per_lpn * ssd.ftl.unit_bytes) as u64;
+    let merged: Vec<u64> = (first..=last)
+        .filter(|&l| {
+            ssd.open_lpns.iter().any(|b| b.lpn == l)
+                || (sectors_covered(l, offset, len) == WHOLE_LPN
+                    && ssd.buffered.in_open_unit(l, l)
+                    && ssd.ftl.stored_bytes(l) as u64 == lpn_bytes)
+        })
+        .collect();
     let done = ssd
         .buffer
         .admit(at, (last - first + 1 - merged.len() as u64) * lpn_bytes);
@@ -2178,7 +2232,14 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         },
         open: None,
         open_lpns: Vec::new(),
+        buffered: BufferedLpns::new(
+            p.buffer_bytes.max(2 * unit_bytes),
+            unit_bytes,
+            if p.compress { 512 } else { 4096 },
+        ),
         host_bytes: 0,
+        read_bytes: 0,
+        buffer_read_bytes: 0,
         ftl,
         compress: p.compress,
         min_stored: p.min_stored,
@@ -2279,6 +2340,25 @@ impl Ssd {
         end
     }
 
+    /// Whether a read of `[offset, offset + len)` at `at` finds `lpn`'s data in the write
+    /// buffer: written and not yet programmed. An LPN the host wrote in part is served from
+    /// there when the read asks only for sectors it wrote or it had no earlier copy; otherwise
+    /// the rest is on NAND and the read is charged a page read (on the die the LPN is mapped
+    /// to, not the one of its old copy: a rare case left approximate).
+    #[inline]
+    fn serves_from_buffer(&self, lpn: u64, offset: u64, len: u64, at: u64) -> bool {
+        if !self.buffered.holds(lpn, at) {
+            return false;
+        }
+        match self.open_lpns.iter().find(|b| b.lpn == lpn) {
+            Some(b) if b.old.is_some() => {
+                let wanted = sectors_touched(lpn, offset, len);
+                wanted & !b.sectors == 0
+            }
+            _ => true,
+        }
+    }
+
     /// An operation booked on die `d` from `start` replaces what its page register holds then.
     fn replace_register_at(&mut self, d: u32, start: u64) {
         let r = &mut self.registers[d as usize];
@@ -2298,6 +2378,7 @@ impl Ssd {
                 c.has_room(self.unit_bytes, free)
             });
             OpenUnit {
+                seq: self.buffered.open_unit(),
                 die: best,
                 fill: 0,
                 ready: done,
@@ -2305,6 +2386,7 @@ impl Ssd {
             }
         });
         let low = self.ftl.write(lpn, unit.die, units_per_lpn);
+        self.buffered.written(lpn);
         if let Some(c) = &mut self.slc {
             c.note_write(lpn, unit.slc);
         }
@@ -2372,6 +2454,7 @@ impl Ssd {
         self.replace_register_at(unit.die, end - xfer - t_prog);
         self.energy.program_ns += t_prog;
         self.buffer.releases.push(Reverse((end, unit.fill)));
+        self.buffered.programmed(unit.seq, end);
     }
 
     /// Read-modify-write, as the open unit is about to be programmed: the sectors of its LPNs
@@ -2554,6 +2637,7 @@ impl Ssd {
         self.buffer.free_since = 0;
         self.open = None;
         self.open_lpns.clear();
+        self.buffered.clear();
         // The fill made new nodes: a register's unit would name another's.
         self.registers.fill(EMPTY_REGISTER);
         if let Some(slc) = &mut self.slc {
@@ -2576,6 +2660,10 @@ mod tests {
         // A sector written in part is not covered: its rest comes from the old copy.
         assert_eq!(sectors_covered(3, 3 * 4096 + 100, 400), 0b0000_0000);
         assert_eq!(sectors_covered(3, 3 * 4096 + 100, 1000), 0b0000_0010);
+        // A read needs every sector it touches.
+        assert_eq!(sectors_touched(3, 3 * 4096 + 100, 1000), 0b0000_0111);
+        assert_eq!(sectors_touched(3, 3 * 4096 + 1024, 1536), 0b0001_1100);
+        assert_eq!(sectors_touched(4, 3 * 4096 + 512, 4096), 0b0000_0001);
     }
 
     #[test]

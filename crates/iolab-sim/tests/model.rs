@@ -3,7 +3,7 @@
 
 use iolab_core::job::{Job, JobSpec};
 use iolab_sim::catalog::Catalog;
-use iolab_sim::{open, open_with, SimError};
+use iolab_sim::{open, open_with, SimError, SimSetup};
 
 fn job(text: &str) -> Job {
     toml::from_str::<JobSpec>(text).unwrap().validate().unwrap()
@@ -576,4 +576,59 @@ fn small_sequential_reads_share_one_page_read() {
         seq_4k > 1.5 * rand_4k,
         "4 KiB: sequential {seq_4k}, random {rand_4k}"
     );
+}
+
+#[test]
+fn data_not_yet_programmed_is_read_from_the_write_buffer_and_rewritten_there() {
+    // Two 4 KiB writes leave the SSD 750's program unit (8 LPNs) open: their data is only in
+    // DRAM, so reading it back costs what reading never-written LPNs costs (no NAND at all),
+    // not a page read.
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.run_job(
+        &job("access = \"write\"\nblock_size = \"4k\"\nsize = \"8k\"\nios_limit = 2"),
+        None,
+    )
+    .unwrap();
+    // Mean latency of 4 KiB reads over 8 KiB at `offset`, and the share the buffer served.
+    let read_at = |sim: &mut SimSetup, offset: &str| {
+        let text = format!(
+            "access = \"randread\"\nblock_size = \"4k\"\noffset = \"{offset}\"\nsize = \"8k\"\nios_limit = 200"
+        );
+        let lat = sim
+            .run_job(&job(&text), None)
+            .unwrap()
+            .result
+            .read
+            .lat_ns
+            .mean;
+        (lat, sim.tests().last().unwrap().reads_from_buffer.unwrap())
+    };
+    let (buffered, share) = read_at(&mut sim, "0");
+    let (unwritten, none) = read_at(&mut sim, "1m");
+    assert_eq!(buffered, unwritten, "a buffered read costs no NAND time");
+    assert_eq!(share, 1.0, "every read found its data in the buffer");
+    assert_eq!(none, 0.0);
+
+    // The same LPNs once programmed are read from NAND.
+    sim.precondition_fill();
+    let (programmed, share) = read_at(&mut sim, "0");
+    assert_eq!(share, 0.0);
+    assert!(
+        programmed > buffered + 5_000.0,
+        "from NAND {programmed} ns, from the buffer {buffered} ns"
+    );
+
+    // A hot LPN rewritten while its unit is open is replaced in the buffer, not programmed
+    // again: 4 KiB random writes over 16 KiB (4 LPNs, inside one open unit) program nothing,
+    // while over 1 GiB each write takes its own slot.
+    let mut amplification = |size: &str| {
+        let text = format!(
+            "access = \"randwrite\"\nblock_size = \"4k\"\nsize = \"{size}\"\nios_limit = 2000"
+        );
+        sim.run_job(&job(&text), None).unwrap();
+        sim.tests().last().unwrap().write_amplification.unwrap()
+    };
+    let (hot, spread) = (amplification("16k"), amplification("1g"));
+    assert!(hot < 0.01, "16 KiB span: write amplification {hot}");
+    assert!(spread > 0.95, "1 GiB span: write amplification {spread}");
 }
