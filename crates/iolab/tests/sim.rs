@@ -133,6 +133,29 @@ fn a_trace_replays_on_a_model() {
     assert_eq!(replayed, r["replay"]["planned_ios"].as_u64().unwrap());
     // A hard disk seeks: random requests average milliseconds, not microseconds.
     assert!(r["replay"]["avg_latency_us"].as_f64().unwrap() > 1000.0);
+
+    // An SSD taken as it is holds data where the trace reads (as `run` starts it): its reads
+    // cost page reads, not the nothing a fresh drive's unwritten LBAs cost.
+    let out = iolab(
+        &[
+            "trace",
+            "replay",
+            trace.to_str().unwrap(),
+            "sim:ssd750-400@z97/cpu",
+            "--json",
+            "s.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&dir.path().join("s.json"));
+    let state = r["target"]["model"]["state"].as_str().unwrap();
+    assert!(state.starts_with("full"), "{state}");
+    let read = &r["jobs"][0]["read"];
+    assert!(
+        read["lat_ns"]["mean"].as_f64().unwrap() > 30_000.0,
+        "{read}"
+    );
 }
 
 #[test]

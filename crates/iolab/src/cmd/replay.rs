@@ -46,6 +46,7 @@ pub struct ReplayArgs {
     qd: Option<u32>,
     /// Prepare the target first: `empty` (purge: hole punching for a file, discard for a device
     /// offered with --destroy-data) or `filled` (one sequential pass of incompressible writes).
+    /// A model taken as-is starts full, as `run` starts it (see --model-state).
     #[arg(long, default_value = "as-is", value_parser = ["as-is", "empty", "filled"])]
     target_state: String,
     /// Size of the file to create when the target does not exist.
@@ -161,15 +162,16 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     .validate()?;
     iolab_engine::sys::install_interrupt_handler();
-    // `--target-state` prepares the drive: a model starts as it is asked to be left (as-is:
-    // fresh from the factory, unless --model-state says otherwise).
-    let mut subject = Subject::open(
-        &args.target,
-        &mut job,
-        &args.safety,
-        ModelState::Fresh,
-        false,
-    )?;
+    // `--target-state` prepares the drive: a model starts fresh from the factory for it to
+    // empty or fill, and full when taken as it is, as `run` and `quick` start it (a drive in
+    // use holds data where the trace reads; a fresh model would answer those reads from
+    // nothing), unless --model-state says otherwise.
+    let default_state = if args.target_state == "as-is" {
+        ModelState::Full
+    } else {
+        ModelState::Fresh
+    };
+    let mut subject = Subject::open(&args.target, &mut job, &args.safety, default_state, false)?;
     let mut result = subject.new_result("replay", !args.safety.no_probe);
     match args.target_state.as_str() {
         "empty" => match subject.purge(&args.safety) {
