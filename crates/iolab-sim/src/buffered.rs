@@ -7,10 +7,10 @@
 //! ```
 //!
 //! Both tables are fixed-size and direct-mapped, so a write costs one store and a read one or
-//! two loads; the open unit's own LPNs are also kept in a short list, which a write checks for
-//! a rewrite it can merge. They are sized well beyond what the buffer can hold; when two buffered LPNs
+//! two loads. They are sized well beyond what the buffer can hold; when two buffered LPNs
 //! still meet in one slot, the older is forgotten and a read of it goes to NAND, as every read
-//! did before this index (the error is one-sided and rare).
+//! did before this index (the error is one-sided and rare). The open unit's own LPNs are also
+//! kept in a short list, which every write checks for a rewrite it can merge.
 
 /// A unit sequence number that no unit has.
 const NO_UNIT: u64 = u64::MAX;

@@ -1582,14 +1582,14 @@ impl World {
                         let unit_lpns = ssd.unit_bytes / 4096;
                         ssd.read_bytes += len;
                         // Whether any data is in the buffer (a read-only run has none).
-                        let buffered = ssd.buffered.any_at(at);
+                        let any_buffered = ssd.buffered.any_at(at);
                         let mut lpn = first;
                         while lpn <= last {
                             // A chunk: consecutive LPNs of one program unit on one die, or
                             // one LPN still in the buffer, where the controller reads it
                             // from DRAM (it is not on NAND yet).
                             let from_buffer =
-                                buffered && ssd.serves_from_buffer(lpn, offset, len, at);
+                                any_buffered && ssd.serves_from_buffer(lpn, offset, len, at);
                             let block = if from_buffer {
                                 None
                             } else {
@@ -1602,7 +1602,8 @@ impl World {
                                 && lpn + n <= last
                                 && (lpn + n) % unit_lpns != 0
                                 && ssd.ftl.die_of(lpn + n) == die
-                                && !(buffered && ssd.serves_from_buffer(lpn + n, offset, len, at))
+                                && !(any_buffered
+                                    && ssd.serves_from_buffer(lpn + n, offset, len, at))
                             {
                                 nand += ssd.ftl.stored_bytes(lpn + n) as u64;
                                 n += 1;
