@@ -153,7 +153,7 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
             ))
         }
     };
-    std::fs::write(&path, text + "\n")
+    write_replacing(&path, &(text + "\n"))
         .with_context(|| format!("writing the result to {}", path.display()))?;
     // Also into the results store; its failure is a warning, the JSON above is kept.
     crate::cmd::results::record(result);
@@ -163,6 +163,23 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
         return Ok(format!("{} (report: {})", path.display(), html.display()));
     }
     Ok(path.display().to_string())
+}
+
+/// Writes `text` to `path` through a temporary file beside it, renamed over it once written, so
+/// a run killed mid-write leaves the previous save whole (a suite saves after its jobs). What is
+/// not a plain file (`/dev/stdout`, a pipe, a symbolic link) is written through as it is: a
+/// rename would replace it.
+pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
+    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+        return std::fs::write(path, text);
+    }
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
+    std::fs::write(&tmp, text)
+        .and_then(|()| std::fs::rename(&tmp, path))
+        .inspect_err(|_| {
+            let _ = std::fs::remove_file(&tmp);
+        })
 }
 
 /// `YYYYmmddTHHMMSSZ` for a Unix time.
@@ -218,6 +235,28 @@ pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Pr
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_replacing_write_leaves_the_new_text_and_no_temporary_file() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("s.json");
+        write_replacing(&path, "first").unwrap();
+        write_replacing(&path, "second, longer").unwrap();
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second, longer");
+        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
+        assert_eq!(names.len(), 1, "{names:?}");
+        // A directory that is not there: an error, and nothing left behind.
+        assert!(write_replacing(&dir.path().join("no/s.json"), "x").is_err());
+        // A symbolic link is written through, not replaced.
+        let link = dir.path().join("link.json");
+        std::os::unix::fs::symlink(&path, &link).unwrap();
+        write_replacing(&link, "through the link").unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), "through the link");
+    }
 
     #[test]
     fn utc_stamps() {
