@@ -67,13 +67,12 @@ impl BufferedLpns {
         iolab_engine::sys::prefetch(&self.slots[self.slot(lpn)]);
     }
 
-    /// A new unit opens for writes; returns its seq.
+    /// A new unit opens for writes.
     #[inline]
-    pub fn open_unit(&mut self) -> u64 {
+    pub fn open_unit(&mut self) {
         self.open_lpns.clear();
         self.open = self.opened;
         self.opened += 1;
-        self.open
     }
 
     /// `lpn` was written into the open unit.
@@ -84,15 +83,15 @@ impl BufferedLpns {
         self.open_lpns.push(lpn);
     }
 
-    /// Unit `seq`'s program was booked to end at `end`, when its data leaves the buffer.
+    /// The open unit's program was booked to end at `end`, when its data leaves the buffer
+    /// (a unit is programmed as soon as it is no longer the one being filled).
     #[inline]
-    pub fn programmed(&mut self, seq: u64, end: u64) {
+    pub fn programmed(&mut self, end: u64) {
+        let seq = self.open;
         let mask = self.units.len() as u64 - 1;
         self.units[(seq & mask) as usize] = (seq, end);
-        if seq == self.open {
-            self.open = NO_UNIT;
-            self.open_lpns.clear();
-        }
+        self.open = NO_UNIT;
+        self.open_lpns.clear();
         self.last_end = self.last_end.max(end);
     }
 
@@ -148,7 +147,7 @@ mod tests {
     fn an_lpn_is_buffered_from_its_write_until_its_unit_is_programmed() {
         let mut b = BufferedLpns::new(1 << 20, 32 << 10, 4096);
         assert!(!b.holds(7, 0), "nothing written yet");
-        let first = b.open_unit();
+        b.open_unit();
         b.written(7);
         b.written(8);
         assert!(
@@ -157,16 +156,16 @@ mod tests {
         );
         assert!(b.in_open_unit(7, 7) && b.in_open_unit(0, 7) && !b.in_open_unit(9, 100));
         assert!(!b.holds(9, 5), "never written");
-        b.programmed(first, 2_000);
+        b.programmed(2_000);
         assert!(b.holds(7, 1_999), "program still running");
         assert!(!b.in_open_unit(7, 7), "its unit is no longer open");
         assert!(!b.holds(7, 2_000), "programmed: on NAND now");
 
         // A rewrite moves the LPN to the next unit, which is still open.
-        let second = b.open_unit();
+        b.open_unit();
         b.written(7);
         assert!(b.holds(7, 3_000) && !b.holds(8, 3_000));
-        b.programmed(second, 4_000);
+        b.programmed(4_000);
         assert!(!b.holds(7, 4_000));
 
         b.open_unit();
@@ -179,12 +178,12 @@ mod tests {
     fn a_unit_that_left_the_ring_is_not_taken_for_buffered() {
         let mut b = BufferedLpns::new(64 << 10, 32 << 10, 4096);
         let ring = b.units.len() as u64;
-        let first = b.open_unit();
+        b.open_unit();
         b.written(1);
-        b.programmed(first, u64::MAX - 1); // its end is long, but the ring moves on
+        b.programmed(u64::MAX - 1); // its end is long, but the ring moves on
         for _ in 0..ring {
-            let u = b.open_unit();
-            b.programmed(u, 10);
+            b.open_unit();
+            b.programmed(10);
         }
         assert!(!b.holds(1, 5), "its ring slot holds a later unit");
     }

@@ -412,8 +412,6 @@ impl SlcCache {
 /// The program unit being filled: one multi-plane page on one die.
 #[derive(Clone, Copy, Debug)]
 struct OpenUnit {
-    /// Its sequence number in [`Ssd::buffered`].
-    seq: u64,
     die: u32,
     fill: u64,
     ready: u64,
@@ -2192,6 +2190,8 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         .collect();
     let block_bytes = p.planes as u64 * p.pages_per_block as u64 * p.page_bytes as u64;
     let unit_bytes = p.planes as u64 * p.page_bytes as u64;
+    // Room for at least two program units, or writes could never drain.
+    let buffer_bytes = p.buffer_bytes.max(2 * unit_bytes);
     let ftl = Ftl::new(
         p.size / 4096,
         p.dies,
@@ -2225,8 +2225,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         unit_bytes,
         block_bytes,
         buffer: WriteBuffer {
-            // Room for at least two program units, or writes could never drain.
-            cap: p.buffer_bytes.max(2 * unit_bytes),
+            cap: buffer_bytes,
             used: 0,
             releases: BinaryHeap::new(),
             free_since: 0,
@@ -2234,7 +2233,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         open: None,
         open_lpns: Vec::new(),
         buffered: BufferedLpns::new(
-            p.buffer_bytes.max(2 * unit_bytes),
+            buffer_bytes,
             unit_bytes,
             if p.compress { 512 } else { 4096 },
         ),
@@ -2378,8 +2377,8 @@ impl Ssd {
                 let free = self.size.saturating_sub(self.ftl.mapped_lpns() * 4096);
                 c.has_room(self.unit_bytes, free)
             });
+            self.buffered.open_unit();
             OpenUnit {
-                seq: self.buffered.open_unit(),
                 die: best,
                 fill: 0,
                 ready: done,
@@ -2455,7 +2454,7 @@ impl Ssd {
         self.replace_register_at(unit.die, end - xfer - t_prog);
         self.energy.program_ns += t_prog;
         self.buffer.releases.push(Reverse((end, unit.fill)));
-        self.buffered.programmed(unit.seq, end);
+        self.buffered.programmed(end);
     }
 
     /// Read-modify-write, as the open unit is about to be programmed: the sectors of its LPNs

@@ -114,20 +114,14 @@ fn a_trace_replays_on_a_model() {
     let dir = tempfile::tempdir().unwrap();
     let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../../shared/data/traces/msr_hm_0_first1000.csv");
-    let out = iolab(
-        &[
-            "trace",
-            "replay",
-            trace.to_str().unwrap(),
-            "sim:hdd-7200@h67",
-            "--as-fast-as-possible",
-            "--json",
-            "t.json",
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let r = json(&dir.path().join("t.json"));
+    // The trace replayed on `target` with `extra` flags: its result.
+    let replay = |target: &str, extra: &[&str]| {
+        let args = [&["trace", "replay", trace.to_str().unwrap(), target], extra].concat();
+        let out = iolab(&[&args[..], &["--json", "t.json"]].concat(), dir.path());
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        json(&dir.path().join("t.json"))
+    };
+    let r = replay("sim:hdd-7200@h67", &["--as-fast-as-possible"]);
     let j = &r["jobs"][0];
     let replayed = j["read"]["ios"].as_u64().unwrap() + j["write"]["ios"].as_u64().unwrap();
     assert_eq!(replayed, r["replay"]["planned_ios"].as_u64().unwrap());
@@ -136,19 +130,7 @@ fn a_trace_replays_on_a_model() {
 
     // An SSD taken as it is holds data where the trace reads (as `run` starts it): its reads
     // cost page reads, not the nothing a fresh drive's unwritten LBAs cost.
-    let out = iolab(
-        &[
-            "trace",
-            "replay",
-            trace.to_str().unwrap(),
-            "sim:ssd750-400@z97/cpu",
-            "--json",
-            "s.json",
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    let r = json(&dir.path().join("s.json"));
+    let r = replay("sim:ssd750-400@z97/cpu", &[]);
     let state = r["target"]["model"]["state"].as_str().unwrap();
     assert!(state.starts_with("full"), "{state}");
     let read = &r["jobs"][0]["read"];
