@@ -207,6 +207,13 @@ impl Ftl {
         Some((r, self.nodes[r as usize].die))
     }
 
+    /// The node now holding what block node `node` held (the collection block its data was
+    /// moved into, or itself).
+    #[inline]
+    pub fn root_node(&mut self, node: u32) -> u32 {
+        self.find(node)
+    }
+
     /// Stored bytes of an LPN (compressed size, or 4096).
     #[inline]
     pub fn stored_bytes(&self, lpn: u64) -> u32 {

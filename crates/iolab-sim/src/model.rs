@@ -426,9 +426,32 @@ struct BufferedLpn {
     lpn: u64,
     /// Its 512-byte sectors the host has written since it entered the buffer, one bit each.
     sectors: u8,
-    /// Where its previous copy is (die, stored bytes), when the host has not written all of
-    /// it: the rest is read from there before the unit is programmed.
-    old: Option<(u32, u32)>,
+    /// Where its previous copy is, when the host has not written all of it: the rest is read
+    /// from there before the unit is programmed, and a read that wants the rest before then
+    /// goes there.
+    old: Option<OldCopy>,
+}
+
+/// The copy an LPN had before the host rewrote part of it.
+#[derive(Clone, Copy, Debug)]
+struct OldCopy {
+    /// Its block node when it was rewritten (collection may have moved it since, on its die).
+    node: u32,
+    die: u32,
+    /// Stored bytes.
+    bytes: u32,
+}
+
+/// Where a host read finds an LPN's data.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum ReadFrom {
+    /// The write buffer (written, not yet programmed).
+    Buffer,
+    /// The old copy of an LPN the host rewrote in part (block node, die, stored bytes): the
+    /// read wants sectors the new data lacks.
+    OldCopy(u32, u32, u32),
+    /// Where the map says (NAND, or nowhere for data never written).
+    Mapped,
 }
 
 /// Every sector of an LPN (eight of 512 bytes).
@@ -1591,22 +1614,29 @@ impl World {
                             // A chunk: consecutive LPNs of one program unit on one die, or
                             // one LPN still in the buffer, where the controller reads it
                             // from DRAM (it is not on NAND yet).
-                            let from_buffer =
-                                any_buffered && ssd.serves_from_buffer(lpn, offset, len, at);
-                            let block = if from_buffer {
-                                None
+                            let from = if any_buffered {
+                                ssd.read_from(lpn, offset, len, at)
                             } else {
-                                ssd.ftl.block_of(lpn)
+                                ReadFrom::Mapped
+                            };
+                            let from_buffer = from == ReadFrom::Buffer;
+                            let (block, mut nand) = match from {
+                                ReadFrom::Buffer => (None, 0),
+                                ReadFrom::OldCopy(node, die, bytes) => {
+                                    (Some((node, die)), bytes as u64)
+                                }
+                                ReadFrom::Mapped => {
+                                    (ssd.ftl.block_of(lpn), ssd.ftl.stored_bytes(lpn) as u64)
+                                }
                             };
                             let die = block.map(|(_, d)| d);
                             let mut n = 1;
-                            let mut nand = ssd.ftl.stored_bytes(lpn) as u64;
-                            while !from_buffer
+                            while from == ReadFrom::Mapped
                                 && lpn + n <= last
                                 && (lpn + n) % unit_lpns != 0
                                 && ssd.ftl.die_of(lpn + n) == die
                                 && !(any_buffered
-                                    && ssd.serves_from_buffer(lpn + n, offset, len, at))
+                                    && ssd.read_from(lpn + n, offset, len, at) != ReadFrom::Mapped)
                             {
                                 nand += ssd.ftl.stored_bytes(lpn + n) as u64;
                                 n += 1;
@@ -2067,7 +2097,11 @@ fn ssd_write_partial(
             }
         }
         if sectors != WHOLE_LPN {
-            let old = ssd.ftl.die_of(lpn).map(|d| (d, ssd.ftl.stored_bytes(lpn)));
+            let old = ssd.ftl.block_of(lpn).map(|(node, die)| OldCopy {
+                node,
+                die,
+                bytes: ssd.ftl.stored_bytes(lpn),
+            });
             ssd.open_lpns.push(BufferedLpn { lpn, sectors, old });
         }
         let unit = ssd.place_lpn(res, lpn, units_per_lpn, done);
@@ -2345,22 +2379,22 @@ impl Ssd {
         end
     }
 
-    /// Whether a read of `[offset, offset + len)` at `at` finds `lpn`'s data in the write
-    /// buffer: written and not yet programmed. An LPN the host wrote in part is served from
-    /// there when the read asks only for sectors it wrote or it had no earlier copy; otherwise
-    /// the rest is on NAND and the read is charged a page read (on the die the LPN is mapped
-    /// to, not the one of its old copy: a rare case left approximate).
+    /// Where a read of `[offset, offset + len)` at `at` finds `lpn`'s data: in the write
+    /// buffer when it is written and not yet programmed, except that an LPN the host wrote in
+    /// part is read from its old copy when the read wants sectors the host did not write (the
+    /// map already names the unit the new data will be programmed into).
     #[inline]
-    fn serves_from_buffer(&self, lpn: u64, offset: u64, len: u64, at: u64) -> bool {
+    fn read_from(&mut self, lpn: u64, offset: u64, len: u64, at: u64) -> ReadFrom {
         if !self.buffered.holds(lpn, at) {
-            return false;
+            return ReadFrom::Mapped;
         }
-        match self.open_lpns.iter().find(|b| b.lpn == lpn) {
-            Some(b) if b.old.is_some() => {
-                let wanted = sectors_touched(lpn, offset, len);
-                wanted & !b.sectors == 0
-            }
-            _ => true,
+        match self.open_lpns.iter().find(|b| b.lpn == lpn).and_then(|b| {
+            let old = b.old?;
+            let wanted = sectors_touched(lpn, offset, len);
+            (wanted & !b.sectors != 0).then_some(old)
+        }) {
+            Some(old) => ReadFrom::OldCopy(self.ftl.root_node(old.node), old.die, old.bytes),
+            None => ReadFrom::Buffer,
         }
     }
 
@@ -2471,7 +2505,9 @@ impl Ssd {
         let unit_lpns = self.unit_bytes / 4096;
         let mut ready = at;
         for b in &lpns {
-            let Some((die, bytes)) = b.old else { continue };
+            let Some(OldCopy { die, bytes, .. }) = b.old else {
+                continue;
+            };
             if b.sectors == WHOLE_LPN {
                 continue; // written whole after all: nothing to read
             }
@@ -2729,6 +2765,54 @@ mod tests {
             "held until the program starts"
         );
         assert_eq!(read(unit, 200_000), 250_000, "gone once it has");
+    }
+
+    #[test]
+    fn a_read_of_sectors_a_partial_rewrite_left_out_goes_to_the_old_copy() {
+        let cat = crate::catalog::Catalog::load(None).unwrap();
+        let mut world = crate::build::build(&cat, "ssd750-400", "z97", Some("cpu"), 1)
+            .unwrap()
+            .world;
+        world.prepare(1, 0);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            panic!("an SSD")
+        };
+        let stripe = ssd.stripe_lpns();
+        ssd.ftl.fill_sequential(stripe);
+        ssd.reset_buffer();
+        // The second stripe's first LPN: after the fill it is on another die than the first,
+        // where the open unit starts.
+        let lpn = stripe;
+        let old_die = ssd.ftl.die_of(lpn).unwrap();
+        let dies = ssd.dies.clone();
+        // Run `dir` of `len` bytes at the LPN's start to completion; returns how long each
+        // die was busy meanwhile.
+        let run = |world: &mut World, dir, len, t| {
+            let before: Vec<u64> = dies
+                .iter()
+                .map(|&d| world.res[d as usize].busy_ns)
+                .collect();
+            world.submit(0, dir, lpn * 4096, len, t);
+            let (_, done) = world.next_completion(u64::MAX).unwrap();
+            let busy: Vec<u64> = (dies.iter().zip(before))
+                .map(|(&d, b)| world.res[d as usize].busy_ns - b)
+                .collect();
+            (busy, done)
+        };
+        // Its first sector rewritten: held in the buffer, mapped to the open unit's die.
+        let (_, t) = run(&mut world, Direction::Write, 512, 0);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            unreachable!()
+        };
+        let new_die = ssd.ftl.die_of(lpn).unwrap();
+        assert_ne!(new_die, old_die, "the open unit is on another die");
+        // Only that sector: from the buffer, no die.
+        let (busy, t) = run(&mut world, Direction::Read, 512, t);
+        assert!(busy.iter().all(|&b| b == 0), "{busy:?}");
+        // The whole LPN: the other seven sectors are in the old copy, on the old die.
+        let (busy, _) = run(&mut world, Direction::Read, 4096, t);
+        assert!(busy[old_die as usize] > 0, "{busy:?}");
+        assert_eq!(busy[new_die as usize], 0, "{busy:?}");
     }
 
     #[test]
