@@ -422,7 +422,7 @@ struct OpenUnit {
 /// An LPN of the open program unit the host wrote in part, held in the write buffer until the
 /// unit is programmed.
 #[derive(Clone, Copy, Debug)]
-struct BufferedLpn {
+struct PartialLpn {
     lpn: u64,
     /// Its 512-byte sectors the host has written since it entered the buffer, one bit each.
     sectors: u8,
@@ -575,7 +575,7 @@ pub struct Ssd {
     buffer: WriteBuffer,
     open: Option<OpenUnit>,
     /// The LPNs of the open unit the host wrote in part (empty when none is open).
-    open_lpns: Vec<BufferedLpn>,
+    partial_lpns: Vec<PartialLpn>,
     /// The LPNs whose data is still only in the buffer.
     buffered: BufferedLpns,
     /// Bytes written by the host (before compression): write amplification's denominator.
@@ -1620,7 +1620,6 @@ impl World {
                             } else {
                                 ReadFrom::Mapped
                             };
-                            let from_buffer = from == ReadFrom::Buffer;
                             let (block, mut nand) = match from {
                                 ReadFrom::Buffer => (None, 0),
                                 ReadFrom::OldCopy(node, die, bytes) => {
@@ -1645,7 +1644,7 @@ impl World {
                             let lo = (lpn * 4096).max(offset);
                             let hi = ((lpn + n) * 4096).min(offset + len);
                             let host = hi - lo;
-                            if from_buffer {
+                            if from == ReadFrom::Buffer {
                                 ssd.buffer_read_bytes += host;
                             }
                             let (ready, chan) = match block {
@@ -2027,7 +2026,7 @@ fn ssd_write(ssd: &mut Ssd, res: &mut [Res], offset: u64, len: u64, at: u64, sha
     }
     if offset % 4096 != 0
         || len % 4096 != 0
-        || !ssd.open_lpns.is_empty()
+        || !ssd.partial_lpns.is_empty()
         || ssd.buffered.in_open_unit(first, last)
     {
         return ssd_write_partial(ssd, res, offset, len, at, units_per_lpn);
@@ -2067,7 +2066,7 @@ fn ssd_write_partial(
     let lpn_bytes = (units_per_lpn * ssd.ftl.unit_bytes) as u64;
     let merged: Vec<u64> = (first..=last)
         .filter(|&l| {
-            ssd.open_lpns.iter().any(|b| b.lpn == l)
+            ssd.partial_lpns.iter().any(|b| b.lpn == l)
                 || (sectors_covered(l, offset, len) == WHOLE_LPN
                     && ssd.buffered.in_open_unit(l, l)
                     && ssd.ftl.stored_bytes(l) as u64 == lpn_bytes)
@@ -2082,7 +2081,7 @@ fn ssd_write_partial(
         let sectors = sectors_covered(lpn, offset, len);
         if merged.contains(&lpn) {
             // (Gone when the unit was programmed within this write: it went with it.)
-            if let Some(b) = ssd.open_lpns.iter_mut().find(|b| b.lpn == lpn) {
+            if let Some(b) = ssd.partial_lpns.iter_mut().find(|b| b.lpn == lpn) {
                 b.sectors |= sectors;
                 if b.sectors == WHOLE_LPN && is_full(&ssd.open) {
                     if let Some(unit) = ssd.open.take() {
@@ -2103,7 +2102,7 @@ fn ssd_write_partial(
                 die,
                 bytes: ssd.ftl.stored_bytes(lpn),
             });
-            ssd.open_lpns.push(BufferedLpn { lpn, sectors, old });
+            ssd.partial_lpns.push(PartialLpn { lpn, sectors, old });
         }
         let unit = ssd.place_lpn(res, lpn, units_per_lpn, done);
         if unit.fill >= unit_bytes && sectors == WHOLE_LPN {
@@ -2271,7 +2270,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
             free_since: 0,
         },
         open: None,
-        open_lpns: Vec::new(),
+        partial_lpns: Vec::new(),
         buffered: BufferedLpns::new(
             buffer_bytes,
             unit_bytes,
@@ -2389,11 +2388,15 @@ impl Ssd {
         if !self.buffered.holds(lpn, at) {
             return ReadFrom::Mapped;
         }
-        match self.open_lpns.iter().find(|b| b.lpn == lpn).and_then(|b| {
-            let old = b.old?;
-            let wanted = sectors_touched(lpn, offset, len);
-            (wanted & !b.sectors != 0).then_some(old)
-        }) {
+        match self
+            .partial_lpns
+            .iter()
+            .find(|b| b.lpn == lpn)
+            .and_then(|b| {
+                let old = b.old?;
+                let wanted = sectors_touched(lpn, offset, len);
+                (wanted & !b.sectors != 0).then_some(old)
+            }) {
             Some(old) => ReadFrom::OldCopy(self.ftl.root_node(old.node), old.die, old.bytes),
             None => ReadFrom::Buffer,
         }
@@ -2456,7 +2459,7 @@ impl Ssd {
     /// rest of its partial LPNs is read, then the data is loaded over the die's channel and
     /// programmed once the die, its collection and those reads allow.
     fn program_unit(&mut self, res: &mut [Res], mut unit: OpenUnit, at: u64) {
-        if !self.open_lpns.is_empty() {
+        if !self.partial_lpns.is_empty() {
             unit.ready = unit.ready.max(self.read_rest_of_partial_lpns(res, at));
         }
         let die_res = self.dies[unit.die as usize];
@@ -2502,7 +2505,7 @@ impl Ssd {
     /// data out over its channel), from `at`. Returns when the last is in the controller
     /// (`at` when none is needed), and empties the unit's LPN list.
     fn read_rest_of_partial_lpns(&mut self, res: &mut [Res], at: u64) -> u64 {
-        let mut lpns = std::mem::take(&mut self.open_lpns);
+        let mut lpns = std::mem::take(&mut self.partial_lpns);
         let unit_lpns = self.unit_bytes / 4096;
         let mut ready = at;
         for b in &lpns {
@@ -2520,7 +2523,7 @@ impl Ssd {
             ready = ready.max(self.read_channel(res, self.chan_of(die), end, out));
         }
         lpns.clear();
-        self.open_lpns = lpns; // keeps its allocation
+        self.partial_lpns = lpns; // keeps its allocation
         ready
     }
 
@@ -2678,7 +2681,7 @@ impl Ssd {
         self.buffer.releases.clear();
         self.buffer.free_since = 0;
         self.open = None;
-        self.open_lpns.clear();
+        self.partial_lpns.clear();
         self.buffered.clear();
         // The fill made new nodes: a register's unit would name another's.
         self.registers.fill(EMPTY_REGISTER);
