@@ -83,7 +83,8 @@ impl IoGenerator {
     }
 
     /// The next request.
-    #[inline]
+    // Always inlined, for the reason given at the driver's `next_planned`.
+    #[inline(always)]
     pub fn next_request(&mut self) -> IoRequest {
         let dir = if self.read_frac >= 1.0
             || (self.read_frac > 0.0 && self.rng.unit() < self.read_frac)
