@@ -71,6 +71,11 @@ pub struct Pipe {
     pub res: ResId,
     ns_per_byte: f64,
     packet: u64,
+    /// `log2(packet)` when the packet is a power of two, as in every link of the catalog (PCIe
+    /// payload sizes, the 8 KiB SATA data FIS, 4 KiB datapath chunks): packets are then
+    /// counted with a shift, where the division drew more perf samples than any other
+    /// instruction of a request's path.
+    packet_shift: Option<u32>,
     per_packet_ns: f64,
     /// Time of one full packet (every transfer's first hop on to the next pipe).
     packet_ns: u64,
@@ -113,6 +118,7 @@ impl Pipe {
             res,
             ns_per_byte,
             packet,
+            packet_shift: packet.is_power_of_two().then(|| packet.trailing_zeros()),
             per_packet_ns,
             packet_ns: 0,
             hop_ns,
@@ -123,13 +129,9 @@ impl Pipe {
 
     #[inline]
     fn time(&self, bytes: u64) -> u64 {
-        // Packets are powers of two in every link of the catalog (PCIe payload sizes, the 8 KiB
-        // SATA data FIS, 4 KiB datapath chunks): a shift, where the division drew more perf
-        // samples than any other instruction of a request's path.
-        let packets = if self.packet.is_power_of_two() {
-            (bytes + self.packet - 1) >> self.packet.trailing_zeros()
-        } else {
-            bytes.div_ceil(self.packet)
+        let packets = match self.packet_shift {
+            Some(shift) => (bytes + self.packet - 1) >> shift,
+            None => bytes.div_ceil(self.packet),
         };
         (bytes as f64 * self.ns_per_byte + packets as f64 * self.per_packet_ns) as u64
     }
@@ -440,7 +442,7 @@ struct PartialLpn {
 }
 
 /// The copy an LPN had before the host rewrote part of it.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 struct OldCopy {
     /// Its block node when it was rewritten (collection may have moved it since, on its die).
     node: u32,
@@ -454,9 +456,9 @@ struct OldCopy {
 enum ReadFrom {
     /// The write buffer (written, not yet programmed).
     Buffer,
-    /// The old copy of an LPN the host rewrote in part (block node, die, stored bytes): the
-    /// read wants sectors the new data lacks.
-    OldCopy(u32, u32, u32),
+    /// The old copy of an LPN the host rewrote in part (its node followed to where collection
+    /// has moved it): the read wants sectors the new data lacks.
+    OldCopy(OldCopy),
     /// Where the map says (NAND, or nowhere for data never written).
     Mapped,
 }
@@ -1629,8 +1631,8 @@ impl World {
                             };
                             let (block, mut nand) = match from {
                                 ReadFrom::Buffer => (None, 0),
-                                ReadFrom::OldCopy(node, die, bytes) => {
-                                    (Some((node, die)), bytes as u64)
+                                ReadFrom::OldCopy(old) => {
+                                    (Some((old.node, old.die)), old.bytes as u64)
                                 }
                                 ReadFrom::Mapped => {
                                     (ssd.ftl.block_of(lpn), ssd.ftl.stored_bytes(lpn) as u64)
@@ -2398,7 +2400,10 @@ impl Ssd {
                 let wanted = sectors_touched(lpn, offset, len);
                 (wanted & !b.sectors != 0).then_some(old)
             }) {
-            Some(old) => ReadFrom::OldCopy(self.ftl.root_node(old.node), old.die, old.bytes),
+            Some(old) => ReadFrom::OldCopy(OldCopy {
+                node: self.ftl.root_node(old.node),
+                ..old
+            }),
             None => ReadFrom::Buffer,
         }
     }
