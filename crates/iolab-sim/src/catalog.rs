@@ -747,7 +747,24 @@ fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> 
             ))
         }
     }
-    Ok(())
+    check_max_payload(
+        file,
+        &format!("{key}.max_payload_bytes"),
+        l.max_payload_bytes,
+    )
+}
+
+/// A PCIe max payload size is a power of two from 128 to 4096 bytes (the model counts a
+/// transfer's packets with it, and would divide by zero on 0).
+fn check_max_payload(file: &str, key: &str, mps: Option<u32>) -> Result<(), SimError> {
+    match mps {
+        Some(mps) if !mps.is_power_of_two() || !(128..=4096).contains(&mps) => Err(bad(
+            file,
+            key,
+            format!("{mps} is not a PCIe max payload size (128, 256, … 4096)"),
+        )),
+        _ => Ok(()),
+    }
 }
 
 impl DriveSpec {
@@ -759,15 +776,11 @@ impl DriveSpec {
             check_link_spec(file, &format!("links.{n}"), l)?;
         }
         check_link(file, "interface.link", &self.interface.link, &self.links)?;
-        if let Some(mps) = self.interface.max_payload_bytes {
-            if !mps.is_power_of_two() || !(128..=4096).contains(&mps) {
-                return Err(bad(
-                    file,
-                    "interface.max_payload_bytes",
-                    format!("{mps} is not a PCIe max payload size (128, 256, … 4096)"),
-                ));
-            }
-        }
+        check_max_payload(
+            file,
+            "interface.max_payload_bytes",
+            self.interface.max_payload_bytes,
+        )?;
         let missing = |k: &str| {
             bad(
                 file,

@@ -107,6 +107,22 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         e.to_string().contains("cache.toml: tiered.extent_bytes"),
         "{e}"
     );
+    // A platform link's payload size: 0 would have divided by zero in the model.
+    for mps in ["0", "100"] {
+        let text = include_str!("../../../catalog/platforms/z97.toml").replacen(
+            "max_payload_bytes = 128",
+            &format!("max_payload_bytes = {mps}"),
+            1,
+        );
+        let e = Catalog::default()
+            .add_platform("user/platforms/z97.toml", &text)
+            .unwrap_err();
+        assert!(
+            e.to_string()
+                .contains("z97.toml: links.dmi.max_payload_bytes"),
+            "{e}"
+        );
+    }
     // A protocol the platform has no driver for.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
