@@ -65,6 +65,10 @@ pub struct RunStats {
     pub interval_ns: u64,
     /// I/O errors by errno: count and the offset of the first.
     pub errors: BTreeMap<i32, (u64, u64)>,
+    /// The bin the last I/O went to and the times it covers, `[from, to)`: completions come
+    /// in time order, so most land in it without a division (a tenth of the cost of recording
+    /// a modelled I/O).
+    last_bin: (usize, u64, u64),
 }
 
 impl RunStats {
@@ -76,6 +80,7 @@ impl RunStats {
             bins: Vec::new(),
             interval_ns: interval_ns.max(1),
             errors: BTreeMap::new(),
+            last_bin: (0, 1, 0), // covers no time
         }
     }
 
@@ -89,7 +94,13 @@ impl RunStats {
         d.ios += 1;
         d.bytes += bytes;
         d.latency.record(latency_ns);
-        let idx = (at_ns / self.interval_ns) as usize;
+        let (mut idx, from, to) = self.last_bin;
+        if at_ns < from || at_ns >= to {
+            let i = at_ns / self.interval_ns;
+            idx = i as usize;
+            let from = i * self.interval_ns;
+            self.last_bin = (idx, from, from.saturating_add(self.interval_ns));
+        }
         if idx >= self.bins.len() {
             self.bins.resize(idx + 1, SeriesBin::default());
         }
@@ -301,6 +312,16 @@ mod tests {
         assert_eq!(series.read_iops, vec![1000.0, 0.0]);
         assert_eq!(series.write_iops, vec![0.0, 1000.0]);
         assert_eq!(series.mean_lat_ns, vec![100_000.0, 100_000.0]);
+    }
+
+    #[test]
+    fn ios_land_in_their_own_bin_in_any_order() {
+        let mut s = RunStats::new(1_000);
+        for at in [2_500, 2_999, 500, 3_000, 2_000, 0, 999, 1_000, 7_000] {
+            s.record(Direction::Write, 1, 1, at);
+        }
+        let ios: Vec<u64> = s.bins.iter().map(|b| b.write_ios).collect();
+        assert_eq!(ios, [3, 1, 3, 1, 0, 0, 0, 1]);
     }
 
     #[test]

@@ -27,6 +27,9 @@ pub struct BufferedLpns {
     /// The LPNs written into it: a handful (a unit's worth), checked on every write without
     /// touching the slots.
     open_lpns: Vec<u64>,
+    /// Bit `lpn % 64` of every LPN in `open_lpns`: most writes touch none of them, which the
+    /// mask tells without scanning the list (the scan cost 24 instructions per random write).
+    open_mask: u64,
     /// Units opened so far (the next one's seq).
     opened: u64,
     /// The latest program end booked: nothing is buffered from then on (unless a unit is open).
@@ -50,6 +53,7 @@ impl BufferedLpns {
             units: vec![(NO_UNIT, 0); units],
             open: NO_UNIT,
             open_lpns: Vec::with_capacity((unit_bytes / min_lpn_bytes.max(1)) as usize),
+            open_mask: 0,
             opened: 0,
             last_end: 0,
         }
@@ -71,6 +75,7 @@ impl BufferedLpns {
     #[inline]
     pub fn open_unit(&mut self) {
         self.open_lpns.clear();
+        self.open_mask = 0;
         self.open = self.opened;
         self.opened += 1;
     }
@@ -81,6 +86,7 @@ impl BufferedLpns {
         let s = self.slot(lpn);
         self.slots[s] = (lpn, self.open);
         self.open_lpns.push(lpn);
+        self.open_mask |= 1 << (lpn % 64);
     }
 
     /// The open unit's program was booked to end at `end`, when its data leaves the buffer
@@ -92,6 +98,7 @@ impl BufferedLpns {
         self.units[(seq & mask) as usize] = (seq, end);
         self.open = NO_UNIT;
         self.open_lpns.clear();
+        self.open_mask = 0;
         self.last_end = self.last_end.max(end);
     }
 
@@ -126,6 +133,13 @@ impl BufferedLpns {
     /// rewrite can replace it in the buffer.
     #[inline]
     pub fn in_open_unit(&self, first: u64, last: u64) -> bool {
+        let n = last - first + 1;
+        if n < 64 {
+            let range = ((1u64 << n) - 1).rotate_left((first % 64) as u32);
+            if self.open_mask & range == 0 {
+                return false;
+            }
+        }
         self.open_lpns.iter().any(|&l| first <= l && l <= last)
     }
 
@@ -135,6 +149,7 @@ impl BufferedLpns {
         self.units.fill((NO_UNIT, 0));
         self.open = NO_UNIT;
         self.open_lpns.clear();
+        self.open_mask = 0;
         self.last_end = 0;
     }
 }
@@ -172,6 +187,29 @@ mod tests {
         b.written(8);
         b.clear();
         assert!(!b.holds(8, 0), "cleared");
+    }
+
+    #[test]
+    fn the_open_units_mask_only_rules_lpns_out() {
+        let mut b = BufferedLpns::new(1 << 20, 32 << 10, 4096);
+        b.open_unit();
+        b.written(7);
+        b.written(130); // bit 2
+        assert!(b.in_open_unit(7, 7) && b.in_open_unit(130, 130));
+        assert!(
+            !b.in_open_unit(71, 71) && !b.in_open_unit(2, 2) && !b.in_open_unit(66, 70),
+            "LPNs 64 apart share a bit of the mask: the list decides"
+        );
+        assert!(
+            b.in_open_unit(126, 131) && !b.in_open_unit(124, 129) && !b.in_open_unit(8, 63),
+            "ranges across the mask's wrap"
+        );
+        assert!(
+            b.in_open_unit(100, 300) && !b.in_open_unit(8, 129),
+            "ranges of 64 LPNs or more go to the list"
+        );
+        b.programmed(10);
+        assert!(!b.in_open_unit(7, 7) && !b.in_open_unit(0, 1000));
     }
 
     #[test]
