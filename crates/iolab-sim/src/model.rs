@@ -1966,17 +1966,35 @@ impl World {
                     if d > limit {
                         return None;
                     }
-                    let (t, tag) = self.done.pop().expect("peeked");
-                    self.outstanding -= 1;
-                    if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
-                        self.start(wt, wd, wo, wl, t);
-                    }
-                    return Some((tag, t));
+                    return Some(self.complete_next());
                 }
                 (None, None) => return None,
                 _ => unreachable!("covered above"),
             }
         }
+    }
+
+    /// The next completion if it is due at `t` itself, right after one at `t` was handed out.
+    /// Handing it out now changes no result: every event before `t` has been processed, a
+    /// completion goes before an event of the same instant, and what the host submits in reply
+    /// at `t` cannot finish before it. The host then submits its next requests as one batch
+    /// instead of one by one.
+    #[inline]
+    pub fn next_completion_at(&mut self, t: u64) -> Option<(u32, u64)> {
+        let ready =
+            self.done.peek_time() == Some(t) && self.events.peek_time().is_none_or(|e| e >= t);
+        ready.then(|| self.complete_next())
+    }
+
+    /// Hands out the earliest completion; a request waiting for a slot starts in its place.
+    #[inline(always)] // every completion's path
+    fn complete_next(&mut self) -> (u32, u64) {
+        let (t, tag) = self.done.pop().expect("a completion is due");
+        self.outstanding -= 1;
+        if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
+            self.start(wt, wd, wo, wl, t);
+        }
+        (tag, t)
     }
 
     /// Runs background work from `from` to `to` with no host I/O: internal I/O under way,
