@@ -42,7 +42,9 @@ impl<'a> SimTarget<'a> {
 
     /// At least `min` completions (or none after the timeout), moving the clock to each.
     fn reap_due(&mut self, min: usize, timeout_ns: Option<u64>, out: &mut Vec<Completion>) {
-        out.append(&mut self.failed);
+        if !self.failed.is_empty() {
+            out.append(&mut self.failed);
+        }
         let now = iolab_engine::clock::Clock::now_ns(&self.clock);
         let limit = timeout_ns.map_or(u64::MAX, |d| now.saturating_add(d));
         while out.len() < min.max(1) {
