@@ -74,10 +74,16 @@ impl BufferedLpns {
     /// A new unit opens for writes.
     #[inline]
     pub fn open_unit(&mut self) {
-        self.open_lpns.clear();
-        self.open_mask = 0;
+        self.forget_open_lpns();
         self.open = self.opened;
         self.opened += 1;
+    }
+
+    /// Empties the open unit's list of LPNs and its mask, which go together.
+    #[inline]
+    fn forget_open_lpns(&mut self) {
+        self.open_lpns.clear();
+        self.open_mask = 0;
     }
 
     /// `lpn` was written into the open unit.
@@ -97,8 +103,7 @@ impl BufferedLpns {
         let mask = self.units.len() as u64 - 1;
         self.units[(seq & mask) as usize] = (seq, end);
         self.open = NO_UNIT;
-        self.open_lpns.clear();
-        self.open_mask = 0;
+        self.forget_open_lpns();
         self.last_end = self.last_end.max(end);
     }
 
@@ -148,8 +153,7 @@ impl BufferedLpns {
         self.slots.fill((0, NO_UNIT));
         self.units.fill((NO_UNIT, 0));
         self.open = NO_UNIT;
-        self.open_lpns.clear();
-        self.open_mask = 0;
+        self.forget_open_lpns();
         self.last_end = 0;
     }
 }

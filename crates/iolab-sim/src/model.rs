@@ -333,6 +333,12 @@ impl WriteBuffer {
         (end as u128) << 64 | bytes as u128
     }
 
+    /// The `(end, bytes)` of a [`WriteBuffer::release_key`].
+    #[inline]
+    fn release_of(key: u128) -> (u64, u64) {
+        ((key >> 64) as u64, key as u64)
+    }
+
     /// A program ending at `end` gives `bytes` back.
     #[inline]
     fn release_at(&mut self, end: u64, bytes: u64) {
@@ -352,7 +358,7 @@ impl WriteBuffer {
     #[inline]
     fn admit(&mut self, t: u64, bytes: u64) -> u64 {
         while let Some(&Reverse(key)) = self.releases.peek() {
-            let (rt, b) = ((key >> 64) as u64, key as u64);
+            let (rt, b) = Self::release_of(key);
             if rt <= t || self.used + bytes > self.cap {
                 self.releases.pop();
                 self.used -= b;
