@@ -695,6 +695,69 @@ fn bad(file: &str, key: impl Into<String>, message: impl Into<String>) -> SimErr
     }
 }
 
+/// The longest any one operation of a modelled part may take. A time above it is a unit
+/// mistake (seconds or microseconds written as nanoseconds), and adding such times would
+/// overflow the model's u64 nanosecond clock.
+const MAX_OPERATION_NS: f64 = 1e12;
+
+/// Every number of an entry, by its key as written: finite and not negative; times (`*_ns`)
+/// at most [`MAX_OPERATION_NS`]; data rates (`*_bytes_per_s`) at least 1 kB/s and bus rates
+/// (`*_mt_per_s`) at least 1 MT/s, since the model turns a rate into nanoseconds per byte and
+/// a zero or vanishing one would give infinite times that wrap around; queue depths at least 1.
+/// Checked on the TOML itself because NaN and infinities are valid TOML floats.
+fn check_numbers(file: &str, table: &toml::Table, prefix: &str) -> Result<(), SimError> {
+    for (k, v) in table {
+        let key = format!("{prefix}{k}");
+        check_value(file, &key, k, v)?;
+    }
+    Ok(())
+}
+
+fn check_value(file: &str, key: &str, name: &str, v: &toml::Value) -> Result<(), SimError> {
+    let x = match v {
+        toml::Value::Table(t) => return check_numbers(file, t, &format!("{key}.")),
+        toml::Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                check_value(file, &format!("{key}[{i}]"), name, item)?;
+            }
+            return Ok(());
+        }
+        toml::Value::Integer(i) => *i as f64,
+        toml::Value::Float(f) => *f,
+        _ => return Ok(()),
+    };
+    let rule = if !x.is_finite() || x < 0.0 {
+        Some("must be a finite number, not negative")
+    } else if name.ends_with("_ns") && x > MAX_OPERATION_NS {
+        Some("is over 1000 s for one operation: times are in nanoseconds")
+    } else if name.ends_with("_bytes_per_s") && x < 1e3 {
+        Some("must be at least 1 kB/s: rates are in bytes per second (leave an optional rate out for no limit)")
+    } else if name.ends_with("_mt_per_s") && x < 1.0 {
+        Some("must be at least 1 MT/s: bus rates are in megatransfers per second")
+    } else if name == "queue_depth" && x < 1.0 {
+        Some("must be at least 1 (or left out where it is optional)")
+    } else {
+        None
+    };
+    match rule {
+        // Very small or large values in exponent form, as a user would write them.
+        Some(r) if x != 0.0 && (x.abs() < 1e-3 || x.abs() >= 1e16) => {
+            Err(bad(file, key, format!("{x:e} {r}")))
+        }
+        Some(r) => Err(bad(file, key, format!("{x} {r}"))),
+        None => Ok(()),
+    }
+}
+
+/// An entry's TOML as a table, for [`check_numbers`] (called once the typed parse has
+/// succeeded, so an error here is not expected).
+fn raw_table(file: &str, text: &str) -> Result<toml::Table, SimError> {
+    text.parse::<toml::Table>().map_err(|e| SimError::Parse {
+        file: file.to_string(),
+        message: e.to_string(),
+    })
+}
+
 fn need_source(file: &str, key: &str, s: &str) -> Result<(), SimError> {
     if s.trim().is_empty() {
         return Err(bad(
@@ -812,12 +875,29 @@ impl DriveSpec {
                     ("nand.blocks_per_plane", nand.blocks_per_plane as u64),
                     ("nand.read_ns", nand.read_ns),
                     ("nand.program_ns", nand.program_ns),
-                    ("capacity.usable_bytes", cap.usable_bytes),
                 ];
                 for (k, v) in positive {
                     if v == 0 {
                         return Err(bad(file, k, "must be positive"));
                     }
+                }
+                if cap.usable_bytes < 4096 {
+                    return Err(bad(
+                        file,
+                        "capacity.usable_bytes",
+                        "must hold at least one 4 KiB logical page (4096 bytes)",
+                    ));
+                }
+                if ftl
+                    .min_stored_fraction
+                    .is_some_and(|f| !(f > 0.0 && f <= 1.0))
+                {
+                    return Err(bad(
+                        file,
+                        "ftl.min_stored_fraction",
+                        "must be above 0 and at most 1: the least share of its bytes that \
+                         compressed data keeps on NAND",
+                    ));
                 }
                 if nand.dies % nand.channels != 0 {
                     return Err(bad(
@@ -1164,6 +1244,7 @@ impl Catalog {
             file: file.to_string(),
             message: e.to_string(),
         })?;
+        check_numbers(file, &raw_table(file, text)?, "")?;
         d.validate(file)?;
         self.drives.insert(d.name.clone(), (file.to_string(), d));
         Ok(())
@@ -1175,6 +1256,7 @@ impl Catalog {
             file: file.to_string(),
             message: e.to_string(),
         })?;
+        check_numbers(file, &raw_table(file, text)?, "")?;
         p.validate(file)?;
         self.platforms.insert(p.name.clone(), (file.to_string(), p));
         Ok(())

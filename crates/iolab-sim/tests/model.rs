@@ -146,6 +146,82 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
     );
 }
 
+/// Numbers the model cannot use: NaN or negative power, rates of zero (infinite transfer
+/// times that wrapped around and ran as if unlimited), times that overflow the clock, a
+/// queue of no commands, a compressed share above the whole, a drive smaller than one page.
+/// Each was accepted before, and the run went on with a wrong figure.
+#[test]
+fn numbers_out_of_range_are_rejected_naming_the_key() {
+    let cases = [
+        (
+            "die_read_w = 0.3",
+            "die_read_w = nan",
+            "power.die_read_w: NaN",
+        ),
+        ("idle_w = 4.0", "idle_w = -0.5", "power.idle_w: -0.5"),
+        ("idle_w = 4.0", "idle_w = inf", "power.idle_w: inf"),
+        (
+            "read_bytes_per_s = 2750000000.0",
+            "read_bytes_per_s = 0.0",
+            "controller.read_bytes_per_s: 0 must be at least 1 kB/s",
+        ),
+        (
+            "bus_mt_per_s = 400.0",
+            "bus_mt_per_s = 1e-300",
+            "nand.bus_mt_per_s: 1e-300 must be at least 1 MT/s",
+        ),
+        (
+            "latency_ns = 4000",
+            "latency_ns = 9000000000000000000",
+            "controller.latency_ns: 9e18 is over 1000 s",
+        ),
+        (
+            "queue_depth = 4096",
+            "queue_depth = 0",
+            "controller.queue_depth: 0 must be at least 1",
+        ),
+        (
+            "usable_bytes = 400000000000",
+            "usable_bytes = 100",
+            "capacity.usable_bytes: must hold at least one 4 KiB",
+        ),
+    ];
+    for (from, to, says) in cases {
+        let e = bad_drive(|t| {
+            assert!(t.contains(from), "the SSD 750 entry no longer has {from}");
+            t.replacen(from, to, 1)
+        });
+        assert!(
+            e.to_string()
+                .contains(&format!("user/drives/bad.toml: {says}")),
+            "{to}: {e}"
+        );
+    }
+    let compressed = include_str!("../../../catalog/drives/sf1200-60.toml")
+        .replace("min_stored_fraction = 0.1", "min_stored_fraction = 2.0");
+    let e = Catalog::default()
+        .add_drive("user/drives/sf.toml", &compressed)
+        .unwrap_err();
+    assert!(
+        e.to_string().contains("sf.toml: ftl.min_stored_fraction"),
+        "{e}"
+    );
+    // Platforms go through the same rules, keys named down their tables.
+    let text = include_str!("../../../catalog/platforms/z97.toml").replacen(
+        "queue_depth = 32",
+        "queue_depth = 0",
+        1,
+    );
+    let e = Catalog::default()
+        .add_platform("user/platforms/z97.toml", &text)
+        .unwrap_err();
+    assert!(
+        e.to_string()
+            .contains("z97.toml: drivers.ahci.queue_depth: 0 must be at least 1"),
+        "{e}"
+    );
+}
+
 #[test]
 fn bad_specs_say_what_to_write() {
     assert!(matches!(
