@@ -93,22 +93,24 @@ pub enum OpenError {
     #[error("io_uring is unavailable here ({0}); use --engine psync or auto")]
     NoUring(io::Error),
     /// Any other I/O failure, with what was being done.
-    #[error("{what} {path}: {source}")]
+    // The cause is part of the message and deliberately not a `source()`, so `{:#}` chains do
+    // not print it twice.
+    #[error("{what} {path}: {cause}")]
     Io {
         /// What was being done.
         what: &'static str,
         /// On which path.
         path: PathBuf,
         /// The error.
-        source: io::Error,
+        cause: io::Error,
     },
 }
 
 fn io_err<'a>(what: &'static str, path: &'a Path) -> impl FnOnce(io::Error) -> OpenError + 'a {
-    move |source| OpenError::Io {
+    move |cause| OpenError::Io {
         what,
         path: path.to_path_buf(),
-        source,
+        cause,
     }
 }
 
@@ -188,7 +190,7 @@ pub fn prepare_target(
             let size = size.ok_or_else(|| OpenError::Io {
                 what: "cannot read the size of",
                 path: path.to_path_buf(),
-                source: io::Error::other("no size in sysfs"),
+                cause: io::Error::other("no size in sysfs"),
             })?;
             let mut exclusive = None;
             if job.writes() {
@@ -379,7 +381,7 @@ fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), Ope
         file.write_all(&chunk[..n]).map_err(|e| OpenError::Io {
             what: "cannot fill",
             path: path.to_path_buf(),
-            source: io::Error::new(e.kind(), format!("{e} after {}", format_size(at))),
+            cause: io::Error::new(e.kind(), format!("{e} after {}", format_size(at))),
         })?;
         at += n as u64;
     }

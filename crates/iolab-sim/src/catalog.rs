@@ -1199,7 +1199,7 @@ impl Catalog {
             if !dir.join("drives").is_dir() && !dir.join("platforms").is_dir() {
                 return Err(SimError::Io {
                     path: dir.display().to_string(),
-                    source: std::io::Error::new(
+                    cause: std::io::Error::new(
                         std::io::ErrorKind::NotFound,
                         "no drives/ or platforms/ directory with catalog TOML files here",
                     ),
@@ -1213,7 +1213,7 @@ impl Catalog {
                 let mut files: Vec<_> = std::fs::read_dir(&d)
                     .map_err(|e| SimError::Io {
                         path: d.display().to_string(),
-                        source: e,
+                        cause: e,
                     })?
                     .filter_map(|e| e.ok().map(|e| e.path()))
                     .filter(|p| p.extension().is_some_and(|x| x == "toml"))
@@ -1223,7 +1223,7 @@ impl Catalog {
                 for p in files {
                     let text = std::fs::read_to_string(&p).map_err(|e| SimError::Io {
                         path: p.display().to_string(),
-                        source: e,
+                        cause: e,
                     })?;
                     let name = p.display().to_string();
                     if is_drive {

@@ -82,12 +82,14 @@ pub enum SimError {
         message: String,
     },
     /// A catalog directory could not be read.
-    #[error("reading {path}: {source}")]
+    // The cause is part of the message and deliberately not a `source()`, so `{:#}` chains do
+    // not print it twice.
+    #[error("reading {path}: {cause}")]
     Io {
         /// The path.
         path: String,
         /// The cause.
-        source: std::io::Error,
+        cause: std::io::Error,
     },
     /// No such drive.
     #[error("unknown drive '{name}'; the catalog has: {known}")]

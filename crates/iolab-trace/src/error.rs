@@ -24,13 +24,14 @@ pub enum TraceError {
         msg: String,
     },
     /// Reading or writing failed at the operating-system level.
-    #[error("{file}: {source}")]
+    // The cause is part of the message and deliberately not a `source()`, so `{:#}` chains do
+    // not print it twice.
+    #[error("{file}: {cause}")]
     Io {
         /// File name as given by the caller.
         file: String,
         /// The underlying error.
-        #[source]
-        source: io::Error,
+        cause: io::Error,
     },
     /// The format could not be recognised from the first lines.
     #[error(
@@ -75,10 +76,10 @@ pub enum TraceError {
 
 impl TraceError {
     /// Wraps an I/O error with the file it happened on.
-    pub fn io(file: &str, source: io::Error) -> Self {
+    pub fn io(file: &str, cause: io::Error) -> Self {
         TraceError::Io {
             file: file.to_string(),
-            source,
+            cause,
         }
     }
 }

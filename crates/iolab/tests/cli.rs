@@ -183,6 +183,39 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
     }
 }
 
+/// An operating-system error is part of its message, so it must not also come back as the
+/// error's cause: `Error: x: No such file or directory (os error 2): No such file or ...`.
+#[test]
+fn an_os_error_is_said_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "run",
+                "--size",
+                "1m",
+                "--duration",
+                "0.1",
+                "no/such/dir/t.bin",
+            ],
+            "No such file or directory",
+        ),
+        (
+            &["trace", "analyze", "missing.csv"],
+            "No such file or directory",
+        ),
+        (
+            &["run", "--catalog", "no-such-catalog", "sim:ssd750-400@z97"],
+            "no drives/ or platforms/ directory",
+        ),
+    ];
+    for (args, cause) in cases {
+        let out = iolab(args, dir.path());
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches(cause).count(), 1, "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn a_file_iolab_did_not_create_is_not_overwritten_without_overwrite() {
     let dir = tempfile::tempdir().unwrap();
