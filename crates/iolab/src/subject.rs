@@ -80,6 +80,19 @@ impl Subject {
             first.resolve_span(sim.size_bytes())?;
             return Ok(Subject::Model(Box::new(sim)));
         }
+        // A model's options on a real target are a mistake (a mistyped `sim:` spec, say), not
+        // something to ignore while the run writes to the file or device.
+        for (given, flag) in [
+            (flags.model.model_state.is_some(), "--model-state"),
+            (flags.model.catalog.is_some(), "--catalog"),
+        ] {
+            anyhow::ensure!(
+                !given,
+                "{flag} applies to a model target (sim:DRIVE@PLATFORM[/PORT]), and {} is a \
+                 file or device; leave {flag} out, or name a model",
+                target.display()
+            );
+        }
         let prepared = prepare_target(target, first, &flags.policy(), flags.engine)
             .with_context(|| format!("target {}", target.display()))?;
         Ok(Subject::Real {

@@ -173,6 +173,14 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
         ),
         (&["run", "missing.bin"], "--size"),
         (&["run", "."], "directory"),
+        (
+            &["run", "--model-state", "steady", "--size", "1m", "t.bin"],
+            "--model-state applies to a model target",
+        ),
+        (
+            &["quick", "--catalog", ".", "t.bin"],
+            "--catalog applies to a model target",
+        ),
     ];
     for (args, hint) in cases {
         let out = iolab(args, dir.path());
