@@ -47,6 +47,18 @@ fn bad_drive(edit: impl Fn(String) -> String) -> SimError {
     cat.add_drive("user/drives/bad.toml", &text).unwrap_err()
 }
 
+/// Asserts that the drive entry `text`, loaded as `file`, is refused saying `says`.
+fn assert_drive_refused(file: &str, text: &str, says: &str) {
+    let e = Catalog::default().add_drive(file, text).unwrap_err();
+    assert!(e.to_string().contains(says), "{file}: {e}");
+}
+
+/// Asserts that the platform entry `text`, loaded as `file`, is refused saying `says`.
+fn assert_platform_refused(file: &str, text: &str, says: &str) {
+    let e = Catalog::default().add_platform(file, text).unwrap_err();
+    assert!(e.to_string().contains(says), "{file}: {e}");
+}
+
 #[test]
 fn inconsistent_entries_are_rejected_naming_file_and_key() {
     let e = bad_drive(|t| t.replace("dies = 36", "dies = 35"));
@@ -76,36 +88,31 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
     );
     let card = include_str!("../../../catalog/drives/revodrive-120-jbod.toml")
         .replace("queue_depth = 1", "queue_depth = 0");
-    let e = Catalog::default()
-        .add_drive("user/drives/card.toml", &card)
-        .unwrap_err();
-    assert!(e.to_string().contains("card.toml: card.queue_depth"), "{e}");
+    assert_drive_refused(
+        "user/drives/card.toml",
+        &card,
+        "card.toml: card.queue_depth",
+    );
     let slow_slc = include_str!("../../../catalog/drives/nvme2018-500.toml")
         .replace("program_ns = 200000", "program_ns = 900000");
-    let e = Catalog::default()
-        .add_drive("user/drives/tlc.toml", &slow_slc)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("tlc.toml: slc_cache.program_ns"),
-        "{e}"
+    assert_drive_refused(
+        "user/drives/tlc.toml",
+        &slow_slc,
+        "tlc.toml: slc_cache.program_ns",
     );
     let no_rate = include_str!("../../../catalog/drives/storemi-ram.toml")
         .replace("ram_bytes_per_s = 23.5e9\n", "");
-    let e = Catalog::default()
-        .add_drive("user/drives/tier.toml", &no_rate)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("tier.toml: tiered.ram_bytes_per_s"),
-        "{e}"
+    assert_drive_refused(
+        "user/drives/tier.toml",
+        &no_rate,
+        "tier.toml: tiered.ram_bytes_per_s",
     );
     let wide = include_str!("../../../catalog/drives/rst-cache.toml")
         .replace("extent_bytes = 131072", "extent_bytes = 262144");
-    let e = Catalog::default()
-        .add_drive("user/drives/cache.toml", &wide)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("cache.toml: tiered.extent_bytes"),
-        "{e}"
+    assert_drive_refused(
+        "user/drives/cache.toml",
+        &wide,
+        "cache.toml: tiered.extent_bytes",
     );
     // A platform link's payload size: 0 would have divided by zero in the model.
     for mps in ["0", "100"] {
@@ -114,13 +121,10 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
             &format!("max_payload_bytes = {mps}"),
             1,
         );
-        let e = Catalog::default()
-            .add_platform("user/platforms/z97.toml", &text)
-            .unwrap_err();
-        assert!(
-            e.to_string()
-                .contains("z97.toml: links.dmi.max_payload_bytes"),
-            "{e}"
+        assert_platform_refused(
+            "user/platforms/z97.toml",
+            &text,
+            "z97.toml: links.dmi.max_payload_bytes",
         );
     }
     // A protocol the platform has no driver for.
@@ -199,12 +203,10 @@ fn numbers_out_of_range_are_rejected_naming_the_key() {
     }
     let compressed = include_str!("../../../catalog/drives/sf1200-60.toml")
         .replace("min_stored_fraction = 0.1", "min_stored_fraction = 2.0");
-    let e = Catalog::default()
-        .add_drive("user/drives/sf.toml", &compressed)
-        .unwrap_err();
-    assert!(
-        e.to_string().contains("sf.toml: ftl.min_stored_fraction"),
-        "{e}"
+    assert_drive_refused(
+        "user/drives/sf.toml",
+        &compressed,
+        "sf.toml: ftl.min_stored_fraction",
     );
     // Platforms go through the same rules, keys named down their tables.
     let text = include_str!("../../../catalog/platforms/z97.toml").replacen(
@@ -212,13 +214,10 @@ fn numbers_out_of_range_are_rejected_naming_the_key() {
         "queue_depth = 0",
         1,
     );
-    let e = Catalog::default()
-        .add_platform("user/platforms/z97.toml", &text)
-        .unwrap_err();
-    assert!(
-        e.to_string()
-            .contains("z97.toml: drivers.ahci.queue_depth: 0 must be at least 1"),
-        "{e}"
+    assert_platform_refused(
+        "user/platforms/z97.toml",
+        &text,
+        "z97.toml: drivers.ahci.queue_depth: 0 must be at least 1",
     );
 }
 
