@@ -53,6 +53,17 @@ pub enum Subject {
     Model(Box<SimSetup>),
 }
 
+/// A job a model can run: it models the drive and its path, not the host's page cache, so a
+/// buffered job would be reported as if it had bypassed the cache.
+fn model_can_run(job: &Job) -> Result<()> {
+    anyhow::ensure!(
+        job.direct,
+        "a model has no page cache: --buffered (direct = false) needs a file or device; \
+         leave it out to model the drive"
+    );
+    Ok(())
+}
+
 /// Whether a target argument names a model rather than a path.
 pub fn is_model(target: &Path) -> bool {
     target.to_str().is_some_and(|t| t.starts_with("sim:"))
@@ -70,6 +81,15 @@ impl Subject {
         remove_created: bool,
     ) -> Result<Subject> {
         if is_model(target) {
+            // The model runs every job as io_uring would, with its queue depth kept; an engine
+            // that blocks (psync: one I/O per thread) would measure something else.
+            anyhow::ensure!(
+                flags.engine == iolab_engine::open::EngineChoice::Auto,
+                "--engine chooses how a file or device is driven; a model target ({}) has no \
+                 engine, so leave --engine out",
+                target.display()
+            );
+            model_can_run(first)?;
             let spec = target.to_str().unwrap_or_default();
             let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
             match flags.model.model_state.unwrap_or(default_state) {
@@ -143,6 +163,9 @@ impl Subject {
 
     /// Runs `job` (span resolved), with live progress on a real target.
     pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
+        if matches!(self, Subject::Model(_)) {
+            model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+        }
         match self {
             Subject::Real { target, .. } => session::with_progress(label, expected_s, |progress| {
                 run_job(
@@ -166,6 +189,9 @@ impl Subject {
         job: &Job,
         workers: Vec<Worker<S>>,
     ) -> Result<JobRun> {
+        if matches!(self, Subject::Model(_)) {
+            model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+        }
         match self {
             Subject::Real { target, .. } => session::with_progress(&job.name, None, |progress| {
                 run_workers(

@@ -159,6 +159,27 @@ fn bad_model_names_say_what_exists() {
     }
 }
 
+/// Options that change what a real run measures are refused on a model rather than ignored:
+/// the model would report O_DIRECT figures for a buffered job, and a full queue for psync.
+#[test]
+fn options_a_model_cannot_honour_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = "sim:ssd750-400@z97/cpu";
+    for (flag, says) in [
+        (&["--buffered"][..], "a model has no page cache"),
+        (
+            &["--engine", "psync"][..],
+            "has no engine, so leave --engine out",
+        ),
+    ] {
+        let mut args = vec!["run", spec, "--access", "randread", "--duration", "0.1"];
+        args.extend_from_slice(flag);
+        let out = iolab(&args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{flag:?}: {}", text(&out));
+    }
+}
+
 #[test]
 fn list_and_explain_show_the_catalog_and_the_bottleneck() {
     let dir = tempfile::tempdir().unwrap();
