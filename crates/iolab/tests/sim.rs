@@ -159,24 +159,34 @@ fn bad_model_names_say_what_exists() {
     }
 }
 
-/// Options that change what a real run measures are refused on a model rather than ignored:
-/// the model would report O_DIRECT figures for a buffered job, and a full queue for psync.
+/// What a model cannot honour is refused rather than ignored: options that change what a real
+/// run measures (the model would report O_DIRECT figures for a buffered job, and a full queue
+/// for psync), and the commands that look at a real path (probing a model spec described the
+/// disk holding the current directory).
 #[test]
-fn options_a_model_cannot_honour_are_refused() {
+fn what_a_model_cannot_honour_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     let spec = "sim:ssd750-400@z97/cpu";
-    for (flag, says) in [
-        (&["--buffered"][..], "a model has no page cache"),
+    let run = |extra: &[&'static str]| {
+        let mut args = vec!["run", spec, "--access", "randread", "--duration", "0.1"];
+        args.extend_from_slice(extra);
+        args
+    };
+    for (args, says) in [
+        (run(&["--buffered"]), "a model has no page cache"),
         (
-            &["--engine", "psync"][..],
+            run(&["--engine", "psync"]),
             "has no engine, so leave --engine out",
         ),
+        (
+            vec!["probe", spec],
+            "iolab sim explain sim:ssd750-400@z97/cpu",
+        ),
+        (vec!["trimcheck", spec], "a model has none"),
     ] {
-        let mut args = vec!["run", spec, "--access", "randread", "--duration", "0.1"];
-        args.extend_from_slice(flag);
         let out = iolab(&args, dir.path());
-        assert_eq!(out.status.code(), Some(2), "{flag:?}: {}", text(&out));
-        assert!(text(&out).contains(says), "{flag:?}: {}", text(&out));
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains(says), "{args:?}: {}", text(&out));
     }
 }
 

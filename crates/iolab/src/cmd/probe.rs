@@ -52,6 +52,13 @@ fn emit(text: &str) -> anyhow::Result<()> {
 /// Runs `iolab probe`. Exit code 0 (findings are reported, not failures).
 pub fn run_probe(args: ProbeArgs) -> anyhow::Result<i32> {
     let target = args.target.unwrap_or_else(|| PathBuf::from("."));
+    // A model spec is not a path: probing it would describe whatever disk holds this directory.
+    anyhow::ensure!(
+        !crate::subject::is_model(&target),
+        "'{0}' is a model, not a file or device; its modelled path and what limits it: \
+         iolab sim explain {0}",
+        target.display()
+    );
     let p =
         iolab_probe::probe(&target).with_context(|| format!("probing '{}'", target.display()))?;
     if target.symlink_metadata().is_err() {
@@ -80,6 +87,11 @@ const EXIT_CANNOT_CHECK: i32 = 4;
 /// Runs `iolab trimcheck`. Exit code 0 WORKING, 1 NOT WORKING, 3 INDETERMINATE, 4 when the
 /// method cannot work here (with the reason), 2 on other errors.
 pub fn run_trimcheck(args: TrimcheckArgs) -> anyhow::Result<i32> {
+    anyhow::ensure!(
+        !crate::subject::is_model(&args.path),
+        "'{}' is a model: trimcheck checks a filesystem on a real drive, and a model has none",
+        args.path.display()
+    );
     let opts = TrimOptions {
         padding_bytes: args.padding_mib << 20,
         wait: args.wait.map(Duration::from_secs),
