@@ -89,6 +89,8 @@ impl Subject {
                  engine, so leave --engine out",
                 target.display()
             );
+            // Also checked for every job it runs; here so that the mistake is said before
+            // seconds of analytic preconditioning.
             model_can_run(first)?;
             let spec = target.to_str().unwrap_or_default();
             let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
@@ -161,11 +163,17 @@ impl Subject {
         }
     }
 
-    /// Runs `job` (span resolved), with live progress on a real target.
-    pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
+    /// Refuses a job this subject cannot honour (a buffered job on a model).
+    fn check_job(&self, job: &Job) -> Result<()> {
         if matches!(self, Subject::Model(_)) {
             model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
         }
+        Ok(())
+    }
+
+    /// Runs `job` (span resolved), with live progress on a real target.
+    pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
+        self.check_job(job)?;
         match self {
             Subject::Real { target, .. } => session::with_progress(label, expected_s, |progress| {
                 run_job(
@@ -189,9 +197,7 @@ impl Subject {
         job: &Job,
         workers: Vec<Worker<S>>,
     ) -> Result<JobRun> {
-        if matches!(self, Subject::Model(_)) {
-            model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
-        }
+        self.check_job(job)?;
         match self {
             Subject::Real { target, .. } => session::with_progress(&job.name, None, |progress| {
                 run_workers(
