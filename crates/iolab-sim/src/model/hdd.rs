@@ -1,0 +1,317 @@
+//! A hard disk: one actuator (seek curve, rotation, zoned media rate), NCQ and a write cache.
+
+use super::power::Power;
+use super::resource::{Res, ResId, ResKind};
+use super::{status_up, ChunkEv, Dev, World, INTERNAL, NO_CHAN};
+use iolab_core::rng::Rng;
+use std::collections::VecDeque;
+
+/// A hard disk.
+#[derive(Clone, Debug)]
+pub struct Hdd {
+    /// Name.
+    pub name: String,
+    res: ResId,
+    /// Capacity.
+    pub size: u64,
+    rev_ns: u64,
+    seek_track_ns: u64,
+    seek_full_ns: u64,
+    outer_npb: f64,
+    inner_npb: f64,
+    pub(super) command_ns: u64,
+    head: u64,
+    last_end: u64,
+    last_done: u64,
+    rng: Rng,
+    /// Power law.
+    pub power: Power,
+    /// Seek+transfer busy time.
+    pub busy_ns: u64,
+    /// Commands received and not started (NCQ), in arrival order.
+    pub(super) queue: Vec<HddCmd>,
+    /// How many of them are the host's (not destages).
+    pub(super) host_queued: u32,
+    /// A command is on the actuator: its completion starts the next.
+    pub(super) in_flight: bool,
+    /// Commands the drive chooses among (its NCQ depth).
+    reorder_window: u32,
+    /// Write cache: bytes it holds for written data.
+    pub(super) cache_bytes: u64,
+    /// Write cache: bytes acknowledged and not yet on the platters, but for those of the
+    /// destage on the actuator, which leave at `destage_end`.
+    dirty_bytes: u64,
+    /// The destage on the actuator: its end and its bytes.
+    destage_end: u64,
+    destage_bytes: u64,
+    /// Writes waiting for room in the write cache: tag, offset, length.
+    pub(super) cache_waiting: VecDeque<(u32, u64, u64)>,
+}
+
+/// A command queued in a hard disk.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct HddCmd {
+    pub(super) tag: u32,
+    pub(super) arrive: u64,
+    pub(super) offset: u64,
+    pub(super) len: u64,
+    /// Bytes it sends up to the host (a read's data).
+    pub(super) host_bytes: u32,
+    /// Writes data the drive has already acknowledged from its write cache.
+    pub(super) destage: bool,
+}
+
+/// How the head gets to a command's first sector.
+#[derive(Clone, Copy, Debug)]
+struct Positioning {
+    /// Read look-ahead (or the write cache) streams it on from the previous command.
+    streaming: bool,
+    seek_ns: u64,
+    rotation_ns: u64,
+}
+
+impl Hdd {
+    /// Room in the write cache at `t` (the destage on the actuator frees its bytes at its end).
+    pub(super) fn cache_room(&self, t: u64) -> u64 {
+        let leaving = if t < self.destage_end {
+            self.destage_bytes
+        } else {
+            0
+        };
+        self.cache_bytes.saturating_sub(self.dirty_bytes + leaving)
+    }
+
+    /// Whether `[offset, offset + len)` lies within one write still waiting in the write cache
+    /// for its destage (a read of it is served from the cache).
+    pub(super) fn holds_dirty(&self, offset: u64, len: u64) -> bool {
+        self.dirty_bytes > 0
+            && self
+                .queue
+                .iter()
+                .any(|c| c.destage && c.offset <= offset && offset + len <= c.offset + c.len)
+    }
+
+    /// Takes a write into the write cache at `t` and queues its destage; returns when the
+    /// drive acknowledges it.
+    pub(super) fn cache_write(&mut self, offset: u64, len: u64, t: u64) -> u64 {
+        self.dirty_bytes += len;
+        self.queue.push(HddCmd {
+            tag: INTERNAL,
+            arrive: t,
+            offset,
+            len,
+            host_bytes: 0,
+            destage: true,
+        });
+        t + self.command_ns
+    }
+}
+
+/// Parameters to build an HDD.
+pub struct HddParams {
+    /// Name.
+    pub name: String,
+    /// Capacity.
+    pub size: u64,
+    /// RPM.
+    pub rpm: f64,
+    /// Track-to-track seek.
+    pub seek_track_ns: u64,
+    /// Full-stroke seek.
+    pub seek_full_ns: u64,
+    /// Outer media rate.
+    pub outer_bps: f64,
+    /// Inner media rate.
+    pub inner_bps: f64,
+    /// Command overhead.
+    pub command_ns: u64,
+    /// Write cache bytes (0: written through).
+    pub write_cache_bytes: u64,
+    /// Commands it queues and reorders (NCQ depth).
+    pub queue_depth: u32,
+    /// Seed of the rotational position.
+    pub seed: u64,
+    /// Power law.
+    pub power: Power,
+}
+
+/// How the head reaches `offset` for a command starting at `start`: seek (square-root curve
+/// over the stroke) and a rotational wait, or nothing while read look-ahead streams it.
+fn hdd_position(h: &mut Hdd, offset: u64, start: u64) -> Positioning {
+    // Read look-ahead (ATA SET FEATURES "enable read look-ahead", on by default): after a
+    // command the head keeps reading the following sectors into the drive's buffer, so a
+    // sequential command arriving within a revolution finds its data streaming in since the
+    // last one ended — no seek, no rotational wait, no lost revolution while the host was
+    // busy moving the previous data. Sequential writes stream the same way through the
+    // drive's write cache.
+    if offset == h.last_end && start <= h.last_done + h.rev_ns {
+        return Positioning {
+            streaming: true,
+            seek_ns: 0,
+            rotation_ns: 0,
+        };
+    }
+    let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
+    let seek_ns = if dist == 0.0 {
+        0
+    } else {
+        h.seek_track_ns + ((h.seek_full_ns - h.seek_track_ns) as f64 * dist.sqrt()) as u64
+    };
+    // Where the sector passes under the head is uniform over a revolution (the positions of
+    // sectors on their tracks are not tracked).
+    Positioning {
+        streaming: false,
+        seek_ns,
+        rotation_ns: h.rng.below(h.rev_ns),
+    }
+}
+
+/// Runs a command on the single actuator from `start`: positioning, then the zoned media
+/// transfer. Returns its end.
+fn hdd_service(
+    h: &mut Hdd,
+    res: &mut [Res],
+    offset: u64,
+    len: u64,
+    start: u64,
+    pos: Positioning,
+) -> u64 {
+    let frac = offset as f64 / h.size as f64;
+    let npb = h.outer_npb + (h.inner_npb - h.outer_npb) * frac;
+    let xfer = (len as f64 * npb) as u64;
+    let d = if pos.streaming {
+        // The media transfer began when the previous command ended.
+        (h.last_done + xfer).max(start + h.command_ns) - start
+    } else {
+        h.command_ns + pos.seek_ns + pos.rotation_ns + xfer
+    };
+    let r = &mut res[h.res as usize];
+    r.busy_until = start + d;
+    r.busy_ns += d;
+    h.busy_ns += d;
+    h.head = offset + len;
+    h.last_end = offset + len;
+    h.last_done = start + d;
+    start + d
+}
+
+/// Builds an HDD, creating its resource.
+pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
+    res.push(Res {
+        busy_until: 0,
+        busy_ns: 0,
+        kind: ResKind::Disk,
+        group: format!("{group} actuator"),
+    });
+    Hdd {
+        name: p.name,
+        res: (res.len() - 1) as ResId,
+        size: p.size / 4096 * 4096,
+        rev_ns: (60e9 / p.rpm) as u64,
+        seek_track_ns: p.seek_track_ns,
+        seek_full_ns: p.seek_full_ns,
+        outer_npb: 1e9 / p.outer_bps,
+        inner_npb: 1e9 / p.inner_bps,
+        command_ns: p.command_ns,
+        head: 0,
+        last_end: u64::MAX,
+        last_done: 0,
+        rng: Rng::new(p.seed),
+        power: p.power,
+        busy_ns: 0,
+        queue: Vec::new(),
+        host_queued: 0,
+        in_flight: false,
+        reorder_window: p.queue_depth.max(1),
+        cache_bytes: p.write_cache_bytes,
+        dirty_bytes: 0,
+        destage_end: 0,
+        destage_bytes: 0,
+        cache_waiting: VecDeque::new(),
+    }
+}
+
+impl World {
+    /// Starts the next queued command of hard disk `li` if its actuator is free at `t`. Native
+    /// command queuing lets the drive choose: of the commands that have arrived, the one it
+    /// reaches soonest (seek plus rotational wait); with one command queued that is FIFO.
+    pub(super) fn hdd_dispatch(&mut self, li: u32, t: u64) {
+        let Dev::Hdd(h) = &mut self.leaves[li as usize].dev else {
+            return;
+        };
+        let Some(first_arrival) = h.queue.iter().map(|c| c.arrive).min() else {
+            return;
+        };
+        if h.in_flight {
+            return;
+        }
+        let start = t
+            .max(self.res[h.res as usize].busy_until)
+            .max(first_arrival);
+        // The drive picks the command it reaches first among the host's (NCQ bounds them)
+        // and the oldest of its write cache's destages, as many as NCQ lets the host queue
+        // (how far firmware looks into a full cache is not published). A host command never
+        // waits for the whole backlog of acknowledged writes to go first.
+        let mut best: Option<(usize, Positioning)> = None;
+        let (mut destages_seen, mut hosts_seen) = (0, 0);
+        for i in 0..h.queue.len() {
+            if destages_seen >= h.reorder_window && hosts_seen == h.host_queued {
+                break;
+            }
+            let cmd = h.queue[i];
+            if !cmd.destage {
+                hosts_seen += 1;
+            }
+            if cmd.arrive > start {
+                continue;
+            }
+            if cmd.destage {
+                if destages_seen >= h.reorder_window {
+                    continue;
+                }
+                destages_seen += 1;
+            }
+            let pos = hdd_position(h, cmd.offset, start);
+            let reach = |p: &Positioning| p.seek_ns + p.rotation_ns;
+            if best.is_none_or(|(_, b)| reach(&pos) < reach(&b)) {
+                best = Some((i, pos));
+            }
+        }
+        let (i, pos) = best.expect("the first arrival has arrived by start");
+        let cmd = h.queue.remove(i);
+        if !cmd.destage {
+            h.host_queued -= 1;
+        }
+        let end = hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
+        h.in_flight = true;
+        // Writes waiting for room in the write cache go in as a destage ends.
+        let mut admitted = Vec::new();
+        if cmd.destage {
+            h.dirty_bytes -= cmd.len;
+            (h.destage_end, h.destage_bytes) = (end, cmd.len);
+            while let Some(&(tag, offset, len)) = h.cache_waiting.front() {
+                if h.cache_room(end) < len {
+                    break;
+                }
+                h.cache_waiting.pop_front();
+                admitted.push((tag, h.cache_write(offset, len, end)));
+            }
+        }
+        self.events.push(
+            end,
+            ChunkEv {
+                tail: 0,
+                tag: cmd.tag,
+                leaf: li,
+                chan: NO_CHAN,
+                nand_bytes: 0,
+                host_bytes: cmd.host_bytes,
+            },
+        );
+        for (tag, done) in admitted {
+            let leaf = &self.leaves[li as usize];
+            let done = status_up(&leaf.up, leaf.lat_up_ns, done);
+            self.chunk_done(tag, done);
+        }
+    }
+}

@@ -1,0 +1,769 @@
+//! The model: a tree of components whose resources each have a "busy until" time.
+//!
+//! ```text
+//!  host ── driver latency ── [RAID / tier split] ── path pipes (DMI, PCIe, PCI-X, SATA) ── HBA
+//!                                                        │
+//!                       SSD: controller cores → write buffer / FTL → channels × dies (tR, tPROG, tBERS)
+//!                       HDD: one actuator: seek + rotation + zoned transfer
+//! ```
+//!
+//! A request reserves time on each resource along its path; it completes when its last
+//! reservation ends. Reservations are made eagerly wherever arrivals reach a resource in time
+//! order (the host path going down, controller cores, dies); where they do not — after the dies,
+//! whose reads finish out of order, on the way back up through channels and links — typed
+//! events, processed in time order (first queued first among equals), make the reservations:
+//! one when a die's read ends (its channel), one when the data starts leaving the channel (the
+//! links up to the host).
+//! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
+//!
+//! This file holds the [`World`]: the volume tree, a request's way down it and the events
+//! that bring data back up. The components have a file each: `resource` (resources and
+//! pipes), `ssd`, `hdd`, `tier` (tiered volumes, caches and the RAM layer) and `power`.
+
+mod hdd;
+mod power;
+mod resource;
+mod ssd;
+mod tier;
+
+pub use hdd::{build_hdd, Hdd, HddParams};
+pub use power::{Energy, Power};
+pub use resource::{transfer, Pipe, Res, ResId, ResKind};
+pub use ssd::{build_ssd, stored_share, SlcCache, Ssd, SsdParams};
+pub use tier::{RamCache, Tier};
+
+use crate::timeq::TimeQueue;
+use hdd::HddCmd;
+use iolab_core::job::Direction;
+use resource::{reserve, reserve_any, transfer_through};
+use ssd::{ssd_write, upper_page, ReadFrom};
+
+/// A member device.
+#[derive(Clone, Debug)]
+pub enum Dev {
+    /// An SSD.
+    Ssd(Box<Ssd>),
+    /// A hard disk.
+    Hdd(Box<Hdd>),
+}
+
+impl Dev {
+    /// Usable bytes.
+    pub fn size(&self) -> u64 {
+        match self {
+            Dev::Ssd(s) => s.size,
+            Dev::Hdd(h) => h.size,
+        }
+    }
+}
+
+/// A device with its flattened host path.
+#[derive(Clone, Debug)]
+pub struct Leaf {
+    /// Pipes from the CPU down to the device.
+    pub down: Vec<Pipe>,
+    /// Pipes from the device up to the CPU.
+    pub up: Vec<Pipe>,
+    /// Fixed latency on the way down (port, HBA, chip).
+    pub lat_down_ns: u64,
+    /// Fixed latency on the way up.
+    pub lat_up_ns: u64,
+    /// Serialised command stages before the device (HBA, RAID chip): resource and time.
+    pub cmd_stages: Vec<(ResId, u64)>,
+    /// SATA link occupancy per command (command, DMA setup and status FIS handshakes).
+    pub sata_cmd: Option<(ResId, u64)>,
+    /// The device.
+    pub dev: Dev,
+    /// Path description, device first.
+    pub describe: Vec<String>,
+}
+
+/// How a volume spreads over its members.
+#[derive(Clone, Debug)]
+pub enum Vol {
+    /// One device.
+    Leaf(u32),
+    /// RAID-0 or JBOD over members.
+    Raid {
+        /// Stripe bytes (RAID-0) or `None` (JBOD: concatenation).
+        stripe: Option<u64>,
+        /// Bytes of each member used.
+        member_bytes: u64,
+        /// Members.
+        members: Vec<Vol>,
+    },
+    /// Tiered volume or cache.
+    Tier(Box<Tier>),
+}
+
+/// A read chunk in flight between its die and the host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct ChunkEv {
+    /// When its last byte has left the NAND channel (its first bytes go on up before that).
+    tail: u64,
+    tag: u32,
+    leaf: u32,
+    /// The NAND channel it leaves by, [`NO_CHAN`], or [`FROM_HDD_CACHE`].
+    chan: u32,
+    nand_bytes: u32,
+    host_bytes: u32,
+}
+
+/// Per request state, indexed by tag.
+#[derive(Clone, Copy, Debug, Default)]
+struct Io {
+    pending: u32,
+    done: u64,
+    fin_ns: u64,
+}
+
+/// Tag of internal I/Os (tier migrations) whose completion nobody waits for.
+const INTERNAL: u32 = u32::MAX;
+/// No channel (unmapped read or HDD).
+const NO_CHAN: u32 = u32::MAX;
+/// An HDD's read served from its write cache: the actuator was not involved.
+const FROM_HDD_CACHE: u32 = u32::MAX - 1;
+
+/// The whole model of one target.
+#[derive(Debug)]
+pub struct World {
+    /// Every resource.
+    pub res: Vec<Res>,
+    /// Every device with its path.
+    pub leaves: Vec<Leaf>,
+    /// The volume the host sees.
+    pub vol: Vol,
+    /// Software latency of the driver stack per I/O.
+    pub driver_ns: u64,
+    /// Commands the host keeps outstanding at most (AHCI 32).
+    pub max_outstanding: u32,
+    ios: Vec<Io>,
+    events: TimeQueue<ChunkEv>,
+    done: TimeQueue<u32>,
+    waiting: std::collections::VecDeque<(u32, Direction, u64, u64)>,
+    outstanding: u32,
+    /// Compressed share of each tag's data, set by the target before submit.
+    pub stored_share: Vec<f64>,
+    /// Requests rejected past the end.
+    pub errors: u64,
+    /// The LPNs of the last [`NODE_LAG`] requests planned, for [`World::prefetch`].
+    planned_lpns: [u64; NODE_LAG],
+    /// Requests planned so far (the ring's position).
+    planned: u32,
+}
+
+/// How many requests after starting to load a request's map entry [`World::prefetch`] starts
+/// loading the block node it names: by then the entry is in the cache. The driver plans a
+/// [`SimTarget`](crate::SimTarget)'s requests in batches of eight (half of what it plans
+/// ahead), so this reaches back into the batch before.
+const NODE_LAG: usize = 8;
+
+impl World {
+    /// A world over `res`, `leaves` and `vol`.
+    pub fn new(
+        res: Vec<Res>,
+        leaves: Vec<Leaf>,
+        vol: Vol,
+        driver_ns: u64,
+        max_outstanding: u32,
+    ) -> World {
+        World {
+            res,
+            leaves,
+            vol,
+            driver_ns,
+            max_outstanding: max_outstanding.max(1),
+            ios: Vec::new(),
+            events: TimeQueue::default(),
+            done: TimeQueue::default(),
+            waiting: Default::default(),
+            outstanding: 0,
+            stored_share: Vec::new(),
+            errors: 0,
+            planned_lpns: [0; NODE_LAG],
+            planned: 0,
+        }
+    }
+
+    /// Logical size.
+    pub fn size(&self) -> u64 {
+        vol_size(&self.vol, &self.leaves)
+    }
+
+    /// Sizes the per-tag tables.
+    pub fn prepare(&mut self, slots: u32, now: u64) {
+        self.ios = vec![Io::default(); slots as usize];
+        self.stored_share = vec![1.0; slots as usize];
+        // The last job's requests are gone; background work (a tier's copies, a hard disk's
+        // destages) carries on into this one.
+        self.events.retain(|ev| ev.tag == INTERNAL);
+        self.done.clear();
+        self.waiting.clear();
+        self.outstanding = 0;
+        for li in 0..self.leaves.len() {
+            let busy = self.events.items().any(|ev| ev.leaf == li as u32);
+            if let Dev::Hdd(h) = &mut self.leaves[li].dev {
+                h.in_flight = busy;
+                h.queue.retain(|c| c.tag == INTERNAL);
+                // Acknowledged to nobody now, but written all the same.
+                for (_, offset, len) in std::mem::take(&mut h.cache_waiting) {
+                    h.cache_write(offset, len, now);
+                }
+                self.hdd_dispatch(li as u32, now);
+            }
+        }
+    }
+
+    /// Earliest time anything is busy until (for idling between jobs).
+    pub fn quiet_time(&self) -> u64 {
+        let gc_end = self
+            .leaves
+            .iter()
+            .filter_map(|l| match &l.dev {
+                Dev::Ssd(ssd) => ssd.gc.iter().map(|g| g.end).max(),
+                Dev::Hdd(_) => None,
+            })
+            .max()
+            .unwrap_or(0);
+        self.res
+            .iter()
+            .map(|r| r.busy_until)
+            .max()
+            .unwrap_or(0)
+            .max(gc_end)
+    }
+
+    /// Submits a host request at `t`.
+    pub fn submit(&mut self, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        if self.outstanding >= self.max_outstanding {
+            self.waiting.push_back((tag, dir, offset, len));
+            return;
+        }
+        self.start(tag, dir, offset, len, t);
+    }
+
+    fn start(&mut self, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        self.outstanding += 1;
+        let half = self.driver_ns / 2;
+        let io = &mut self.ios[tag as usize];
+        io.pending = 1; // held until the split is done, so early chunks cannot complete it
+        io.done = t;
+        io.fin_ns = self.driver_ns - half;
+        if let Vol::Leaf(i) = self.vol {
+            // A plain drive: nothing of the volume to borrow (moving the volume out and back,
+            // and dropping its placeholder, cost about 63 instructions per request).
+            self.leaf_submit(i, tag, dir, offset, len, t + half);
+        } else {
+            let mut vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
+            self.vol_submit(&mut vol, tag, dir, offset, len, t + half);
+            self.vol = vol;
+        }
+        self.chunk_done(tag, t + half);
+    }
+
+    fn vol_submit(
+        &mut self,
+        vol: &mut Vol,
+        tag: u32,
+        dir: Direction,
+        offset: u64,
+        len: u64,
+        t: u64,
+    ) {
+        match vol {
+            Vol::Leaf(i) => self.leaf_submit(*i, tag, dir, offset, len, t),
+            Vol::Raid {
+                stripe,
+                member_bytes,
+                members,
+            } => {
+                let n = members.len() as u64;
+                match *stripe {
+                    Some(s) => {
+                        // Per member, the pieces of this request are contiguous in member space:
+                        // coalesce them into one sub-request each.
+                        let mut parts: Vec<(u64, u64, u64)> = Vec::new(); // member, off, len
+                        let mut off = offset;
+                        let end = offset + len;
+                        while off < end {
+                            let k = off / s;
+                            let in_stripe = off % s;
+                            let piece = (s - in_stripe).min(end - off);
+                            let m = k % n;
+                            let moff = (k / n) * s + in_stripe;
+                            match parts.iter_mut().find(|p| p.0 == m && p.1 + p.2 == moff) {
+                                Some(p) => p.2 += piece,
+                                None => parts.push((m, moff, piece)),
+                            }
+                            off += piece;
+                        }
+                        for (m, moff, l) in parts {
+                            self.vol_submit(&mut members[m as usize], tag, dir, moff, l, t);
+                        }
+                    }
+                    None => {
+                        let mut off = offset;
+                        let end = offset + len;
+                        while off < end {
+                            let m = (off / *member_bytes).min(n - 1);
+                            let moff = off - m * *member_bytes;
+                            let piece = (*member_bytes - moff).min(end - off);
+                            self.vol_submit(&mut members[m as usize], tag, dir, moff, piece, t);
+                            off += piece;
+                        }
+                    }
+                }
+            }
+            Vol::Tier(tier) => self.tier_submit(tier, tag, dir, offset, len, t),
+        }
+    }
+
+    fn leaf_submit(&mut self, li: u32, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
+        let leaf = &mut self.leaves[li as usize];
+        let res = &mut self.res[..];
+        // Down the path: the command (and a write's data) crosses every pipe.
+        let mut at = t + leaf.lat_down_ns;
+        if let Some((sata, ns)) = leaf.sata_cmd {
+            // The half-duplex link may be booked ahead for data of commands already queued
+            // (NCQ). Data moves in FISes of at most 8 KiB with the link idle between them,
+            // which is where a new command's FISes go: the command waits for the FIS in
+            // flight, not for the whole booking, and its handshakes push later bookings back.
+            let fis_ns = leaf.down.last().map_or(0, |p| p.packet_ns);
+            let r = &mut res[sata as usize];
+            if r.busy_until > at + fis_ns {
+                r.busy_until += ns;
+                r.busy_ns += ns;
+                at += fis_ns + ns;
+            } else {
+                at = reserve(res, sata, at, ns);
+            }
+        }
+        for &(r, ns) in &leaf.cmd_stages {
+            at = reserve(res, r, at, ns);
+        }
+        if dir == Direction::Write {
+            // The data streams from the host link straight into the drive's write datapath
+            // (cut-through: a SATA data FIS is at most 8 KiB, so the drive never holds a whole
+            // large request before passing it on).
+            let write_path = match &leaf.dev {
+                Dev::Ssd(ssd) => ssd.write_path.as_ref(),
+                Dev::Hdd(_) => None,
+            };
+            at = transfer_through(res, leaf.down.iter().chain(write_path), at, at, len);
+        } else {
+            for p in &leaf.down {
+                at += p.hop_ns;
+            }
+        }
+        let lat_up = leaf.lat_up_ns;
+        let share = if tag == INTERNAL {
+            1.0
+        } else {
+            self.stored_share[tag as usize]
+        };
+        match &mut leaf.dev {
+            Dev::Ssd(ssd) => {
+                let cmd = if dir == Direction::Write {
+                    ssd.write_command_ns
+                } else {
+                    ssd.command_ns
+                };
+                let at = reserve_any(res, &ssd.cores, at, cmd) + ssd.latency_ns;
+                match dir {
+                    Direction::Write => {
+                        let done = ssd_write(ssd, res, offset, len, at, share);
+                        let done = status_up(&leaf.up, lat_up, done);
+                        self.chunk_add(tag, done);
+                    }
+                    Direction::Read => {
+                        let first = offset / 4096;
+                        let last = (offset + len.max(1) - 1) / 4096;
+                        let unit_lpns = ssd.unit_bytes / 4096;
+                        ssd.read_bytes += len;
+                        // Whether any data is in the buffer (a read-only run has none).
+                        let any_buffered = ssd.buffered.any_at(at);
+                        let mut lpn = first;
+                        while lpn <= last {
+                            // A chunk: consecutive LPNs of one program unit on one die, or
+                            // one LPN still in the buffer, where the controller reads it
+                            // from DRAM (it is not on NAND yet) or, for sectors a partial
+                            // rewrite left out, from its old copy.
+                            let from = if any_buffered {
+                                ssd.read_from(lpn, offset, len, at)
+                            } else {
+                                ReadFrom::Mapped
+                            };
+                            let (block, mut nand) = match from {
+                                ReadFrom::Buffer => (None, 0),
+                                ReadFrom::OldCopy(old) => {
+                                    (Some((old.node, old.die)), old.bytes as u64)
+                                }
+                                ReadFrom::Mapped => {
+                                    (ssd.ftl.block_of(lpn), ssd.ftl.stored_bytes(lpn) as u64)
+                                }
+                            };
+                            let die = block.map(|(_, d)| d);
+                            let mut n = 1;
+                            while from == ReadFrom::Mapped
+                                && lpn + n <= last
+                                && (lpn + n) % unit_lpns != 0
+                                && ssd.ftl.die_of(lpn + n) == die
+                                && !(any_buffered
+                                    && ssd.read_from(lpn + n, offset, len, at) != ReadFrom::Mapped)
+                            {
+                                nand += ssd.ftl.stored_bytes(lpn + n) as u64;
+                                n += 1;
+                            }
+                            let lo = (lpn * 4096).max(offset);
+                            let hi = ((lpn + n) * 4096).min(offset + len);
+                            let host = hi - lo;
+                            if from == ReadFrom::Buffer {
+                                ssd.buffer_read_bytes += host;
+                            }
+                            let (ready, chan) = match block {
+                                Some((node, d)) => {
+                                    // The die is busy for tR only: READ PAGE CACHE RANDOM
+                                    // (00h-31h, in Micron's parallel NAND command set and its
+                                    // public Verilog model) moves the page to the cache
+                                    // register, so the die reads its next page while this one
+                                    // is clocked out over the channel.
+                                    // Which page of its wordline an LPN landed in is not
+                                    // tracked: a hash of its program unit stands in, so half
+                                    // of every die's reads are upper pages (the unit number's
+                                    // own parity would give whole dies one kind when units
+                                    // are striped over an even number of dies).
+                                    let unit = lpn / unit_lpns;
+                                    let t_r = ssd.read_ns[upper_page(unit)];
+                                    let end = ssd.read_unit(res, d, (node, unit), at, t_r);
+                                    (end, ssd.chan_of(d))
+                                }
+                                // Unwritten data is not on NAND: the controller returns zeros.
+                                None => (at, NO_CHAN),
+                            };
+                            if tag != INTERNAL {
+                                self.ios[tag as usize].pending += 1;
+                            }
+                            self.events.push(
+                                ready,
+                                ChunkEv {
+                                    tail: 0,
+                                    tag,
+                                    leaf: li,
+                                    chan,
+                                    nand_bytes: if die.is_some() { nand as u32 } else { 0 },
+                                    host_bytes: host as u32,
+                                },
+                            );
+                            lpn += n;
+                        }
+                    }
+                }
+            }
+            Dev::Hdd(h) => {
+                // A write the cache takes is acknowledged once in it (and written later, in
+                // the drive's own order); one it has no room for waits until destages make it.
+                let cached = dir == Direction::Write && len <= h.cache_bytes;
+                if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
+                    let done = h.cache_write(offset, len, at);
+                    let done = status_up(&leaf.up, lat_up, done);
+                    self.chunk_add(tag, done);
+                } else {
+                    if tag != INTERNAL {
+                        self.ios[tag as usize].pending += 1;
+                    }
+                    if cached {
+                        h.cache_waiting.push_back((tag, offset, len));
+                    } else if dir == Direction::Read && h.holds_dirty(offset, len) {
+                        // Written and not yet destaged: the data is in the write cache, and
+                        // drives serve reads of it from there (Seagate's SCSI product manuals,
+                        // "Caching write data": written data is kept for later read hits).
+                        // Data destaged since is not tracked, so such a read goes to the
+                        // platters.
+                        self.events.push(
+                            at + h.command_ns,
+                            ChunkEv {
+                                tail: 0,
+                                tag,
+                                leaf: li,
+                                chan: FROM_HDD_CACHE,
+                                nand_bytes: 0,
+                                host_bytes: len as u32,
+                            },
+                        );
+                    } else {
+                        h.host_queued += 1;
+                        h.queue.push(HddCmd {
+                            tag,
+                            arrive: at,
+                            offset,
+                            len,
+                            host_bytes: if dir == Direction::Read {
+                                len as u32
+                            } else {
+                                0
+                            },
+                            destage: false,
+                        });
+                    }
+                }
+                self.hdd_dispatch(li, at);
+            }
+        }
+    }
+
+    #[inline]
+    fn chunk_add(&mut self, tag: u32, done: u64) {
+        if tag == INTERNAL {
+            return;
+        }
+        let io = &mut self.ios[tag as usize];
+        io.done = io.done.max(done);
+    }
+
+    #[inline]
+    fn chunk_done(&mut self, tag: u32, at: u64) {
+        if tag == INTERNAL {
+            return;
+        }
+        let io = &mut self.ios[tag as usize];
+        io.done = io.done.max(at);
+        io.pending -= 1;
+        if io.pending == 0 {
+            let t = io.done + io.fin_ns;
+            self.done.push(t, tag);
+        }
+    }
+
+    fn process(&mut self, t: u64, ev: ChunkEv) {
+        if let Dev::Hdd(h) = &mut self.leaves[ev.leaf as usize].dev {
+            if ev.chan != FROM_HDD_CACHE {
+                h.in_flight = false;
+                self.hdd_dispatch(ev.leaf, t);
+            }
+        }
+        let leaf = &mut self.leaves[ev.leaf as usize];
+        let res = &mut self.res[..];
+        let at = t;
+        let mut read_path = None;
+        if let Dev::Ssd(ssd) = &mut leaf.dev {
+            if ev.chan != NO_CHAN {
+                // Data-out over the channel; the trip up the host path is a second event at
+                // its end, so the links above see the chunks in the order they really leave
+                // the channels (booking them now, behind chunks still waiting for their
+                // channel, would hold up chunks and commands that come earlier).
+                // The controller streams the data on as each ECC codeword is corrected, so
+                // the host side can start once the first 4 KiB sector is across (cut-through)
+                // and finishes no earlier than the channel.
+                let d = (ev.nand_bytes as f64 * ssd.chan_ns_per_byte) as u64;
+                let first = (ev.nand_bytes.min(4096) as f64 * ssd.chan_ns_per_byte) as u64;
+                let end = ssd.read_channel(res, ev.chan, at, d);
+                self.events.push(
+                    end - d + first,
+                    ChunkEv {
+                        tail: end,
+                        chan: NO_CHAN,
+                        nand_bytes: 0,
+                        ..ev
+                    },
+                );
+                return;
+            }
+            read_path = ssd.read_path.as_ref();
+        }
+        // Cut-through from the drive's read datapath onto the host link.
+        let at = transfer_through(
+            res,
+            read_path.into_iter().chain(leaf.up.iter()),
+            at,
+            ev.tail,
+            ev.host_bytes as u64,
+        ) + leaf.lat_up_ns;
+        self.chunk_done(ev.tag, at);
+    }
+
+    /// The next completion if it happens at or before `limit`: processes events in time order
+    /// until the earliest completion is known to be the next thing to happen.
+    pub fn next_completion(&mut self, limit: u64) -> Option<(u32, u64)> {
+        loop {
+            let ev_t = self.events.peek_time();
+            let done_t = self.done.peek_time();
+            match (ev_t, done_t) {
+                (Some(e), d) if d.is_none_or(|d| e < d) => {
+                    if e > limit {
+                        return None;
+                    }
+                    let (t, ev) = self.events.pop().expect("peeked");
+                    self.process(t, ev);
+                }
+                (_, Some(d)) => {
+                    if d > limit {
+                        return None;
+                    }
+                    return Some(self.complete_next());
+                }
+                (None, None) => return None,
+                _ => unreachable!("covered above"),
+            }
+        }
+    }
+
+    /// The next completion if it is due at `t` itself, right after one at `t` was handed out.
+    /// Handing it out now changes no result: every event before `t` has been processed, a
+    /// completion goes before an event of the same instant, and what the host submits in reply
+    /// at `t` cannot finish before it. The host then submits its next requests as one batch
+    /// instead of one by one.
+    #[inline]
+    pub fn next_completion_at(&mut self, t: u64) -> Option<(u32, u64)> {
+        let ready =
+            self.done.peek_time() == Some(t) && self.events.peek_time().is_none_or(|e| e >= t);
+        ready.then(|| self.complete_next())
+    }
+
+    /// Hands out the earliest completion; a request waiting for a slot starts in its place.
+    #[inline(always)] // every completion's path
+    fn complete_next(&mut self) -> (u32, u64) {
+        let (t, tag) = self.done.pop().expect("a completion is due");
+        self.outstanding -= 1;
+        if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
+            self.start(wt, wd, wo, wl, t);
+        }
+        (tag, t)
+    }
+
+    /// Runs background work from `from` to `to` with no host I/O: internal I/O under way,
+    /// and the tiers' movers, which keep promoting the extents found hot while the disks idle.
+    pub fn settle(&mut self, from: u64, to: u64) {
+        let mut now = from;
+        loop {
+            let mut vol = std::mem::replace(&mut self.vol, Vol::Leaf(0));
+            self.run_movers(&mut vol, now);
+            self.vol = vol;
+            for li in 0..self.leaves.len() as u32 {
+                self.hdd_dispatch(li, now);
+            }
+            match self.events.peek_time() {
+                Some(et) if et <= to => {
+                    let (et, ev) = self.events.pop().expect("peeked");
+                    now = et;
+                    self.process(et, ev);
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// Discards LBAs (TRIM) on every SSD below the volume, analytically.
+    pub fn trim_all(&mut self) {
+        for l in &mut self.leaves {
+            if let Dev::Ssd(s) = &mut l.dev {
+                if s.trim {
+                    for lpn in 0..s.ftl.lpns() {
+                        s.ftl.invalidate(lpn);
+                    }
+                    if let Some(c) = &mut s.slc {
+                        c.clear(); // nothing left to fold
+                    }
+                }
+            }
+        }
+    }
+
+    /// Starts loading the mapping of a request about to be submitted at `offset`, and the
+    /// block node of the one planned `NODE_LAG` requests before it, whose map entry that call
+    /// started loading (the node's address is in the entry: a second dependent miss), and
+    /// the request's slot in the index of buffered LPNs.
+    #[inline]
+    pub fn prefetch(&mut self, offset: u64) {
+        // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
+        if let Vol::Leaf(i) = self.vol {
+            if let Dev::Ssd(s) = &self.leaves[i as usize].dev {
+                let lpn = offset / 4096;
+                s.ftl.prefetch(lpn);
+                s.buffered.prefetch(lpn);
+                // The ring's slot for this request holds the one planned NODE_LAG before it.
+                let slot = &mut self.planned_lpns[self.planned as usize % NODE_LAG];
+                s.ftl.prefetch_node(std::mem::replace(slot, lpn));
+                self.planned = self.planned.wrapping_add(1);
+            }
+        }
+    }
+
+    /// Whether any device looks at written data (compression).
+    pub fn needs_data(&self) -> bool {
+        self.leaves
+            .iter()
+            .any(|l| matches!(&l.dev, Dev::Ssd(s) if s.compress))
+    }
+}
+
+fn vol_size(v: &Vol, leaves: &[Leaf]) -> u64 {
+    match v {
+        Vol::Leaf(i) => leaves[*i as usize].dev.size(),
+        Vol::Raid {
+            member_bytes,
+            members,
+            ..
+        } => member_bytes * members.len() as u64,
+        Vol::Tier(t) => t.size(),
+    }
+}
+
+/// When a write's status, sent at `t`, reaches the host: a small message, so the hops of the
+/// path up (`up`) and its fixed latency (`lat_up_ns`), no transfer time.
+#[inline]
+fn status_up(up: &[Pipe], lat_up_ns: u64, t: u64) -> u64 {
+    t + up.iter().map(|p| p.hop_ns).sum::<u64>() + lat_up_ns
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_read_of_sectors_a_partial_rewrite_left_out_goes_to_the_old_copy() {
+        let cat = crate::catalog::Catalog::load(None).unwrap();
+        let mut world = crate::build::build(&cat, "ssd750-400", "z97", Some("cpu"), 1)
+            .unwrap()
+            .world;
+        world.prepare(1, 0);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            panic!("an SSD")
+        };
+        let stripe = ssd.stripe_lpns();
+        ssd.ftl.fill_sequential(stripe);
+        ssd.reset_buffer();
+        // The second stripe's first LPN: after the fill it is on another die than the first,
+        // where the open unit starts.
+        let lpn = stripe;
+        let old_die = ssd.ftl.die_of(lpn).unwrap();
+        let dies = ssd.dies.clone();
+        // Run `dir` of `len` bytes at the LPN's start to completion; returns how long each
+        // die was busy meanwhile.
+        let run = |world: &mut World, dir, len, t| {
+            let before: Vec<u64> = dies
+                .iter()
+                .map(|&d| world.res[d as usize].busy_ns)
+                .collect();
+            world.submit(0, dir, lpn * 4096, len, t);
+            let (_, done) = world.next_completion(u64::MAX).unwrap();
+            let busy: Vec<u64> = (dies.iter().zip(before))
+                .map(|(&d, b)| world.res[d as usize].busy_ns - b)
+                .collect();
+            (busy, done)
+        };
+        // Its first sector rewritten: held in the buffer, mapped to the open unit's die.
+        let (_, t) = run(&mut world, Direction::Write, 512, 0);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            unreachable!()
+        };
+        let new_die = ssd.ftl.die_of(lpn).unwrap();
+        assert_ne!(new_die, old_die, "the open unit is on another die");
+        // Only that sector: from the buffer, no die.
+        let (busy, t) = run(&mut world, Direction::Read, 512, t);
+        assert!(busy.iter().all(|&b| b == 0), "{busy:?}");
+        // The whole LPN: the other seven sectors are in the old copy, on the old die.
+        let (busy, _) = run(&mut world, Direction::Read, 4096, t);
+        assert!(busy[old_die as usize] > 0, "{busy:?}");
+        assert_eq!(busy[new_die as usize], 0, "{busy:?}");
+    }
+}

@@ -1,0 +1,208 @@
+//! Resources ("busy until" a time) and pipes: links with a transfer-time law.
+
+use crate::catalog::LinkKind;
+use iolab_link::{Framing, Link, TlpParams};
+
+/// Index of a resource.
+pub type ResId = u32;
+
+/// What a resource is, for power and bottleneck reports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ResKind {
+    /// A link pipe (SATA, PCIe, DMI, PCI-X, cable).
+    Link,
+    /// A host bus adapter or RAID chip.
+    Hba,
+    /// SSD controller cores.
+    Controller,
+    /// SSD internal datapath.
+    DataPath,
+    /// NAND channel.
+    Channel,
+    /// NAND die.
+    Die,
+    /// HDD actuator.
+    Disk,
+    /// Host memory (a tiered volume's RAM layer).
+    Memory,
+}
+
+/// One resource: busy until a time, with its accumulated busy time.
+#[derive(Clone, Debug)]
+pub struct Res {
+    /// Time it is busy until.
+    pub busy_until: u64,
+    /// Total busy time.
+    pub busy_ns: u64,
+    /// Kind.
+    pub kind: ResKind,
+    /// Group name (resources of one kind in one component share it).
+    pub group: String,
+}
+
+/// A pipe: a resource with a transfer-time law `bytes × ns_per_byte + packets × per_packet_ns`.
+#[derive(Clone, Debug)]
+pub struct Pipe {
+    /// Its resource.
+    pub res: ResId,
+    ns_per_byte: f64,
+    packet: u64,
+    /// `log2(packet)` when the packet is a power of two, as in every link of the catalog (PCIe
+    /// payload sizes, the 8 KiB SATA data FIS, 4 KiB datapath chunks): packets are then
+    /// counted with a shift, where the division drew more perf samples than any other
+    /// instruction of a request's path.
+    packet_shift: Option<u32>,
+    per_packet_ns: f64,
+    /// Time of one full packet (every transfer's first hop on to the next pipe).
+    pub(super) packet_ns: u64,
+    /// Time of a 4 KiB transfer, the size of every random test: looked up instead of worked
+    /// out in floating point, which cost 32 instructions per modelled 4 KiB write.
+    time_4k: u64,
+    /// Latency of crossing the hop.
+    pub hop_ns: u64,
+}
+
+impl Pipe {
+    /// A pipe for a link, with the link math of `iolab-link` (encoding, TLP or FIS framing).
+    pub fn new(res: ResId, kind: LinkKind, mps: u32, hop_ns: u64) -> Pipe {
+        match kind {
+            LinkKind::Std(link) => {
+                let framing = Framing {
+                    payload_bytes: match link {
+                        Link::Sata { .. } => iolab_link::SATA_MAX_FIS_PAYLOAD_BYTES,
+                        _ => mps,
+                    },
+                    tlp: TlpParams::default(),
+                    fis_gap_ns: None,
+                };
+                let packet = framing.payload_bytes as u64;
+                let ns_per_byte = link.after_encoding().time_ns(1);
+                let per_packet_ns =
+                    link.transfer_ns(packet, &framing) - packet as f64 * ns_per_byte;
+                Pipe::with(res, ns_per_byte, packet, per_packet_ns, hop_ns)
+            }
+            LinkKind::Raw { bytes_per_s, .. } => {
+                Pipe::with(res, 1e9 / bytes_per_s, 4096, 0.0, hop_ns)
+            }
+        }
+    }
+
+    /// A pure rate pipe (SSD datapath).
+    pub fn rate(res: ResId, bytes_per_s: f64) -> Pipe {
+        Pipe::with(res, 1e9 / bytes_per_s, 4096, 0.0, 0)
+    }
+
+    fn with(res: ResId, ns_per_byte: f64, packet: u64, per_packet_ns: f64, hop_ns: u64) -> Pipe {
+        let mut p = Pipe {
+            res,
+            ns_per_byte,
+            packet,
+            packet_shift: packet.is_power_of_two().then(|| packet.trailing_zeros()),
+            per_packet_ns,
+            packet_ns: 0,
+            time_4k: 0,
+            hop_ns,
+        };
+        p.packet_ns = p.time_of(packet);
+        p.time_4k = p.time_of(4096);
+        p
+    }
+
+    #[inline]
+    fn time(&self, bytes: u64) -> u64 {
+        if bytes == 4096 {
+            self.time_4k
+        } else {
+            self.time_of(bytes)
+        }
+    }
+
+    /// The transfer-time law.
+    #[inline]
+    fn time_of(&self, bytes: u64) -> u64 {
+        let packets = match self.packet_shift {
+            Some(shift) => (bytes + self.packet - 1) >> shift,
+            None => bytes.div_ceil(self.packet),
+        };
+        (bytes as f64 * self.ns_per_byte + packets as f64 * self.per_packet_ns) as u64
+    }
+
+    /// Time of the first packet of a `bytes` transfer, given the transfer's time `whole`.
+    #[inline]
+    fn first_packet(&self, bytes: u64, whole: u64) -> u64 {
+        if bytes >= self.packet {
+            self.packet_ns
+        } else {
+            whole
+        }
+    }
+
+    /// Payload rate in bytes/s for large transfers.
+    pub fn bytes_per_s(&self) -> f64 {
+        self.packet as f64 / (self.packet as f64 * self.ns_per_byte + self.per_packet_ns) * 1e9
+    }
+}
+
+/// Moves `bytes` through a chain of pipes arriving at `t`; cut-through: a hop starts once the
+/// first packet has crossed the previous one, ends no earlier than the previous hop's end plus
+/// one packet, and is occupied only for its own transfer time (other flows' packets interleave
+/// on a packet link). Returns when the last byte has crossed the chain.
+#[inline]
+pub fn transfer(res: &mut [Res], chain: &[Pipe], t: u64, bytes: u64) -> u64 {
+    transfer_through(res, chain.iter(), t, t, bytes)
+}
+
+/// [`transfer`] over any sequence of pipes (a host path followed by a drive's datapath), for
+/// data whose first bytes are available at `head` and whose last bytes arrive at `tail` (data
+/// still streaming in from a NAND channel).
+#[inline]
+pub(super) fn transfer_through<'p>(
+    res: &mut [Res],
+    chain: impl Iterator<Item = &'p Pipe>,
+    head: u64,
+    tail: u64,
+    bytes: u64,
+) -> u64 {
+    let mut head = head;
+    let mut tail = tail.max(head);
+    for p in chain {
+        let d = p.time(bytes);
+        let first = p.first_packet(bytes, d);
+        let r = &mut res[p.res as usize];
+        let start = head.max(r.busy_until);
+        r.busy_until = start + d;
+        r.busy_ns += d;
+        let end = (start + d).max(tail + first);
+        head = start + first + p.hop_ns;
+        tail = end + p.hop_ns;
+    }
+    tail
+}
+
+/// Reserves `dur` on the earliest-free of `ids` from `t`; returns the end.
+#[inline]
+pub(super) fn reserve_any(res: &mut [Res], ids: &[ResId], t: u64, dur: u64) -> u64 {
+    let mut best = ids[0];
+    for &i in &ids[1..] {
+        if res[i as usize].busy_until < res[best as usize].busy_until {
+            best = i;
+        }
+    }
+    reserve(res, best, t, dur)
+}
+
+/// Marks resource `id` busy for `dur` from `start`, a time already chosen (in a gap, or after
+/// what it waits for); returns the end.
+#[inline]
+pub(super) fn occupy(res: &mut [Res], id: ResId, start: u64, dur: u64) -> u64 {
+    let r = &mut res[id as usize];
+    r.busy_until = r.busy_until.max(start + dur);
+    r.busy_ns += dur;
+    start + dur
+}
+
+#[inline]
+pub(super) fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
+    let start = t.max(res[id as usize].busy_until);
+    occupy(res, id, start, dur)
+}
