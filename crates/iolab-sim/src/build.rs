@@ -20,6 +20,17 @@ struct Hop {
     name: String,
 }
 
+/// Where a drive attaches: its slot's link, the hops from there up to the CPU, the command
+/// stages and the latency on the way, and how those hops are described.
+#[derive(Clone, Debug)]
+struct Attach {
+    slot: Link,
+    above: Vec<Hop>,
+    stages: Vec<(ResId, u64)>,
+    lat_ns: u64,
+    describe: Vec<String>,
+}
+
 struct Builder<'a> {
     cat: &'a Catalog,
     plat: &'a PlatformSpec,
@@ -135,17 +146,28 @@ impl Builder<'_> {
             })
     }
 
-    /// Builds `drive` behind `edge` (its negotiated device link) and `above` (hops to the CPU).
-    #[allow(clippy::too_many_arguments)]
+    /// A drive in a plain port (its slot link was validated).
+    fn attach_at(&mut self, port: &PortSpec) -> Attach {
+        let slot = parse_std_link(port.slot.as_deref().expect("validated")).expect("validated");
+        let above = self.port_hops(port);
+        let (stages, lat_ns) = self.port_stages(port);
+        let describe = above.iter().map(|h| h.name.clone()).collect();
+        Attach {
+            slot,
+            above,
+            stages,
+            lat_ns,
+            describe,
+        }
+    }
+
+    /// Builds `drive` where `at` says: its interface negotiated with the slot's link, behind
+    /// the hops above.
     fn build_drive(
         &mut self,
         drive: &DriveSpec,
-        slot: Link,
-        above: &[Hop],
-        cmd_stages: &[(ResId, u64)],
-        lat_ns: u64,
+        at: &Attach,
         label: &str,
-        describe: &[String],
     ) -> Result<Vol, SimError> {
         let file = self
             .cat
@@ -164,9 +186,9 @@ impl Builder<'_> {
                 key: "interface.link".into(),
                 message: format!("'{}' is not a standard link", drive.interface.link),
             })?;
-        let edge = negotiate(own, slot).ok_or_else(|| SimError::Incompatible {
+        let edge = negotiate(own, at.slot).ok_or_else(|| SimError::Incompatible {
             drive: drive.name.clone(),
-            message: format!("its {own} interface cannot attach to a {slot} port"),
+            message: format!("its {own} interface cannot attach to a {} port", at.slot),
         })?;
         match drive.kind {
             DriveKind::Ssd | DriveKind::Hdd => {
@@ -186,10 +208,10 @@ impl Builder<'_> {
                 };
                 let mut down = vec![];
                 let mut up = vec![edge_hop.up.clone()];
-                for h in above {
+                for h in &at.above {
                     up.push(h.up.clone());
                 }
-                for h in above.iter().rev() {
+                for h in at.above.iter().rev() {
                     down.push(h.down.clone());
                 }
                 down.push(edge_hop.down.clone());
@@ -197,7 +219,7 @@ impl Builder<'_> {
                     format!("{} [{}]", drive.title, drive.name),
                     edge_hop.name.clone(),
                 ];
-                desc.extend(describe.iter().cloned());
+                desc.extend(at.describe.iter().cloned());
                 let dev = if drive.kind == DriveKind::Ssd {
                     crate::model::Dev::Ssd(Box::new(build_ssd(
                         &mut self.res,
@@ -229,9 +251,9 @@ impl Builder<'_> {
                 self.leaves.push(Leaf {
                     down,
                     up,
-                    lat_down_ns: lat_ns / 2,
-                    lat_up_ns: lat_ns - lat_ns / 2,
-                    cmd_stages: cmd_stages.to_vec(),
+                    lat_down_ns: at.lat_ns / 2,
+                    lat_up_ns: at.lat_ns - at.lat_ns / 2,
+                    cmd_stages: at.stages.clone(),
                     sata_cmd,
                     dev,
                     describe: desc,
@@ -254,10 +276,10 @@ impl Builder<'_> {
                     .map(|h| self.path_hop(h, &drive.links, &scope))
                     .collect();
                 inner.push(edge_hop);
-                inner.extend(above.iter().cloned());
+                inner.extend(at.above.iter().cloned());
                 let chip = self.new_res(ResKind::Hba, format!("{label} {}", c.chip));
                 let mut stages = vec![(chip, c.chip_command_ns)];
-                stages.extend_from_slice(cmd_stages);
+                stages.extend_from_slice(&at.stages);
                 let member_link = parse_std_link(&c.member_link).expect("validated");
                 let mut desc = vec![format!(
                     "{} [{}], {} × {} ({})",
@@ -269,16 +291,19 @@ impl Builder<'_> {
                 )];
                 desc.extend(inner.iter().map(|h| h.name.clone()));
                 let used = c.used.unwrap_or(c.count);
+                let behind_chip = Attach {
+                    slot: member_link,
+                    above: inner,
+                    stages,
+                    lat_ns: at.lat_ns + c.chip_latency_ns,
+                    describe: desc,
+                };
                 let mut members = Vec::new();
                 for i in 0..used {
                     members.push(self.build_drive(
                         &member,
-                        member_link,
-                        &inner,
-                        &stages,
-                        lat_ns + c.chip_latency_ns,
+                        &behind_chip,
                         &format!("{label} member {i}"),
-                        &desc,
                     )?);
                 }
                 Ok(raid_volume(
@@ -292,24 +317,8 @@ impl Builder<'_> {
                 let t = drive.tiered.as_ref().expect("validated");
                 let fast = self.drive(&t.fast)?.clone();
                 let slow = self.drive(&t.slow)?.clone();
-                let fv = self.build_member(
-                    &fast,
-                    slot,
-                    above,
-                    cmd_stages,
-                    lat_ns,
-                    &format!("{label} fast"),
-                    describe,
-                )?;
-                let sv = self.build_member(
-                    &slow,
-                    slot,
-                    above,
-                    cmd_stages,
-                    lat_ns,
-                    &format!("{label} slow"),
-                    describe,
-                )?;
+                let fv = self.build_member(&fast, at, &format!("{label} fast"))?;
+                let sv = self.build_member(&slow, at, &format!("{label} slow"))?;
                 let size_of = |v: &Vol, b: &Builder| match v {
                     Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
                     _ => 0,
@@ -338,20 +347,15 @@ impl Builder<'_> {
     /// Builds a member of a tiered volume on the given port if its interface fits there, or
     /// else on the platform's first plain port that fits it (an HDD and an NVMe SSD of one
     /// StoreMI or RST volume hang off different ports: SATA and M.2).
-    #[allow(clippy::too_many_arguments)]
     fn build_member(
         &mut self,
         drive: &DriveSpec,
-        slot: Link,
-        above: &[Hop],
-        cmd_stages: &[(ResId, u64)],
-        lat_ns: u64,
+        at: &Attach,
         label: &str,
-        describe: &[String],
     ) -> Result<Vol, SimError> {
         let own = parse_std_link(&drive.interface.link);
-        if own.is_none_or(|l| negotiate(l, slot).is_some()) {
-            return self.build_drive(drive, slot, above, cmd_stages, lat_ns, label, describe);
+        if own.is_none_or(|l| negotiate(l, at.slot).is_some()) {
+            return self.build_drive(drive, at, label);
         }
         let own = own.expect("checked");
         let port = self
@@ -361,24 +365,14 @@ impl Builder<'_> {
             .filter(|(_, p)| p.raid.is_none())
             .find_map(|(n, p)| {
                 let s = parse_std_link(p.slot.as_deref()?)?;
-                negotiate(own, s).map(|_| (n.clone(), p.clone(), s))
+                negotiate(own, s).map(|_| (n.clone(), p.clone()))
             });
-        let Some((name, port, port_slot)) = port else {
+        let Some((name, port)) = port else {
             // No port fits: let build_drive report the mismatch on the given one.
-            return self.build_drive(drive, slot, above, cmd_stages, lat_ns, label, describe);
+            return self.build_drive(drive, at, label);
         };
-        let hops = self.port_hops(&port);
-        let (stages, lat) = self.port_stages(&port);
-        let desc: Vec<String> = hops.iter().map(|h| h.name.clone()).collect();
-        self.build_drive(
-            drive,
-            port_slot,
-            &hops,
-            &stages,
-            lat,
-            &format!("{label} ({name})"),
-            &desc,
-        )
+        let there = self.attach_at(&port);
+        self.build_drive(drive, &there, &format!("{label} ({name})"))
     }
 
     fn port_stages(&mut self, port: &PortSpec) -> (Vec<(ResId, u64)>, u64) {
@@ -583,31 +577,15 @@ fn build_on(
         Some(r) => {
             let mut members = Vec::new();
             for m in &r.members {
-                let mp = plat.ports[m].clone();
-                let above = b.port_hops(&mp);
-                let (stages, lat) = b.port_stages(&mp);
-                let slot =
-                    parse_std_link(mp.slot.as_deref().expect("validated")).expect("validated");
-                let desc: Vec<String> = above.iter().map(|h| h.name.clone()).collect();
-                members.push(b.build_drive(
-                    &dspec,
-                    slot,
-                    &above,
-                    &stages,
-                    lat + port_spec.latency_ns,
-                    m,
-                    &desc,
-                )?);
+                let mut at = b.attach_at(&plat.ports[m]);
+                at.lat_ns += port_spec.latency_ns;
+                members.push(b.build_drive(&dspec, &at, m)?);
             }
             raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes)
         }
         None => {
-            let above = b.port_hops(port_spec);
-            let (stages, lat) = b.port_stages(port_spec);
-            let slot =
-                parse_std_link(port_spec.slot.as_deref().expect("validated")).expect("validated");
-            let desc: Vec<String> = above.iter().map(|h| h.name.clone()).collect();
-            b.build_drive(&dspec, slot, &above, &stages, lat, &port_name, &desc)?
+            let at = b.attach_at(port_spec);
+            b.build_drive(&dspec, &at, &port_name)?
         }
     };
     let qd = dr
