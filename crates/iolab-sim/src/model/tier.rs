@@ -428,3 +428,35 @@ impl World {
         tier.valid[slot as usize] |= mask;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cache_copy_validates_only_the_whole_blocks_it_carries() {
+        assert_eq!(whole_blocks(0, 4096), 1);
+        assert_eq!(
+            whole_blocks(512, 4096),
+            0,
+            "straddles two blocks, fills neither"
+        );
+        assert_eq!(whole_blocks(4096, 8192), 0b110);
+        assert_eq!(whole_blocks(0, 128 * 1024), u32::MAX);
+        assert_eq!(blocks(1, 3) & whole_blocks(4096, 4096), 0b10);
+    }
+
+    #[test]
+    fn second_chance_spares_a_recently_used_slot_once() {
+        let mut c = SecondChance::new(3);
+        c.touch(0);
+        assert_eq!(c.victim(|_| false), 1);
+        c.touch(1);
+        c.touch(2);
+        // The hand is at 2 (referenced: spared, cleared), then 0 (its reference was used up).
+        assert_eq!(c.victim(|_| false), 0);
+        // 1 is spared once more; 2 is free.
+        assert_eq!(c.victim(|s| s == 2), 2);
+        assert_eq!(c.victim(|_| false), 0, "0 came in unreferenced");
+    }
+}
