@@ -22,7 +22,7 @@ struct Hop {
 
 /// Where a drive attaches: its slot's link, the hops from there up to the CPU, the command
 /// stages and the latency on the way, and how those hops are described.
-#[derive(Clone, Debug)]
+#[derive(Debug)]
 struct Attach {
     slot: Link,
     above: Vec<Hop>,
