@@ -398,6 +398,7 @@ fn power_of(d: &DriveSpec) -> Power {
         die_erase_w: p.die_erase_w,
         channel_w: p.channel_w,
         seek_w: p.seek_w,
+        max_w: p.max_w,
     }
 }
 

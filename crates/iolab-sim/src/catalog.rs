@@ -357,6 +357,10 @@ pub struct PowerSpec {
     /// Added power of an HDD while seeking.
     #[serde(default)]
     pub seek_w: f64,
+    /// The most an SSD may draw, sustained (its NVMe power state's Maximum Power): NAND work
+    /// waits when it would draw more. Absent: no limit.
+    #[serde(default)]
+    pub max_w: Option<f64>,
     /// Where these values come from.
     pub source: String,
 }
@@ -987,6 +991,17 @@ impl DriveSpec {
                 }
                 if let Some(p) = &self.power {
                     need_source(file, "power", &p.source)?;
+                    let busy_w = p.idle_w + p.controller_w * ctl.cores.unwrap_or(1).max(1) as f64;
+                    if p.max_w.is_some_and(|m| !(m.is_finite() && m > busy_w)) {
+                        return Err(bad(
+                            file,
+                            "power.max_w",
+                            format!(
+                                "must be above idle_w plus controller_w for every core ({busy_w} W): \
+                                 the limit has to leave the NAND some power"
+                            ),
+                        ));
+                    }
                 }
             }
             DriveKind::Hdd => {

@@ -243,10 +243,12 @@ impl SimSetup {
     /// Puts every SSD in the state a full sequential fill leaves, analytically (seconds, not
     /// hours): every LBA holds data, blocks are full, only the spare area is free.
     pub fn precondition_fill(&mut self) {
+        let now = self.clock.now_ns();
         let World { leaves, res, .. } = &mut self.world;
         for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
-                s.charge_carried(res); // what an earlier steady state carried is not the next job's
+                // What an earlier steady state carried is not the next job's.
+                s.charge_carried(res, now);
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_sequential(stripe);
                 s.reset_buffer();
@@ -263,7 +265,8 @@ impl SimSetup {
         let World { leaves, res, .. } = &mut self.world;
         for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
-                s.charge_carried(res); // what an earlier steady state carried is not the next job's
+                // What an earlier steady state carried is not the next job's.
+                s.charge_carried(res, now);
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_steady(stripe);
                 s.reset_buffer();
@@ -289,12 +292,10 @@ impl SimSetup {
             match &l.dev {
                 Dev::Ssd(s) => {
                     let p = &s.power;
-                    energy += (s.controller_busy(&self.world.res) as f64 * p.controller_w
-                        + s.energy.read_ns as f64 * p.die_read_w
-                        + s.energy.program_ns as f64 * p.die_program_w
-                        + s.energy.erase_ns as f64 * p.die_erase_w
-                        + s.channel_busy(&self.world.res) as f64 * p.channel_w)
-                        / 1e9;
+                    energy += p.joules(s.energy)
+                        + (s.controller_busy(&self.world.res) as f64 * p.controller_w
+                            + s.channel_busy(&self.world.res) as f64 * p.channel_w)
+                            / 1e9;
                     host += s.host_bytes;
                     ssd_read += s.read_bytes;
                     buffer_read += s.buffer_read_bytes;
@@ -388,10 +389,11 @@ impl SimSetup {
     ) -> std::io::Result<JobRun> {
         let before = self.snapshot();
         // Collections in progress when an analytic steady state was set run during this job.
+        let now = self.clock.now_ns();
         let World { leaves, res, .. } = &mut self.world;
         for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
-                s.charge_carried(res);
+                s.charge_carried(res, now);
             }
         }
         let needs_data = self.world.needs_data();

@@ -1,4 +1,6 @@
-//! Power coefficients of a device and the busy time they are charged on.
+//! Power coefficients of a device, the busy time they are charged on, and a power limit.
+
+use super::resource::{Res, ResId};
 
 /// Power coefficients of an SSD or HDD.
 #[derive(Clone, Debug, Default)]
@@ -17,6 +19,19 @@ pub struct Power {
     pub channel_w: f64,
     /// HDD seeking and transferring.
     pub seek_w: f64,
+    /// The most the drive may draw, sustained (an NVMe power state's Maximum Power): its
+    /// NAND work waits when it would draw more (see [`PowerLimit`]). `None`: no limit.
+    pub max_w: Option<f64>,
+}
+
+impl Power {
+    /// Joules of NAND work above idle (channels and controller apart).
+    pub fn joules(&self, e: Energy) -> f64 {
+        (e.read_ns as f64 * self.die_read_w
+            + e.program_ns as f64 * self.die_program_w
+            + e.erase_ns as f64 * self.die_erase_w)
+            / 1e9
+    }
 }
 
 /// Busy-time counters used for power.
@@ -44,5 +59,155 @@ impl Energy {
             program_ns: part(self.program_ns),
             erase_ns: part(self.erase_ns),
         }
+    }
+}
+
+/// How far ahead of the work being booked the power budget may already be spent: a burst of
+/// this much of the budget passes unthrottled. The NVMe specification calls Maximum Power the
+/// *sustained* maximum (libnvme's `nvme_id_psd`) and gives no window; 100 ms is assumed. Only
+/// transients depend on it: the long-run draw meets the limit whatever it is.
+const BURST_NS: u64 = 100_000_000;
+
+/// A drive's power limit, kept the way a rate limiter keeps a cell rate (the generic cell-rate
+/// algorithm): every piece of NAND work charges its energy, when it is booked, to a
+/// power-budget resource as the time the budget takes to earn it (joules over the watts the
+/// limit leaves above idle and a busy controller), and work that may wait (programs,
+/// collections) starts no earlier than [`BURST_NS`] before the budget has earned everything
+/// charged so far. Host reads are charged but never held: firmware serves them first.
+/// Collections that an analytic steady state leaves running are charged as they run
+/// ([`PowerLimit::add_background`]): booked as one lump, they would hold every program of the
+/// first half second back.
+///
+/// Work is charged at the time it is booked, not at the time it is booked *for*: a program
+/// booked a second ahead, behind its die's collection, would otherwise push the budget a
+/// second ahead for every die. The resource's busy time is the budget's use, so a drive held
+/// at its limit names it as the bottleneck.
+#[derive(Clone, Debug)]
+pub struct PowerLimit {
+    /// The power-budget resource: busy until the budget has earned what was charged.
+    res: ResId,
+    /// Nanoseconds of budget per joule.
+    ns_per_joule: f64,
+    /// Work that draws power steadily until its end, charged as time passes: `(end, watts)`.
+    background: Vec<(u64, f64)>,
+    /// How far the background's draw has been charged.
+    background_to: u64,
+}
+
+impl PowerLimit {
+    /// A limit of `budget_w` watts of NAND work on resource `res`.
+    pub(super) fn new(res: ResId, budget_w: f64) -> PowerLimit {
+        PowerLimit {
+            res,
+            ns_per_joule: 1e9 / budget_w,
+            background: Vec::new(),
+            background_to: 0,
+        }
+    }
+
+    /// Adds work that draws `watts` from `now` until `end`, charged as time passes; it does
+    /// not wait for the budget.
+    pub(super) fn add_background(&mut self, now: u64, end: u64, watts: f64) {
+        if self.background.is_empty() {
+            self.background_to = now;
+        }
+        self.background.push((end, watts));
+    }
+
+    /// Charges `joules` of work booked at `now` to start at `start` or later; returns when it
+    /// may start.
+    pub(super) fn admit(&mut self, res: &mut [Res], now: u64, start: u64, joules: f64) -> u64 {
+        let earned_at = self.charge(res, now, joules);
+        start.max(earned_at.saturating_sub(BURST_NS))
+    }
+
+    /// Charges `joules` of work booked at `now` that runs whatever the budget says; returns
+    /// when the budget has earned everything charged.
+    pub(super) fn charge(&mut self, res: &mut [Res], now: u64, joules: f64) -> u64 {
+        let r = &mut res[self.res as usize];
+        if !self.background.is_empty() && now > self.background_to {
+            let from = self.background_to;
+            let drawn: f64 = self
+                .background
+                .iter()
+                .map(|&(end, w)| w * end.min(now).saturating_sub(from) as f64)
+                .sum::<f64>()
+                / 1e9;
+            self.background.retain(|&(end, _)| end > now);
+            self.background_to = now;
+            Self::earn(r, from, drawn * self.ns_per_joule);
+        }
+        Self::earn(r, now, joules * self.ns_per_joule)
+    }
+
+    fn earn(r: &mut Res, now: u64, ns: f64) -> u64 {
+        r.busy_until = r.busy_until.max(now) + ns as u64;
+        r.busy_ns += ns as u64;
+        r.busy_until
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ResKind;
+
+    const MS: u64 = 1_000_000;
+
+    /// A 10 W budget (a joule takes 100 ms to earn) on resource 0.
+    fn ten_watts() -> (PowerLimit, Vec<Res>) {
+        let res = vec![Res {
+            busy_until: 0,
+            busy_ns: 0,
+            kind: ResKind::Power,
+            group: "budget".into(),
+        }];
+        (PowerLimit::new(0, 10.0), res)
+    }
+
+    #[test]
+    fn work_that_may_wait_starts_at_the_budgets_rate_after_a_burst() {
+        let (mut limit, mut res) = ten_watts();
+        // Five 1 J programs, all booked at once and ready at once: the first passes in the
+        // burst, then one per 100 ms, which is 10 W.
+        let starts: Vec<u64> = (0..5).map(|_| limit.admit(&mut res, 0, 0, 1.0)).collect();
+        assert_eq!(starts, [0, 100 * MS, 200 * MS, 300 * MS, 400 * MS]);
+        // Work ready later than the budget needs is not moved.
+        assert_eq!(limit.admit(&mut res, 0, 900 * MS, 1.0), 900 * MS);
+        assert_eq!(
+            res[0].busy_ns,
+            600 * MS,
+            "the budget's use is its busy time"
+        );
+    }
+
+    #[test]
+    fn reads_are_charged_but_never_held_and_push_later_programs_back() {
+        let (mut limit, mut res) = ten_watts();
+        for _ in 0..3 {
+            limit.charge(&mut res, 0, 1.0);
+        }
+        // 300 ms of budget spent at 0: a program ready at once waits 200 ms (300 - burst).
+        assert_eq!(limit.admit(&mut res, 0, 0, 0.5), 250 * MS);
+        // Booked later, when the budget has caught up, nothing waits.
+        assert_eq!(
+            limit.admit(&mut res, 2_000 * MS, 2_000 * MS, 0.5),
+            2_000 * MS
+        );
+    }
+
+    #[test]
+    fn background_work_is_charged_as_time_passes() {
+        let (mut limit, mut res) = ten_watts();
+        // 15 W of collections running until 1 s: at 1 s they have drawn 15 J, 1.5 s of a
+        // 10 W budget, so a program ready then waits until 1.4 s (1.5 s less the burst).
+        limit.add_background(0, 1_000 * MS, 15.0);
+        assert_eq!(
+            limit.admit(&mut res, 1_000 * MS, 1_000 * MS, 0.0),
+            1_400 * MS
+        );
+        // Ended, they draw nothing more.
+        assert_eq!(limit.charge(&mut res, 3_000 * MS, 0.0), 3_000 * MS);
+        assert_eq!(res[0].busy_ns, 1_500 * MS);
     }
 }

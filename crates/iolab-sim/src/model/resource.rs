@@ -25,6 +25,8 @@ pub enum ResKind {
     Disk,
     /// Host memory (a tiered volume's RAM layer).
     Memory,
+    /// A drive's power budget (its NVMe power state's sustained maximum).
+    Power,
 }
 
 /// One resource: busy until a time, with its accumulated busy time.

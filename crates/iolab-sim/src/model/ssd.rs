@@ -1,6 +1,6 @@
 //! An SSD: controller cores, write buffer, FTL, channels × dies, page registers, SLC cache.
 
-use super::power::{Energy, Power};
+use super::power::{Energy, Power, PowerLimit};
 use super::resource::{occupy, reserve, Pipe, Res, ResId, ResKind};
 use crate::buffered::BufferedLpns;
 use crate::earliest::Earliest;
@@ -388,6 +388,8 @@ pub struct Ssd {
     pub power: Power,
     /// Energy counters.
     pub energy: Energy,
+    /// The power limit NAND work waits for, when the drive has one.
+    power_limit: Option<PowerLimit>,
     /// SLC write cache of a multi-bit array.
     pub slc: Option<SlcCache>,
     /// Collection work that was in progress when an analytic steady state was set, charged
@@ -668,6 +670,13 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
     let dies: Vec<ResId> = (0..p.dies)
         .map(|_| add(ResKind::Die, format!("{group} NAND dies")))
         .collect();
+    // What the limit leaves NAND work: above idle and every controller core busy (validated
+    // positive in the catalog).
+    let power_limit = p.power.max_w.map(|max_w| {
+        let budget_w = max_w - p.power.idle_w - p.power.controller_w * p.cores.max(1) as f64;
+        let r = add(ResKind::Power, format!("{group} power limit ({max_w} W)"));
+        PowerLimit::new(r, budget_w)
+    });
     let block_bytes = p.planes as u64 * p.pages_per_block as u64 * p.page_bytes as u64;
     let unit_bytes = p.planes as u64 * p.page_bytes as u64;
     // Room for at least two program units, or writes could never drain.
@@ -722,6 +731,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         size: p.size / 4096 * 4096,
         power: p.power,
         energy: Energy::default(),
+        power_limit,
         slc: p.slc,
         carried: Carried::default(),
     }
@@ -747,6 +757,9 @@ impl Ssd {
         self.read_until[i] = occupy(res, self.dies[i], start, t_r);
         self.die_free.raise(i, end.max(gc.end));
         self.energy.read_ns += t_r;
+        if let Some(l) = &mut self.power_limit {
+            l.charge(res, at, t_r as f64 * self.power.die_read_w / 1e9);
+        }
         end
     }
 
@@ -857,8 +870,15 @@ impl Ssd {
             let busy_until = res[die_res as usize].busy_until;
             // Booked after the die's earlier collection, whose place this one takes (reads in
             // what is left of that one no longer wait for its operations: a rare overlap).
-            let start = ready.max(busy_until).max(self.gc[die as usize].end);
-            let (gc, energy) = self.collection(&cost, start);
+            let mut start = ready.max(busy_until).max(self.gc[die as usize].end);
+            let (mut gc, energy) = self.collection(&cost, start);
+            if let Some(l) = &mut self.power_limit {
+                let admitted = l.admit(res, done, start, self.power.joules(energy));
+                if admitted > start {
+                    start = admitted;
+                    gc = self.collection(&cost, start).0;
+                }
+            }
             self.gc[die as usize] = gc;
             self.replace_register_at(die, start);
             res[die_res as usize].busy_ns += gc.end - gc.start;
@@ -888,12 +908,6 @@ impl Ssd {
         // at the SATA ceiling (~265 MB/s) instead of the 217-248 MB/s measured (testbeds.md
         // A), and Force 3's 4 KiB QD32 write gap would shrink to 1.2x from the 1.55-1.85x
         // measured.
-        // The program needs the space the die's collection is freeing.
-        let free = unit
-            .ready
-            .max(res[die_res as usize].busy_until)
-            .max(self.gc[unit.die as usize].end);
-        let loaded = self.load_channel(res, chan, at, free, xfer);
         // A die's programs alternate between lower and upper pages (the MLC program order
         // interleaves them across neighbouring wordlines).
         let programs = &mut self.programs[unit.die as usize];
@@ -902,6 +916,18 @@ impl Ssd {
             _ => self.program_ns[(*programs & 1) as usize],
         };
         *programs = programs.wrapping_add(1);
+        // The program needs the space the die's collection is freeing, and room in the power
+        // budget for its load and tPROG.
+        let mut free = unit
+            .ready
+            .max(res[die_res as usize].busy_until)
+            .max(self.gc[unit.die as usize].end);
+        if let Some(l) = &mut self.power_limit {
+            let p = &self.power;
+            let joules = (xfer as f64 * p.channel_w + t_prog as f64 * p.die_program_w) / 1e9;
+            free = l.admit(res, at, free, joules);
+        }
+        let loaded = self.load_channel(res, chan, at, free, xfer);
         let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
         self.die_free.raise(unit.die as usize, end);
         let booked = &mut self.programs_booked[unit.die as usize];
@@ -946,6 +972,9 @@ impl Ssd {
         let i = (chan - self.chans[0]) as usize;
         let ready = at.max(self.chan_read_until[i]);
         let start = fit_before_booked(&mut self.loads_booked[i], at, ready, d);
+        if let Some(l) = &mut self.power_limit {
+            l.charge(res, at, d as f64 * self.power.channel_w / 1e9);
+        }
         self.chan_read_until[i] = occupy(res, chan, start, d);
         self.chan_read_until[i]
     }
@@ -1078,8 +1107,16 @@ impl Ssd {
 
     /// Charges the collection work carried from an analytic steady state to what is running
     /// now: the dies' busy time, energy, and the pages moved and erased (write amplification).
-    pub fn charge_carried(&mut self, res: &mut [Res]) {
+    pub fn charge_carried(&mut self, res: &mut [Res], now: u64) {
         let c = std::mem::take(&mut self.carried);
+        if let Some(l) = &mut self.power_limit {
+            // The dies draw it evenly until their collections end.
+            let die_ns: u64 = c.die_busy.iter().map(|&(_, ns)| ns).sum();
+            let watts = self.power.joules(c.energy) * 1e9 / die_ns.max(1) as f64;
+            for &(_, ns) in &c.die_busy {
+                l.add_background(now, now + ns, watts);
+            }
+        }
         for (die, ns) in c.die_busy {
             res[die as usize].busy_ns += ns;
         }
