@@ -36,7 +36,7 @@ use crate::timeq::TimeQueue;
 use hdd::HddCmd;
 use iolab_core::job::Direction;
 use resource::{reserve, reserve_any, transfer_through};
-use ssd::{ssd_write, upper_page, ReadFrom};
+use ssd::{lpn_span, ssd_write, upper_page, ReadFrom};
 
 /// A member device.
 #[derive(Clone, Debug)]
@@ -376,8 +376,7 @@ impl World {
                         self.chunk_add(tag, done);
                     }
                     Direction::Read => {
-                        let first = offset / 4096;
-                        let last = (offset + len.max(1) - 1) / 4096;
+                        let (first, last) = lpn_span(offset, len);
                         let unit_lpns = ssd.unit_bytes / 4096;
                         ssd.read_bytes += len;
                         // Whether any data is in the buffer (a read-only run has none).

@@ -509,6 +509,13 @@ pub fn stored_share(buf: &[u8]) -> f64 {
     1.0 - zero as f64 / n as f64
 }
 
+/// The first and last 4 KiB LPN a request of `len` bytes at `offset` touches (a zero-length
+/// request, its first).
+#[inline]
+pub(super) fn lpn_span(offset: u64, len: u64) -> (u64, u64) {
+    (offset / 4096, (offset + len.max(1) - 1) / 4096)
+}
+
 /// A write into an SSD (its data already through the write datapath, see `leaf_submit`): into
 /// the buffer, LPNs mapped into the open program unit, full units programmed (after GC if the
 /// die's pool is low). Returns when the write is buffered (its completion).
@@ -520,8 +527,7 @@ pub(super) fn ssd_write(
     at: u64,
     share: f64,
 ) -> u64 {
-    let first = offset / 4096;
-    let last = (offset + len.max(1) - 1) / 4096;
+    let (first, last) = lpn_span(offset, len);
     let units_per_lpn = if ssd.compress {
         let stored = (share.max(ssd.min_stored) * 8.0).ceil() as u32;
         stored.clamp(1, 8)
@@ -567,8 +573,7 @@ fn ssd_write_partial(
     at: u64,
     units_per_lpn: u32,
 ) -> u64 {
-    let first = offset / 4096;
-    let last = (offset + len.max(1) - 1) / 4096;
+    let (first, last) = lpn_span(offset, len);
     let lpn_bytes = (units_per_lpn * ssd.ftl.unit_bytes) as u64;
     let merged: Vec<u64> = (first..=last)
         .filter(|&l| {
