@@ -717,6 +717,104 @@ fn status_up(up: &[Pipe], lat_up_ns: u64, t: u64) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ftl::Compaction;
+
+    #[test]
+    fn compacting_the_ftls_nodes_changes_no_result() {
+        // Half-LPN writes leave old copies to read back, reads fill the page registers: the
+        // node ids held outside the FTL are renumbered with it.
+        let run = |compaction| {
+            let mut sim = crate::open("sim:sf1200-25@x58/ich10", None).unwrap();
+            sim.precondition_steady();
+            let Dev::Ssd(ssd) = &mut sim.world.leaves[0].dev else {
+                panic!("an SSD")
+            };
+            ssd.ftl.set_compaction(compaction);
+            let job = toml::from_str::<iolab_core::job::JobSpec>(
+                "access = \"randrw\"\nblock_size = \"2k\"\nsize = \"8m\"\nqueue_depth = 8\nduration_s = 0.5\nseed = 3",
+            )
+            .unwrap()
+            .validate()
+            .unwrap();
+            let r = sim.run_job(&job, None).unwrap();
+            let Dev::Ssd(ssd) = &sim.world.leaves[0].dev else {
+                unreachable!()
+            };
+            let compactions = ssd.ftl.compactions;
+            (
+                serde_json::to_string(&(r.result, sim.describe())).unwrap(),
+                compactions,
+            )
+        };
+        let (plain, none) = run(Compaction {
+            growth: f64::INFINITY,
+            min_nodes: usize::MAX,
+        });
+        let (compacted, compactions) = run(Compaction {
+            growth: 1.0,
+            min_nodes: 1,
+        });
+        assert_eq!(none, 0);
+        assert!(compactions >= 3, "{compactions} compactions");
+        assert_eq!(plain, compacted);
+    }
+
+    #[test]
+    fn a_page_register_and_an_old_copy_still_match_their_units_after_compaction() {
+        let cat = crate::catalog::Catalog::load(None).unwrap();
+        let mut world = crate::build::build(&cat, "ssd750-400", "z97", Some("cpu"), 1)
+            .unwrap()
+            .world;
+        world.prepare(1, 0);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            panic!("an SSD")
+        };
+        let stripe = ssd.stripe_lpns();
+        ssd.ftl.fill_steady(stripe);
+        // Random rewrites, straight into the FTL, until collection has left dead nodes.
+        let mut rng = iolab_core::rng::Rng::new(9);
+        let (lpns, dies) = (ssd.ftl.lpns(), ssd.ftl.dies());
+        for i in 0..2_000_000u64 {
+            let die = (i % dies as u64) as u32;
+            if ssd.ftl.write(rng.below(lpns), die, 1) {
+                ssd.ftl.collect(die);
+            }
+        }
+        ssd.reset_buffer();
+        let dies = ssd.dies.clone();
+        // Runs `dir` of `len` bytes at `lpn` to completion; returns whether a die was busy.
+        let run = |world: &mut World, dir, lpn: u64, len, t| {
+            let before: u64 = dies.iter().map(|&d| world.res[d as usize].busy_ns).sum();
+            world.submit(0, dir, lpn * 4096, len, t);
+            let (_, done) = world.next_completion(u64::MAX).unwrap();
+            let after: u64 = dies.iter().map(|&d| world.res[d as usize].busy_ns).sum();
+            (after > before, done)
+        };
+        // A read leaves its unit in its die's page register. A partial rewrite of an LPN on
+        // another die, then a read of all of it: the rest comes from the old copy, whose unit
+        // is left in that die's register.
+        let (a, b) = (12_345, 67_890);
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            unreachable!()
+        };
+        assert_ne!(ssd.ftl.die_of(a), ssd.ftl.die_of(b));
+        let (busy, t) = run(&mut world, Direction::Read, a, 4096, 0);
+        assert!(busy, "the first read takes a tR");
+        let (_, t) = run(&mut world, Direction::Write, b, 512, t);
+        let (busy, t) = run(&mut world, Direction::Read, b, 4096, t);
+        assert!(busy, "the old copy takes a tR");
+        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
+            unreachable!()
+        };
+        let before = ssd.ftl.block_of(a).unwrap().0;
+        ssd.compact_ftl();
+        assert_ne!(ssd.ftl.block_of(a).unwrap().0, before, "renumbered");
+        // Both reads again: each still finds its unit in the register.
+        let (busy, t) = run(&mut world, Direction::Read, a, 4096, t);
+        assert!(!busy, "the register still holds the unit");
+        let (busy, _) = run(&mut world, Direction::Read, b, 4096, t);
+        assert!(!busy, "the register still holds the old copy's unit");
+    }
 
     #[test]
     fn a_read_of_sectors_a_partial_rewrite_left_out_goes_to_the_old_copy() {

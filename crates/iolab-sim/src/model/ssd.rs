@@ -889,8 +889,30 @@ impl Ssd {
             res[die_res as usize].busy_ns += gc.end - gc.start;
             self.die_free.raise(die as usize, gc.end);
             self.energy.add(energy);
+            if self.ftl.wants_compaction() {
+                self.compact_ftl();
+            }
         }
         full
+    }
+
+    /// Compacts the FTL's node table and renumbers the node ids held here: the page
+    /// registers' (a register whose node was collected or erased matches nothing, as before)
+    /// and the old copies of partly rewritten LPNs (wherever their data is now).
+    #[cold]
+    pub(super) fn compact_ftl(&mut self) {
+        let held = self.registers.iter().map(|r| r.unit.0);
+        let old_copies = self
+            .partial_lpns
+            .iter()
+            .filter_map(|b| b.old.map(|o| o.node));
+        let ids = self.ftl.compact(held.chain(old_copies));
+        for r in &mut self.registers {
+            r.unit.0 = ids.same(r.unit.0);
+        }
+        for old in self.partial_lpns.iter_mut().filter_map(|b| b.old.as_mut()) {
+            old.node = ids.holder(old.node);
+        }
     }
 
     /// Programs the open unit, from `at` (the write that filled or completed it): first the
