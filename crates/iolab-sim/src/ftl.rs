@@ -428,17 +428,6 @@ impl Ftl {
         cost
     }
 
-    /// The die an LPN lands on when the whole drive is written in LPN order, striping
-    /// `stripe_lpns` consecutive LPNs per die round-robin (what a controller does with a
-    /// sequential fill), and its position among that die's LPNs.
-    #[inline]
-    fn stripe(lpn: u64, stripe_lpns: u64, dies: u64) -> (u32, u64) {
-        let k = lpn / stripe_lpns;
-        let die = (k % dies) as u32;
-        let pos = (k / dies) * stripe_lpns + lpn % stripe_lpns;
-        (die, pos)
-    }
-
     /// Puts the drive in the state a full sequential fill leaves (every LPN valid, blocks full,
     /// the spare area free), analytically: no write is simulated.
     pub fn fill_sequential(&mut self, stripe_lpns: u64) {
@@ -543,18 +532,29 @@ impl Ftl {
                 self.dies[d as usize].free_units -= bu;
             }
         }
-        // Hand each die's LPNs to its blocks in order, each block taking its valid count.
+        // Hand each die's LPNs to its blocks in order, each block taking its valid count: the
+        // drive written in LPN order, `stripe_lpns` consecutive LPNs per die round-robin (what
+        // a controller does with a sequential fill). A stripe's LPNs go to a block in runs:
+        // one LPN at a time, a fill of the 1.2 TB drive took 1.6-1.7 s; in runs, 0.6 s.
         let mut cursor: Vec<(usize, u32)> = vec![(0, 0); dies as usize];
-        for lpn in 0..lpns {
-            let (d, _) = Self::stripe(lpn, stripe_lpns, dies);
-            let die = &self.dies[d as usize];
-            let (ref mut bi, ref mut used) = cursor[d as usize];
-            while self.nodes[die.sealed[*bi] as usize].valid <= *used {
-                *bi += 1;
-                *used = 0;
+        for (stripe, first) in (0..lpns).step_by(stripe_lpns as usize).enumerate() {
+            let d = stripe % dies as usize;
+            let die = &self.dies[d];
+            let (block, used) = &mut cursor[d];
+            let end = (first + stripe_lpns).min(lpns);
+            let mut lpn = first;
+            while lpn < end {
+                let mut valid = self.nodes[die.sealed[*block] as usize].valid;
+                while valid <= *used {
+                    *block += 1;
+                    *used = 0;
+                    valid = self.nodes[die.sealed[*block] as usize].valid;
+                }
+                let run = ((valid - *used).div_ceil(lpn_units) as u64).min(end - lpn);
+                self.map[lpn as usize..(lpn + run) as usize].fill(die.sealed[*block]);
+                *used += run as u32 * lpn_units;
+                lpn += run;
             }
-            self.map[lpn as usize] = die.sealed[*bi];
-            *used += lpn_units;
         }
         self.mapped = lpns;
         self.set_compact_at();
