@@ -413,6 +413,7 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
         cores: c.cores.unwrap_or(1),
         command_ns: c.command_ns,
         write_command_ns: c.write_command_ns.unwrap_or(c.command_ns),
+        write_data_in_line: c.write_data_in_line,
         latency_ns: c.latency_ns,
         read_bps: c.read_bytes_per_s,
         write_bps: c.write_bytes_per_s,

@@ -223,6 +223,11 @@ pub struct ControllerSpec {
     /// Processing time per write command (default `command_ns`).
     #[serde(default)]
     pub write_command_ns: Option<u64>,
+    /// The core that takes a write also receives its data: it opens the data phase only when
+    /// free and is busy until the data is in, then runs the command (default false: a DMA
+    /// engine takes the data while the cores work on other commands).
+    #[serde(default)]
+    pub write_data_in_line: bool,
     /// Fixed, unserialised latency per command (FTL lookup, ECC decode pipeline).
     #[serde(default)]
     pub latency_ns: u64,

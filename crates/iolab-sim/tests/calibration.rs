@@ -15,12 +15,8 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "PCIe 1.0 x1 after 8b/10b and 128-byte TLPs leaves ~216 MB/s; 164 needs ~65 % efficiency that no sourced overhead explains",
     ),
     (
-        "A (2010) C300 / 4K rand write QD3, 890GX native",
-        "the SB850 latency fitted to its slower reads also slows writes; the published 31 % write advantage has no modelled cause",
-    ),
-    (
         "A (2010) C300 / 4K rand write QD3, Marvell PCIe 1.0 / PCIe 2.0 (about half)",
-        "needs the 88SE9128's DMA round trips and outstanding requests, which are not public",
+        "the firmware core receiving each write's data waits for the slower PCIe 1.0 x1 and the PCH's round trip, which gives 0.73; half needs the 88SE9128's host-memory read round trips and outstanding requests, which are not public",
     ),
     (
         "A (2010) Vertex LE / 4K rand read QD3, 890GX old driver",

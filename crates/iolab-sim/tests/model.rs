@@ -523,17 +523,27 @@ fn dmi_2_caps_a_sata_raid_0_where_reviewers_found_it() {
     assert!(four < 3.5 * one, "one {one:.0} MB/s, four {four:.0} MB/s");
 }
 
+/// A model of catalog drive `name` (its entry's text `entry`) with the line `line` set to
+/// `changed`, known as `probe`, at `port`.
+fn probe(name: &str, entry: &str, line: &str, changed: &str, port: &str) -> SimSetup {
+    assert!(entry.contains(line), "{name} has no line {line}");
+    let mut cat = Catalog::load(None).unwrap();
+    let text = entry
+        .replace(line, changed)
+        .replace(&format!("name = \"{name}\""), "name = \"probe\"");
+    cat.add_drive("probe.toml", &text).unwrap();
+    open_with(&format!("sim:probe@{port}"), cat).unwrap()
+}
+
 /// QD1 4 KiB random reads of a full SSD 750 400 GB whose NAND is described with `bits_per_cell`.
 fn qd1_read_latency(bits_per_cell: u32) -> iolab_core::result::LatencySummary {
-    let mut cat = Catalog::load(None).unwrap();
-    let text = include_str!("../../../catalog/drives/ssd750-400.toml")
-        .replace(
-            "bits_per_cell = 2",
-            &format!("bits_per_cell = {bits_per_cell}"),
-        )
-        .replace("name = \"ssd750-400\"", "name = \"probe\"");
-    cat.add_drive("probe.toml", &text).unwrap();
-    let mut sim = open_with("sim:probe@z97/cpu", cat).unwrap();
+    let mut sim = probe(
+        "ssd750-400",
+        include_str!("../../../catalog/drives/ssd750-400.toml"),
+        "bits_per_cell = 2",
+        &format!("bits_per_cell = {bits_per_cell}"),
+        "z97/cpu",
+    );
     sim.precondition_fill();
     let j = job("access = \"randread\"\nqueue_depth = 1\nsize = \"4g\"\nduration_s = 0.05");
     sim.run_job(&j, None).unwrap().result.read.lat_ns
@@ -781,4 +791,44 @@ fn data_not_yet_programmed_is_read_from_the_write_buffer_and_rewritten_there() {
     let (hot, spread) = (amplification("16k"), amplification("1g"));
     assert!(hot < 0.01, "16 KiB span: write amplification {hot}");
     assert!(spread > 0.95, "1 GiB span: write amplification {spread}");
+}
+
+/// 4 KiB random writes at QD3 (testbeds.md A's test) on the C300, with its write data received
+/// in line by the firmware core or taken by a DMA engine, behind the 890GX's 6 Gb/s port or the
+/// X58's 3 Gb/s one.
+fn c300_qd3_write_iops(in_line: bool, port: &str) -> f64 {
+    let mut sim = probe(
+        "c300-256",
+        include_str!("../../../catalog/drives/c300-256.toml"),
+        "write_data_in_line = true",
+        &format!("write_data_in_line = {in_line}"),
+        port,
+    );
+    let j = job("access = \"randwrite\"\nqueue_depth = 3\nsize = \"8g\"\nduration_s = 0.1");
+    sim.run_job(&j, None).unwrap().result.write.iops
+}
+
+#[test]
+fn writes_whose_data_a_core_receives_in_line_follow_the_link_rate_at_low_queue_depth() {
+    // A DMA engine taking the data leaves the core to commands: three writes in flight wait
+    // on the path's latency, and the 3 Gb/s link (busy 22 of every 86 us) costs nothing. A
+    // core receiving each write's data serves one write per data phase plus its 10 us
+    // command, handshakes and round trip included: at 3 Gb/s that cycle, not the latency,
+    // bounds three writes in flight.
+    let in_line_6 = c300_qd3_write_iops(true, "890gx/sb850");
+    let in_line_3 = c300_qd3_write_iops(true, "x58/ich10");
+    assert!(
+        (1.15..1.6).contains(&(in_line_6 / in_line_3)),
+        "{in_line_6:.0} / {in_line_3:.0} IOPS"
+    );
+    assert!(
+        in_line_3 < 1e9 / (10_000.0 + 4096.0 / 0.3),
+        "{in_line_3:.0} IOPS"
+    );
+    let dma_6 = c300_qd3_write_iops(false, "890gx/sb850");
+    let dma_3 = c300_qd3_write_iops(false, "x58/ich10");
+    assert!(
+        (dma_6 / dma_3 - 1.0).abs() < 0.05,
+        "{dma_6:.0} / {dma_3:.0} IOPS"
+    );
 }

@@ -35,7 +35,7 @@ pub use tier::{RamCache, Tier};
 use crate::timeq::TimeQueue;
 use hdd::HddCmd;
 use iolab_core::job::Direction;
-use resource::{reserve, reserve_any, transfer_through};
+use resource::{earliest_free, occupy, reserve, reserve_any, stream_through, transfer_through};
 use ssd::{lpn_span, ssd_write, upper_page, ReadFrom};
 
 /// A member device.
@@ -341,15 +341,23 @@ impl World {
         for &(r, ns) in &leaf.cmd_stages {
             at = reserve(res, r, at, ns);
         }
+        // When a firmware core that received a write's data in line has run its command.
+        let mut command_done = None;
         if dir == Direction::Write {
             // The data streams from the host link straight into the drive's write datapath
             // (cut-through: a SATA data FIS is at most 8 KiB, so the drive never holds a whole
             // large request before passing it on).
-            let write_path = match &leaf.dev {
-                Dev::Ssd(ssd) => ssd.write_path.as_ref(),
-                Dev::Hdd(_) => None,
-            };
-            at = transfer_through(res, leaf.down.iter().chain(write_path), at, at, len);
+            match &leaf.dev {
+                Dev::Ssd(ssd) if ssd.write_data_in_line => {
+                    let done = receive_in_line(res, &leaf.down, ssd, at, len);
+                    command_done = Some(done);
+                }
+                Dev::Ssd(ssd) => {
+                    let chain = leaf.down.iter().chain(ssd.write_path.as_ref());
+                    at = transfer_through(res, chain, at, at, len);
+                }
+                Dev::Hdd(_) => at = transfer_through(res, leaf.down.iter(), at, at, len),
+            }
         } else {
             for p in &leaf.down {
                 at += p.hop_ns;
@@ -368,7 +376,10 @@ impl World {
                 } else {
                     ssd.command_ns
                 };
-                let at = reserve_any(res, &ssd.cores, at, cmd) + ssd.latency_ns;
+                let at = match command_done {
+                    Some(done) => done,
+                    None => reserve_any(res, &ssd.cores, at, cmd),
+                } + ssd.latency_ns;
                 match dir {
                     Direction::Write => {
                         let done = ssd_write(ssd, res, offset, len, at, share);
@@ -693,6 +704,20 @@ impl World {
             .iter()
             .any(|l| matches!(&l.dev, Dev::Ssd(s) if s.compress))
     }
+}
+
+/// A write on an SSD whose firmware core receives the data in line: the first core to be free
+/// opens the data phase, is busy until the data has crossed the host path `down`, then runs the
+/// command. Returns when the command is done and the drive's write datapath has passed the data
+/// on.
+#[cold]
+fn receive_in_line(res: &mut [Res], down: &[Pipe], ssd: &Ssd, at: u64, len: u64) -> u64 {
+    let core = earliest_free(res, &ssd.cores);
+    let start = at.max(res[core as usize].busy_until);
+    let (head, tail) = stream_through(res, down.iter(), start, start, len);
+    let command_done = occupy(res, core, start, tail - start + ssd.write_command_ns);
+    let passed_on = transfer_through(res, ssd.write_path.iter(), head, tail, len);
+    command_done.max(passed_on)
 }
 
 fn vol_size(v: &Vol, leaves: &[Leaf]) -> u64 {

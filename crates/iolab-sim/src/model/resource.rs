@@ -165,6 +165,19 @@ pub(super) fn transfer_through<'p>(
     tail: u64,
     bytes: u64,
 ) -> u64 {
+    stream_through(res, chain, head, tail, bytes).1
+}
+
+/// [`transfer_through`], returning where the stream is after the chain: when its first bytes
+/// and when its last bytes have crossed it (the `head` and `tail` of a next chain).
+#[inline]
+pub(super) fn stream_through<'p>(
+    res: &mut [Res],
+    chain: impl Iterator<Item = &'p Pipe>,
+    head: u64,
+    tail: u64,
+    bytes: u64,
+) -> (u64, u64) {
     let mut head = head;
     let mut tail = tail.max(head);
     for p in chain {
@@ -178,19 +191,25 @@ pub(super) fn transfer_through<'p>(
         head = start + first + p.hop_ns;
         tail = end + p.hop_ns;
     }
-    tail
+    (head, tail)
 }
 
 /// Reserves `dur` on the earliest-free of `ids` from `t`; returns the end.
 #[inline]
 pub(super) fn reserve_any(res: &mut [Res], ids: &[ResId], t: u64, dur: u64) -> u64 {
+    reserve(res, earliest_free(res, ids), t, dur)
+}
+
+/// The first of `ids` to be free (the first listed on a tie).
+#[inline]
+pub(super) fn earliest_free(res: &[Res], ids: &[ResId]) -> ResId {
     let mut best = ids[0];
     for &i in &ids[1..] {
         if res[i as usize].busy_until < res[best as usize].busy_until {
             best = i;
         }
     }
-    reserve(res, best, t, dur)
+    best
 }
 
 /// Marks resource `id` busy for `dur` from `start`, a time already chosen (in a gap, or after

@@ -333,6 +333,9 @@ pub struct Ssd {
     pub(super) cores: Vec<ResId>,
     pub(super) command_ns: u64,
     pub(super) write_command_ns: u64,
+    /// A core receives each write's data before running the command (see
+    /// [`ControllerSpec::write_data_in_line`](crate::catalog::ControllerSpec)).
+    pub(super) write_data_in_line: bool,
     pub(super) latency_ns: u64,
     pub(super) read_path: Option<Pipe>,
     pub(super) write_path: Option<Pipe>,
@@ -443,6 +446,8 @@ pub struct SsdParams {
     pub command_ns: u64,
     /// Per write command per core.
     pub write_command_ns: u64,
+    /// A core receives each write's data before running the command.
+    pub write_data_in_line: bool,
     /// Unserialised latency.
     pub latency_ns: u64,
     /// Read datapath ceiling.
@@ -699,6 +704,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         cores,
         command_ns: p.command_ns,
         write_command_ns: p.write_command_ns,
+        write_data_in_line: p.write_data_in_line,
         latency_ns: p.latency_ns,
         read_path,
         write_path,
