@@ -220,11 +220,14 @@ impl Builder<'_> {
                     edge_hop.name.clone(),
                 ];
                 desc.extend(at.describe.iter().cloned());
+                // The drive's own resources are named after it and where it sits, as a spec
+                // names them ("ssd750-1200@cpu power limit", not "cpu power limit").
+                let group = format!("{}@{label}", drive.name);
                 let dev = if drive.kind == DriveKind::Ssd {
                     crate::model::Dev::Ssd(Box::new(build_ssd(
                         &mut self.res,
                         ssd_params(drive),
-                        label,
+                        &group,
                     )))
                 } else {
                     let h = drive.hdd.as_ref().expect("validated");
@@ -245,7 +248,7 @@ impl Builder<'_> {
                             seed: self.seed,
                             power: power_of(drive),
                         },
-                        label,
+                        &group,
                     )))
                 };
                 self.leaves.push(Leaf {
