@@ -341,7 +341,8 @@ impl World {
 
     /// Tier mode: the mover promotes the extents found hot, in the order found, in the
     /// background: it starts the next copy only when none of its copies waits in the slow
-    /// member's queue, so the host's commands are never stuck behind a backlog of copies.
+    /// member's queue or write cache, so the host's commands are never stuck behind a backlog
+    /// of copies (a demotion parked in the cache takes room the host's writes need).
     fn run_mover(&mut self, tier: &mut Tier, t: u64) {
         while !self.migration_queued(&tier.slow) {
             let Some(e) = tier.hot.pop_front() else {
@@ -370,11 +371,12 @@ impl World {
         }
     }
 
-    /// Whether internal copies are still waiting in a hard disk of `vol`.
+    /// Whether internal copies are still waiting in a hard disk of `vol`, in its queue or in
+    /// its write cache.
     fn migration_queued(&self, vol: &Vol) -> bool {
         match vol {
             Vol::Leaf(i) => match &self.leaves[*i as usize].dev {
-                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL && !c.destage),
+                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL),
                 Dev::Ssd(_) => false,
             },
             Vol::Raid { members, .. } => members.iter().any(|m| self.migration_queued(m)),
