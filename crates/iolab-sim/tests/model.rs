@@ -499,15 +499,19 @@ fn user_catalog_directory_adds_drives() {
     assert!(sim.is_ok());
 }
 
+/// The line of `iolab sim explain SPEC` for the test named `test`.
+fn explain_line(spec: &str, test: &str) -> String {
+    let text = iolab_sim::explain(spec, None).unwrap();
+    let line = text.lines().find(|l| l.contains(test));
+    line.unwrap_or_else(|| panic!("no {test} in {text}"))
+        .to_string()
+}
+
 #[test]
 fn a_saturated_full_duplex_link_is_named_the_bottleneck() {
     // Reads fill PCIe 1.0 x1 toward the host while the other direction idles: the link, not a
     // half-busy average, is what limits them.
-    let text = iolab_sim::explain("sim:c300-256@p55/pch-marvell", None).unwrap();
-    let seq_read = text
-        .lines()
-        .find(|l| l.contains("128K sequential read"))
-        .unwrap();
+    let seq_read = explain_line("sim:c300-256@p55/pch-marvell", "128K sequential read");
     assert!(
         seq_read.contains("PCIe 1.0 x1") && seq_read.contains("toward the host"),
         "{seq_read}"
@@ -519,11 +523,7 @@ fn explain_measures_each_test_from_the_filled_drive_past_its_write_cache() {
     // A hard disk writes sequentially at its media rate (150 MB/s at the outer zone), not at
     // the link rate its 64 MB write cache takes a first burst at (373 MB/s over 0.3 s), nor
     // behind the random writes of the test before it still destaging (2 MB/s).
-    let text = iolab_sim::explain("sim:hdd-7200@h67", None).unwrap();
-    let seq_write = text
-        .lines()
-        .find(|l| l.contains("128K sequential write"))
-        .unwrap();
+    let seq_write = explain_line("sim:hdd-7200@h67", "128K sequential write");
     let mb_s: f64 = seq_write
         .split_whitespace()
         .nth(4)
