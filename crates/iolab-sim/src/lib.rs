@@ -491,7 +491,8 @@ impl SimSetup {
     }
 }
 
-/// The path of `spec` and, for a standard set of short tests, the resource that limits each.
+/// The path of `spec` and, for a standard set of short tests (each on a freshly filled model,
+/// measured after a ramp), the resource that limits each.
 pub fn explain(spec: &str, catalog_dir: Option<&Path>) -> Result<String, SimError> {
     use std::fmt::Write;
     let sim = open(spec, catalog_dir)?;
