@@ -754,6 +754,14 @@ mod tests {
         world
     }
 
+    /// The SSD of a world built on one drive.
+    fn the_ssd(world: &mut World) -> &mut Ssd {
+        match &mut world.leaves[0].dev {
+            Dev::Ssd(ssd) => ssd,
+            Dev::Hdd(_) => panic!("an SSD"),
+        }
+    }
+
     #[test]
     fn compacting_the_ftls_nodes_changes_no_result() {
         // End to end, on a small SandForce drive: compacting at every collection gives the
@@ -798,9 +806,7 @@ mod tests {
     #[test]
     fn a_page_register_and_an_old_copy_still_match_their_units_after_compaction() {
         let mut world = ssd750_400_world();
-        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
-            panic!("an SSD")
-        };
+        let ssd = the_ssd(&mut world);
         let stripe = ssd.stripe_lpns();
         ssd.ftl.fill_steady(stripe);
         // Random rewrites, straight into the FTL, until collection has left dead nodes.
@@ -826,18 +832,14 @@ mod tests {
         // another die, then a read of all of it: the rest comes from the old copy, whose unit
         // is left in that die's register.
         let (a, b) = (12_345, 67_890);
-        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
-            unreachable!()
-        };
+        let ssd = the_ssd(&mut world);
         assert_ne!(ssd.ftl.die_of(a), ssd.ftl.die_of(b));
         let (busy, t) = run(&mut world, Direction::Read, a, 4096, 0);
         assert!(busy, "the first read takes a tR");
         let (_, t) = run(&mut world, Direction::Write, b, 512, t);
         let (busy, t) = run(&mut world, Direction::Read, b, 4096, t);
         assert!(busy, "the old copy takes a tR");
-        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
-            unreachable!()
-        };
+        let ssd = the_ssd(&mut world);
         let before = ssd.ftl.block_of(a).unwrap().0;
         ssd.compact_ftl();
         assert_ne!(ssd.ftl.block_of(a).unwrap().0, before, "renumbered");
@@ -851,9 +853,7 @@ mod tests {
     #[test]
     fn a_read_of_sectors_a_partial_rewrite_left_out_goes_to_the_old_copy() {
         let mut world = ssd750_400_world();
-        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
-            panic!("an SSD")
-        };
+        let ssd = the_ssd(&mut world);
         let stripe = ssd.stripe_lpns();
         ssd.ftl.fill_sequential(stripe);
         ssd.reset_buffer();
@@ -878,9 +878,7 @@ mod tests {
         };
         // Its first sector rewritten: held in the buffer, mapped to the open unit's die.
         let (_, t) = run(&mut world, Direction::Write, 512, 0);
-        let Dev::Ssd(ssd) = &mut world.leaves[0].dev else {
-            unreachable!()
-        };
+        let ssd = the_ssd(&mut world);
         let new_die = ssd.ftl.die_of(lpn).unwrap();
         assert_ne!(new_die, old_die, "the open unit is on another die");
         // Only that sector: from the buffer, no die.
