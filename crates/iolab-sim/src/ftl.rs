@@ -239,7 +239,17 @@ impl Ftl {
     }
 
     #[inline]
-    fn find(&mut self, mut n: u32) -> u32 {
+    fn find(&mut self, n: u32) -> u32 {
+        // Most nodes looked up hold their data themselves (compaction points the map at them).
+        if self.nodes[n as usize].parent == n {
+            return n;
+        }
+        self.find_linked(n)
+    }
+
+    /// [`Ftl::find`] of a node whose data a collection moved: the root, with the path to it
+    /// compressed.
+    fn find_linked(&mut self, mut n: u32) -> u32 {
         let mut r = n;
         while self.nodes[r as usize].parent != r {
             r = self.nodes[r as usize].parent;
@@ -356,18 +366,27 @@ impl Ftl {
     /// when the die has dropped below its GC threshold.
     #[inline]
     pub fn write(&mut self, lpn: u64, die: u32, units: u32) -> bool {
-        self.invalidate(lpn);
-        if !self.sizes.is_empty() {
-            self.sizes[lpn as usize] = units as u8;
-        }
         let d = &mut self.dies[die as usize];
         let open = d.host_open;
         d.free_units = d.free_units.saturating_sub(units as u64);
+        // The old copy is dropped and the new one mapped with one look at the entry (what
+        // `invalidate` then a store would do).
+        let old = std::mem::replace(&mut self.map[lpn as usize], open);
+        if old == UNMAPPED {
+            self.mapped += 1;
+        } else {
+            let r = self.find(old);
+            let u = self.units_of(lpn);
+            let node = &mut self.nodes[r as usize];
+            debug_assert!(node.valid >= u, "valid count underflow");
+            node.valid -= u;
+        }
+        if !self.sizes.is_empty() {
+            self.sizes[lpn as usize] = units as u8;
+        }
         let node = &mut self.nodes[open as usize];
         node.valid += units;
         node.foot += units;
-        self.map[lpn as usize] = open;
-        self.mapped += 1;
         self.counters.host_units += units as u64;
         if node.foot >= self.block_units {
             self.dies[die as usize].sealed.push(open);
