@@ -251,11 +251,13 @@ impl Builder<'_> {
                         &group,
                     )))
                 };
+                let lat_up_ns = at.lat_ns - at.lat_ns / 2;
                 self.leaves.push(Leaf {
+                    status_ns: Leaf::status_ns_of(&up, lat_up_ns),
                     down,
                     up,
                     lat_down_ns: at.lat_ns / 2,
-                    lat_up_ns: at.lat_ns - at.lat_ns / 2,
+                    lat_up_ns,
                     cmd_stages: at.stages.clone(),
                     sata_cmd,
                     dev,

@@ -2,7 +2,7 @@
 
 use super::power::Power;
 use super::resource::{Res, ResId, ResKind};
-use super::{status_up, ChunkEv, Dev, World, INTERNAL, NO_CHAN};
+use super::{ChunkEv, Dev, World, INTERNAL, NO_CHAN};
 use iolab_core::rng::Rng;
 use std::collections::VecDeque;
 
@@ -310,7 +310,7 @@ impl World {
         );
         for (tag, done) in admitted {
             let leaf = &self.leaves[li as usize];
-            let done = status_up(&leaf.up, leaf.lat_up_ns, done);
+            let done = done + leaf.status_ns;
             self.chunk_done(tag, done);
         }
     }

@@ -68,6 +68,9 @@ pub struct Leaf {
     pub lat_down_ns: u64,
     /// Fixed latency on the way up.
     pub lat_up_ns: u64,
+    /// How long a write's status takes to reach the host: the hops of the path up and
+    /// `lat_up_ns` (a small message, no transfer time). Summed once here rather than per write.
+    pub status_ns: u64,
     /// Serialised command stages before the device (HBA, RAID chip): resource and time.
     pub cmd_stages: Vec<(ResId, u64)>,
     /// SATA link occupancy per command (command, DMA setup and status FIS handshakes).
@@ -363,7 +366,7 @@ impl World {
                 at += p.hop_ns;
             }
         }
-        let lat_up = leaf.lat_up_ns;
+        let status_ns = leaf.status_ns;
         let share = if tag == INTERNAL {
             1.0
         } else {
@@ -383,7 +386,7 @@ impl World {
                 match dir {
                     Direction::Write => {
                         let done = ssd_write(ssd, res, offset, len, at, share);
-                        let done = status_up(&leaf.up, lat_up, done);
+                        let done = done + status_ns;
                         self.chunk_add(tag, done);
                     }
                     Direction::Read => {
@@ -475,7 +478,7 @@ impl World {
                 let cached = dir == Direction::Write && len <= h.cache_bytes;
                 if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
                     let done = h.cache_write(offset, len, at);
-                    let done = status_up(&leaf.up, lat_up, done);
+                    let done = done + status_ns;
                     self.chunk_add(tag, done);
                 } else {
                     if tag != INTERNAL {
@@ -732,11 +735,11 @@ fn vol_size(v: &Vol, leaves: &[Leaf]) -> u64 {
     }
 }
 
-/// When a write's status, sent at `t`, reaches the host: a small message, so the hops of the
-/// path up (`up`) and its fixed latency (`lat_up_ns`), no transfer time.
-#[inline]
-fn status_up(up: &[Pipe], lat_up_ns: u64, t: u64) -> u64 {
-    t + up.iter().map(|p| p.hop_ns).sum::<u64>() + lat_up_ns
+impl Leaf {
+    /// The time a status sent up the path takes to reach the host ([`Leaf::status_ns`]).
+    pub fn status_ns_of(up: &[Pipe], lat_up_ns: u64) -> u64 {
+        up.iter().map(|p| p.hop_ns).sum::<u64>() + lat_up_ns
+    }
 }
 
 #[cfg(test)]
