@@ -550,6 +550,35 @@ fn build_on(
         seed,
     };
     let dspec = b.drive(drive)?.clone();
+    let vol = match &port_spec.raid {
+        Some(r) => {
+            if matches!(dspec.kind, DriveKind::Card | DriveKind::Tiered) {
+                return Err(SimError::Incompatible {
+                    drive: dspec.name.clone(),
+                    message: format!(
+                        "a {} is a volume of its own and cannot be a member of the RAID volume \
+                         '{port_name}'",
+                        if dspec.kind == DriveKind::Card {
+                            "card with its own RAID chip"
+                        } else {
+                            "tiered drive"
+                        }
+                    ),
+                });
+            }
+            let mut members = Vec::new();
+            for m in &r.members {
+                let mut at = b.attach_at(&plat.ports[m]);
+                at.lat_ns += port_spec.latency_ns;
+                members.push(b.build_drive(&dspec, &at, m)?);
+            }
+            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes)
+        }
+        None => {
+            let at = b.attach_at(port_spec);
+            b.build_drive(&dspec, &at, &port_name)?
+        }
+    };
     let driver = port_spec
         .driver
         .clone()
@@ -562,6 +591,22 @@ fn build_on(
             .filter(|(_, (_, p))| p.drivers.contains_key(&driver))
             .map(|(n, _)| n.as_str())
             .collect();
+        if with.is_empty() && port_spec.driver.is_none() {
+            // No platform knows it: the drive's protocol is what is wrong.
+            let known: std::collections::BTreeSet<&str> = cat
+                .platforms
+                .values()
+                .flat_map(|(_, p)| p.drivers.keys().map(String::as_str))
+                .collect();
+            return SimError::Catalog {
+                file: cat.drives[drive].0.clone(),
+                key: "interface.protocol".into(),
+                message: format!(
+                    "no platform has a driver for '{driver}'; the catalog's protocols: {}",
+                    known.into_iter().collect::<Vec<_>>().join(", ")
+                ),
+            };
+        }
         SimError::Catalog {
             file: b.plat_file.to_string(),
             key: format!("drivers.{driver}"),
@@ -580,21 +625,6 @@ fn build_on(
             ),
         }
     })?;
-    let vol = match &port_spec.raid {
-        Some(r) => {
-            let mut members = Vec::new();
-            for m in &r.members {
-                let mut at = b.attach_at(&plat.ports[m]);
-                at.lat_ns += port_spec.latency_ns;
-                members.push(b.build_drive(&dspec, &at, m)?);
-            }
-            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes)
-        }
-        None => {
-            let at = b.attach_at(port_spec);
-            b.build_drive(&dspec, &at, &port_name)?
-        }
-    };
     let qd = dr
         .queue_depth
         .or(dspec.controller.as_ref().and_then(|c| c.queue_depth))

@@ -1015,8 +1015,31 @@ impl DriveSpec {
                 if h.rpm <= 0.0 || h.outer_bytes_per_s <= 0.0 || h.inner_bytes_per_s <= 0.0 {
                     return Err(bad(file, "hdd", "rpm and media rates must be positive"));
                 }
-                if h.capacity_bytes == 0 {
-                    return Err(bad(file, "hdd.capacity_bytes", "must be positive"));
+                if h.capacity_bytes < MIN_DRIVE_BYTES {
+                    return Err(bad(
+                        file,
+                        "hdd.capacity_bytes",
+                        format!("must be at least {MIN_DRIVE_BYTES} (1 MiB)"),
+                    ));
+                }
+                if h.seek_full_ns < h.seek_track_ns {
+                    return Err(bad(
+                        file,
+                        "hdd.seek_full_ns",
+                        format!(
+                            "a full-stroke seek cannot be shorter than a track-to-track one \
+                             (seek_track_ns = {})",
+                            h.seek_track_ns
+                        ),
+                    ));
+                }
+                if h.inner_bytes_per_s > h.outer_bytes_per_s {
+                    return Err(bad(
+                        file,
+                        "hdd.inner_bytes_per_s",
+                        "must not exceed outer_bytes_per_s: the outer zones hold more sectors \
+                         per track, so the media rate falls towards the spindle",
+                    ));
                 }
             }
             DriveKind::Card => {
@@ -1026,10 +1049,10 @@ impl DriveSpec {
                 for (i, p) in c.path.iter().enumerate() {
                     check_link(file, &format!("card.path[{i}]"), p, &self.links)?;
                 }
-                if c.count == 0
-                    || c.used.unwrap_or(c.count) == 0
-                    || c.used.unwrap_or(c.count) > c.count
-                {
+                if c.count == 0 {
+                    return Err(bad(file, "card.count", "must be at least 1"));
+                }
+                if c.used.unwrap_or(c.count) == 0 || c.used.unwrap_or(c.count) > c.count {
                     return Err(bad(file, "card.used", "must be between 1 and card.count"));
                 }
                 if c.queue_depth == Some(0) {
@@ -1098,6 +1121,9 @@ impl DriveSpec {
         Ok(())
     }
 }
+
+/// The smallest drive the model takes: a job needs room for a few blocks.
+const MIN_DRIVE_BYTES: u64 = 1 << 20;
 
 /// Bytes in one multi-plane block (all planes of a die erased together).
 pub fn block_bytes(n: &NandSpec) -> u64 {
@@ -1226,6 +1252,7 @@ impl Catalog {
                 });
             }
             for (sub, is_drive) in [("drives", true), ("platforms", false)] {
+                let mut user_files = BTreeMap::new();
                 let d = dir.join(sub);
                 if !d.is_dir() {
                     continue;
@@ -1245,11 +1272,23 @@ impl Catalog {
                         path: p.display().to_string(),
                         cause: e,
                     })?;
-                    let name = p.display().to_string();
-                    if is_drive {
-                        c.add_drive(&name, &text)?;
+                    let file = p.display().to_string();
+                    let entry = if is_drive {
+                        c.add_drive(&file, &text)?
                     } else {
-                        c.add_platform(&name, &text)?;
+                        c.add_platform(&file, &text)?
+                    };
+                    // Replacing a built-in entry is what a user file is for; two of the
+                    // user's own files naming one entry is a mistake that would otherwise
+                    // hide one of them.
+                    if let Some(other) = user_files.insert(entry, file.clone()) {
+                        return Err(SimError::Catalog {
+                            file,
+                            key: "name".into(),
+                            message: format!(
+                                "{other} already defines an entry of this name; rename one of them"
+                            ),
+                        });
                     }
                 }
             }
@@ -1258,28 +1297,32 @@ impl Catalog {
         Ok(c)
     }
 
-    /// Parses and validates one drive file.
-    pub fn add_drive(&mut self, file: &str, text: &str) -> Result<(), SimError> {
+    /// Parses and validates one drive file; returns the entry's name. An entry of the same
+    /// name is replaced.
+    pub fn add_drive(&mut self, file: &str, text: &str) -> Result<String, SimError> {
         let d: DriveSpec = toml::from_str(text).map_err(|e| SimError::Parse {
             file: file.to_string(),
             message: e.to_string(),
         })?;
         check_numbers(file, &raw_table(file, text)?, "")?;
         d.validate(file)?;
-        self.drives.insert(d.name.clone(), (file.to_string(), d));
-        Ok(())
+        let name = d.name.clone();
+        self.drives.insert(name.clone(), (file.to_string(), d));
+        Ok(name)
     }
 
-    /// Parses and validates one platform file.
-    pub fn add_platform(&mut self, file: &str, text: &str) -> Result<(), SimError> {
+    /// Parses and validates one platform file; returns the entry's name. An entry of the same
+    /// name is replaced.
+    pub fn add_platform(&mut self, file: &str, text: &str) -> Result<String, SimError> {
         let p: PlatformSpec = toml::from_str(text).map_err(|e| SimError::Parse {
             file: file.to_string(),
             message: e.to_string(),
         })?;
         check_numbers(file, &raw_table(file, text)?, "")?;
         p.validate(file)?;
-        self.platforms.insert(p.name.clone(), (file.to_string(), p));
-        Ok(())
+        let name = p.name.clone();
+        self.platforms.insert(name.clone(), (file.to_string(), p));
+        Ok(name)
     }
 
     /// Rules that span entries: card members and tier members must exist and be SSDs/HDDs.
@@ -1309,6 +1352,22 @@ impl Catalog {
                             ))
                         }
                     }
+                }
+                let fast = &self.drives[&t.fast].1;
+                let fast_size = fast
+                    .capacity
+                    .as_ref()
+                    .map(|c| c.usable_bytes)
+                    .or(fast.hdd.as_ref().map(|h| h.capacity_bytes));
+                if let Some(size) = fast_size.filter(|&size| t.fast_bytes > size) {
+                    return Err(bad(
+                        file,
+                        "tiered.fast_bytes",
+                        format!(
+                            "{} is more than the fast drive '{}' holds ({size}); use at most that",
+                            t.fast_bytes, t.fast
+                        ),
+                    ));
                 }
             }
         }

@@ -127,7 +127,7 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
             "z97.toml: links.dmi.max_payload_bytes",
         );
     }
-    // A protocol the platform has no driver for.
+    // A protocol no platform has a driver for: the drive's key is at fault.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
         .replace("protocol = \"nvme\"", "protocol = \"scsi\"")
@@ -136,9 +136,39 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
     let e = open_with("sim:odd@z97/cpu", cat).err().unwrap();
     assert!(
         e.to_string()
-            .contains("z97.toml: drivers.scsi: unknown driver"),
+            .contains("odd.toml: interface.protocol: no platform has a driver for 'scsi'"),
         "{e}"
     );
+    // A disk whose seek curve, zones or size cannot be: each would have broken the model (a
+    // full stroke shorter than a track-to-track seek underflowed into a hang).
+    let hdd = include_str!("../../../catalog/drives/hdd-7200.toml");
+    for (from, to, key) in [
+        (
+            "seek_full_ns = 18000000",
+            "seek_full_ns = 100",
+            "hdd.seek_full_ns",
+        ),
+        (
+            "inner_bytes_per_s = 75000000.0",
+            "inner_bytes_per_s = 250000000.0",
+            "hdd.inner_bytes_per_s",
+        ),
+        (
+            "capacity_bytes = 1000204886016",
+            "capacity_bytes = 1000",
+            "hdd.capacity_bytes",
+        ),
+    ] {
+        assert!(hdd.contains(from), "{from}");
+        assert_drive_refused(
+            "user/drives/disk.toml",
+            &hdd.replace(from, to),
+            &format!("disk.toml: {key}"),
+        );
+    }
+    let none = include_str!("../../../catalog/drives/revodrive-120.toml")
+        .replace("count = 2", "count = 0");
+    assert_drive_refused("user/drives/card.toml", &none, "card.toml: card.count");
     // It says what to do: where the driver is, how to add it.
     let e = open("sim:revodrive-120@z97", None)
         .err()
@@ -497,6 +527,61 @@ fn user_catalog_directory_adds_drives() {
     let sim = open("sim:my-drive@z97", Some(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(sim.is_ok());
+}
+
+#[test]
+fn user_entries_are_checked_against_each_other_and_their_members() {
+    let dir = std::env::temp_dir().join(format!("iolab-sim-cat2-{}", std::process::id()));
+    let drives = dir.join("drives");
+    std::fs::create_dir_all(&drives).unwrap();
+    let load = |files: &[(&str, String)]| {
+        for f in std::fs::read_dir(&drives).unwrap() {
+            std::fs::remove_file(f.unwrap().path()).unwrap();
+        }
+        for (name, text) in files {
+            std::fs::write(drives.join(name), text).unwrap();
+        }
+        Catalog::load(Some(&dir))
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    };
+    let ssd = include_str!("../../../catalog/drives/ssd750-400.toml");
+    // Replacing a built-in entry is allowed; two user files naming one entry are not.
+    let mine = ssd.replace("name = \"ssd750-400\"", "name = \"mine\"");
+    let results = [
+        load(&[("a.toml", ssd.to_string())]),
+        load(&[("a.toml", mine.clone()), ("b.toml", mine)]),
+        // A tier's fast share cannot be more than its fast drive holds.
+        load(&[(
+            "tier.toml",
+            include_str!("../../../catalog/drives/storemi.toml")
+                .replace("fast_bytes = 256000000000", "fast_bytes = 900000000000"),
+        )]),
+    ];
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert_eq!(results[0], Ok(()));
+    let dup = results[1].as_ref().unwrap_err();
+    assert!(
+        dup.contains("b.toml: name") && dup.contains("a.toml already defines"),
+        "{dup}"
+    );
+    let tier = results[2].as_ref().unwrap_err();
+    assert!(
+        tier.contains("tier.toml: tiered.fast_bytes") && tier.contains("nvme2018-500"),
+        "{tier}"
+    );
+}
+
+#[test]
+fn a_volume_of_its_own_is_refused_as_a_member_of_a_raid_port() {
+    // A tier or a card behind a chipset RAID port used to build a volume of 0 bytes.
+    for spec in ["sim:storemi@z270/raid0", "sim:revodrive-120@x470/raid0"] {
+        let e = open(spec, None).err().unwrap().to_string();
+        assert!(
+            e.contains("cannot be a member of the RAID volume") && e.contains("that take it"),
+            "{spec}: {e}"
+        );
+    }
 }
 
 /// The line of `iolab sim explain SPEC` for the test named `test`.
