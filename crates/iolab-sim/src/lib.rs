@@ -243,12 +243,10 @@ impl SimSetup {
     /// Puts every SSD in the state a full sequential fill leaves, analytically (seconds, not
     /// hours): every LBA holds data, blocks are full, only the spare area is free.
     pub fn precondition_fill(&mut self) {
-        let now = self.clock.now_ns();
-        let World { leaves, res, .. } = &mut self.world;
-        for l in leaves {
+        // What an earlier steady state carried is not the next job's.
+        self.charge_carried(u64::MAX);
+        for l in &mut self.world.leaves {
             if let Dev::Ssd(s) = &mut l.dev {
-                // What an earlier steady state carried is not the next job's.
-                s.charge_carried(res, now);
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_sequential(stripe);
                 s.reset_buffer();
@@ -261,12 +259,12 @@ impl SimSetup {
     /// analytically (the valid-page distribution of the mean-field model), with its dies at
     /// different points of their collection cycle, as writing would have left them.
     pub fn precondition_steady(&mut self) {
+        // What an earlier steady state carried is not the next job's.
+        self.charge_carried(u64::MAX);
         let now = self.clock.now_ns();
         let World { leaves, res, .. } = &mut self.world;
         for l in leaves {
             if let Dev::Ssd(s) = &mut l.dev {
-                // What an earlier steady state carried is not the next job's.
-                s.charge_carried(res, now);
                 let stripe = s.stripe_lpns();
                 s.ftl.fill_steady(stripe);
                 s.reset_buffer();
@@ -281,6 +279,16 @@ impl SimSetup {
     pub fn trim_all(&mut self) {
         self.world.trim_all();
         self.state = "empty (trimmed)".into();
+    }
+
+    /// Charges every SSD's carried collection work that has run by `now`.
+    fn charge_carried(&mut self, now: u64) {
+        let World { leaves, res, .. } = &mut self.world;
+        for l in leaves {
+            if let Dev::Ssd(s) = &mut l.dev {
+                s.charge_carried(res, now);
+            }
+        }
     }
 
     fn snapshot(&self) -> Snapshot {
@@ -387,15 +395,10 @@ impl SimSetup {
         workers: Vec<Worker<S>>,
         stop: Option<&AtomicBool>,
     ) -> std::io::Result<JobRun> {
+        // Collections an analytic steady state left running are charged as they run: what ran
+        // before this job (an idle spell) is not the job's, what runs during it is.
+        self.charge_carried(self.clock.now_ns());
         let before = self.snapshot();
-        // Collections in progress when an analytic steady state was set run during this job.
-        let now = self.clock.now_ns();
-        let World { leaves, res, .. } = &mut self.world;
-        for l in leaves {
-            if let Dev::Ssd(s) = &mut l.dev {
-                s.charge_carried(res, now);
-            }
-        }
         let needs_data = self.world.needs_data();
         let size = self.size_bytes();
         let clock = self.clock.clone();
@@ -415,6 +418,7 @@ impl SimSetup {
             iolab_engine::target::Target::prepare(&mut target, slots, job.max_block() as usize)?;
             drive(&mut target, &clock, workers, &opts)?
         };
+        self.charge_carried(self.clock.now_ns());
         let after = self.snapshot();
         let rep = self.report(&job.name, &before, &after);
         self.tests.push(rep);
