@@ -392,9 +392,14 @@ impl SimSetup {
     pub fn run_workers<S: RequestSource>(
         &mut self,
         job: &Job,
-        workers: Vec<Worker<S>>,
+        mut workers: Vec<Worker<S>>,
         stop: Option<&AtomicBool>,
     ) -> std::io::Result<JobRun> {
+        // Paced requests are scheduled from now, as the real runner does: a source planned
+        // before a fill would otherwise count the fill's time in every latency.
+        for w in &mut workers {
+            w.source.start_at(self.clock.now_ns());
+        }
         // Collections an analytic steady state left running are charged as they run: what ran
         // before this job (an idle spell) is not the job's, what runs during it is.
         self.charge_carried(self.clock.now_ns());

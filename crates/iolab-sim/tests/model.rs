@@ -974,3 +974,54 @@ fn a_short_job_from_the_steady_state_is_charged_only_the_collections_run_during_
         "the collections still running are charged as they run: {second:?}"
     );
 }
+
+/// Paced reads, one per millisecond from when the run starts.
+struct PacedReads {
+    start_ns: u64,
+    left: u64,
+}
+
+impl iolab_engine::driver::RequestSource for PacedReads {
+    fn paced(&self) -> bool {
+        true
+    }
+    fn start_at(&mut self, t_ns: u64) {
+        self.start_ns = t_ns;
+    }
+    fn next_planned(&mut self) -> Option<iolab_engine::driver::Planned> {
+        self.left = self.left.checked_sub(1)?;
+        Some(iolab_engine::driver::Planned {
+            req: iolab_core::workload::IoRequest {
+                dir: iolab_core::job::Direction::Read,
+                offset: self.left * 4096,
+                len: 4096,
+            },
+            at_ns: Some(self.start_ns + (100 - self.left) * 1_000_000),
+        })
+    }
+}
+
+#[test]
+fn paced_requests_are_timed_from_the_start_of_their_run_not_of_the_model() {
+    // A trace replayed after a fill: its timestamps count from when the replay starts. Counted
+    // from the model's time zero, every latency held the fill's second.
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.run_job(
+        &job("access = \"write\"\nsize = \"1g\"\nduration_s = 1"),
+        None,
+    )
+    .unwrap();
+    let reads = job("access = \"randread\"\nsize = \"1g\"");
+    let worker = iolab_engine::driver::Worker {
+        index: 0,
+        source: PacedReads {
+            start_ns: 0,
+            left: 100,
+        },
+        data: iolab_core::data::DataGenerator::new(&reads, 1),
+        queue_depth: 4,
+    };
+    let r = sim.run_workers(&reads, vec![worker], None).unwrap().result;
+    assert_eq!(r.read.ios, 100);
+    assert!(r.read.lat_ns.max < 10_000_000, "{:?}", r.read.lat_ns);
+}
