@@ -425,7 +425,12 @@ impl SimSetup {
         };
         self.charge_carried(self.clock.now_ns());
         let after = self.snapshot();
-        let rep = self.report(&job.name, &before, &after);
+        let mut rep = self.report(&job.name, &before, &after);
+        if out.stats.write.ios == 0 {
+            // A job that wrote nothing has no write amplification, even when a tier's own
+            // copies wrote to its SSD meanwhile.
+            rep.write_amplification = None;
+        }
         self.tests.push(rep);
         let result = job_result(
             job,

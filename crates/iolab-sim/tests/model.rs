@@ -1025,3 +1025,17 @@ fn paced_requests_are_timed_from_the_start_of_their_run_not_of_the_model() {
     assert_eq!(r.read.ios, 100);
     assert!(r.read.lat_ns.max < 10_000_000, "{:?}", r.read.lat_ns);
 }
+
+#[test]
+fn a_tier_reports_the_hosts_reads_only_and_no_write_amplification_when_the_job_wrote_nothing() {
+    // Random reads on StoreMI come from the disk (9 ms each); its mover meanwhile copies hot
+    // extents to the SSD and reads them back out of the SSD's write buffer. Those copies
+    // made the job's reads "99.9 % from the write buffer", with a write amplification.
+    let mut sim = open("sim:storemi@x470", None).unwrap();
+    sim.precondition_fill();
+    let reads = job("access = \"randread\"\nsize = \"1g\"\nduration_s = 2\nramp_s = 1");
+    sim.run_job(&reads, None).unwrap();
+    let t = sim.tests().last().unwrap();
+    assert_eq!(t.write_amplification, None, "{t:?}");
+    assert!(t.reads_from_buffer.is_none_or(|r| r < 0.5), "{t:?}");
+}

@@ -392,7 +392,11 @@ impl World {
                     Direction::Read => {
                         let (first, last) = lpn_span(offset, len);
                         let unit_lpns = ssd.unit_bytes / 4096;
-                        ssd.read_bytes += len;
+                        // The host's reads only: a tier's own copies are not what a job read.
+                        let host_read = tag != INTERNAL;
+                        if host_read {
+                            ssd.read_bytes += len;
+                        }
                         // Whether any data is in the buffer (a read-only run has none).
                         let any_buffered = ssd.buffered.any_at(at);
                         let mut lpn = first;
@@ -430,7 +434,7 @@ impl World {
                             let lo = (lpn * 4096).max(offset);
                             let hi = ((lpn + n) * 4096).min(offset + len);
                             let host = hi - lo;
-                            if from == ReadFrom::Buffer {
+                            if from == ReadFrom::Buffer && host_read {
                                 ssd.buffer_read_bytes += host;
                             }
                             let (ready, chan) = match block {
