@@ -535,6 +535,14 @@ pub fn explain(spec: &str, catalog_dir: Option<&Path>) -> Result<String, SimErro
         }
     );
     let span = (sim.size_bytes() / 4).min(16 << 30);
+    // Said up front: a disk's or a tier's figures depend on the span (seek distance, what
+    // fits the fast tier), so `run` over the whole drive gives others.
+    let _ = writeln!(
+        s,
+        "  tests: each over the first {:.1} GiB (a quarter of the drive, at most 16 GiB), on a \
+         freshly filled model, measured for 0.3 s after a 1 s ramp",
+        span as f64 / (1u64 << 30) as f64
+    );
     let tests = [
         ("4K random read QD1", "randread", "4k", 1),
         ("4K random read QD32", "randread", "4k", 32),
