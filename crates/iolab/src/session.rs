@@ -129,13 +129,25 @@ pub fn default_results_dir() -> PathBuf {
     data.join("iolab/results")
 }
 
+/// Shows a measuring command's tables: on standard output, or on standard error when the JSON
+/// result takes standard output (`--json -`), so that a pipe gets one document it can parse.
+/// A closed standard output (`| head`) does not stop the command before it saves its result.
+pub fn show(text: &str, json: Option<&Path>) {
+    let _ = if json == Some(Path::new("-")) {
+        std::io::stderr().write_all(text.as_bytes())
+    } else {
+        std::io::stdout().write_all(text.as_bytes())
+    };
+}
+
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
 /// results directory, then records it in the results store; a suite's HTML report goes beside a
 /// JSON file. Returns where they went.
 pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     let text = serde_json::to_string_pretty(result).context("serialising the result")?;
     if json == Some(Path::new("-")) {
-        println!("{text}");
+        // A closed pipe loses this copy only: the result is still recorded in the store.
+        let _ = writeln!(std::io::stdout(), "{text}");
         crate::cmd::results::record(result);
         return Ok("standard output".into());
     }

@@ -248,3 +248,27 @@ fn a_user_catalog_adds_a_drive_and_a_wrong_directory_is_refused() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("my.toml"), "{}", text(&out));
 }
+
+#[test]
+fn json_to_standard_output_is_the_only_thing_there() {
+    // `--json -` is for pipes: the tables go to standard error, so what a pipe gets parses.
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(
+        &[
+            "run",
+            "sim:ssd750-400@z97/cpu",
+            "--access",
+            "randread",
+            "--duration",
+            "0.05",
+            "--json",
+            "-",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let v: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
+    assert_eq!(v["target"]["modelled"], true);
+    assert!(String::from_utf8_lossy(&out.stderr).contains("RandRead 4k QD1"));
+}

@@ -270,13 +270,14 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     result.jobs.push(j);
     subject.describe_into(&mut result);
     session::settle(&mut result);
-    print!("{}", iolab_report::terminal::run_table(&result));
+    let mut text = iolab_report::terminal::run_table(&result);
     if let Some(r) = &result.replay {
-        println!(
-            "storage bench: {:.2} MB/s, average latency {:.1} µs, {:.2} % of I/Os over 10 ms, {:.3} % over 100 ms ({} of {} planned requests)",
+        text += &format!(
+            "storage bench: {:.2} MB/s, average latency {:.1} µs, {:.2} % of I/Os over 10 ms, {:.3} % over 100 ms ({} of {} planned requests)\n",
             r.data_rate_mb_per_s, r.avg_latency_us, r.pct_over_10ms, r.pct_over_100ms, ios, r.planned_ios
         );
     }
+    session::show(&text, args.safety.json.as_deref());
     let saved = session::save(&result, args.safety.json.as_deref())?;
     eprintln!("result saved to {saved}");
     Ok(session::exit_code(&result))

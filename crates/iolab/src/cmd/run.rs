@@ -271,7 +271,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     subject.describe_into(&mut result);
     session::settle(&mut result);
-    print!("{}", iolab_report::terminal::run_table(&result));
+    session::show(
+        &iolab_report::terminal::run_table(&result),
+        args.safety.json.as_deref(),
+    );
     let saved = session::save(&result, args.safety.json.as_deref())?;
     eprintln!("result saved to {saved}");
     Ok(session::exit_code(&result))

@@ -222,7 +222,10 @@ fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut R
 /// Settles, prints and saves a suite result; returns the exit code.
 fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
     session::settle(result);
-    print!("{}", iolab_report::terminal::suite_table(result));
+    session::show(
+        &iolab_report::terminal::suite_table(result),
+        args.safety.json.as_deref(),
+    );
     let saved = session::save(result, args.safety.json.as_deref())?;
     eprintln!("result saved to {saved}");
     Ok(session::exit_code(result))
