@@ -5,6 +5,7 @@
 //! results of different kinds (a suite, `quick`, `run`) each get their own section.
 
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
+use crate::terminal::{quick_cell, split_label};
 use iolab_core::result::{JobResult, RunResult};
 use iolab_core::size::human_size;
 use std::fmt::Write;
@@ -383,15 +384,6 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
     out.push_str("</table>\n");
 }
 
-/// The test label of a quick job (`SEQ1M Q8T1 read` → `SEQ1M Q8T1`) and whether it reads.
-fn split_label(name: &str) -> (&str, bool) {
-    match name.rsplit_once(' ') {
-        Some((label, "read")) => (label, true),
-        Some((label, _)) => (label, false),
-        None => (name, true),
-    }
-}
-
 /// `quick`: CrystalDiskMark's table per result and read/write bars per test.
 fn quick_section(out: &mut String, group: &[Run]) {
     let mut tests: Vec<&str> = Vec::new();
@@ -404,16 +396,13 @@ fn quick_section(out: &mut String, group: &[Run]) {
         }
     }
     let find = |g: &Run, test: &str, read: bool| -> Option<f64> {
-        g.r.jobs
-            .iter()
-            .find(|j| split_label(&j.name) == (test, read))
-            .map(|j| {
-                if read {
-                    j.read.bw_mb_per_s
-                } else {
-                    j.write.bw_mb_per_s
-                }
-            })
+        quick_cell(&g.r.jobs, test, read).map(|j| {
+            if read {
+                j.read.bw_mb_per_s
+            } else {
+                j.write.bw_mb_per_s
+            }
+        })
     };
     let mut series = Vec::new();
     for g in group {
@@ -451,7 +440,7 @@ fn quick_section(out: &mut String, group: &[Run]) {
             }
             let _ = write!(out, "<td class=\"l\">{}</td>", esc(t));
             for read in [true, false] {
-                match g.r.jobs.iter().find(|j| split_label(&j.name) == (*t, read)) {
+                match quick_cell(&g.r.jobs, t, read) {
                     Some(j) => {
                         let d = if read { &j.read } else { &j.write };
                         let _ = write!(

@@ -57,13 +57,27 @@ fn notes(r: &RunResult, out: &mut String) {
     }
 }
 
-/// The test label of a quick job (`SEQ1M Q8T1 read` → `SEQ1M Q8T1`) and whether it reads.
-fn split_label(name: &str) -> (&str, bool) {
+/// The test label of a quick job (`SEQ1M Q8T1 read` → `SEQ1M Q8T1`) and which columns of the
+/// table its figures fill: (read, write). A mixed test (`… mix`) fills both with its parts.
+pub(crate) fn split_label(name: &str) -> (&str, (bool, bool)) {
     match name.rsplit_once(' ') {
-        Some((label, "read")) => (label, true),
-        Some((label, _)) => (label, false),
-        None => (name, true),
+        Some((label, "read")) => (label, (true, false)),
+        Some((label, "mix")) => (label, (true, true)),
+        Some((label, _)) => (label, (false, true)),
+        None => (name, (true, false)),
     }
+}
+
+/// The job of a quick result whose figures fill the read (or the write) column of test `label`.
+pub(crate) fn quick_cell<'a>(
+    jobs: &'a [JobResult],
+    label: &str,
+    read: bool,
+) -> Option<&'a JobResult> {
+    jobs.iter().find(|j| {
+        let (l, (reads, writes)) = split_label(&j.name);
+        l == label && if read { reads } else { writes }
+    })
 }
 
 /// CrystalDiskMark's table: one row per test, read and write side by side, MB/s = 10^6 B/s.
@@ -82,17 +96,22 @@ pub fn quick_table(r: &RunResult) -> String {
             labels.push(label);
         }
     }
-    let _ = writeln!(out, "{:<14}|{:>28} |{:>28}", "", "Read", "Write");
+    // Wide enough for every label (a mixed test's is longer), so the columns line up.
+    let w = labels
+        .iter()
+        .map(|l| l.chars().count())
+        .max()
+        .unwrap_or(0)
+        .max(14);
+    let _ = writeln!(out, "{:<w$}|{:>28} |{:>28}", "", "Read", "Write");
     let _ = writeln!(
         out,
-        "{:<14}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}",
+        "{:<w$}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}",
         "Test", "MB/s", "IOPS", "µs", "MB/s", "IOPS", "µs"
     );
     for label in labels {
         let cell = |read: bool| -> String {
-            r.jobs
-                .iter()
-                .find(|j| split_label(&j.name) == (label, read))
+            quick_cell(&r.jobs, label, read)
                 .map(|j| {
                     let d = if read { &j.read } else { &j.write };
                     format!(
@@ -104,7 +123,7 @@ pub fn quick_table(r: &RunResult) -> String {
                 })
                 .unwrap_or_else(|| format!("{:>28}", "-"))
         };
-        let _ = writeln!(out, "{:<14}|{} |{}", label, cell(true), cell(false));
+        let _ = writeln!(out, "{:<w$}|{} |{}", label, cell(true), cell(false));
     }
     ceiling_lines(r, &mut out);
     notes(r, &mut out);

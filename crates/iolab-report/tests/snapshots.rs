@@ -21,6 +21,27 @@ fn terminal_quick_table() {
 }
 
 #[test]
+fn a_mixed_quick_test_fills_both_columns_of_its_row() {
+    // CrystalDiskMark's mix test is one job with reads and writes; filed under Write by the
+    // last word of its name, its reads went missing and its long label broke the columns.
+    let mut r = quick_result("/dev/sdx", "bench-host", 1.0);
+    let mut mix = r.jobs[6].clone();
+    mix.name = "RND4K Q1T1 R70/W30 mix".into();
+    mix.write = mix.read.clone();
+    mix.write.iops = 1234.0;
+    r.jobs.push(mix);
+    let table = terminal::quick_table(&r);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("RND4K Q1T1 R70/W30"))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("9766") && row.contains("1234"), "{table}");
+    let bars = |l: &str| l.find('|');
+    let header = table.lines().find(|l| l.starts_with("Test")).unwrap();
+    assert_eq!(bars(row), bars(header), "{table}");
+}
+
+#[test]
 fn terminal_run_table() {
     check_snapshot("terminal-run.txt", &terminal::run_table(&run_result()));
 }
