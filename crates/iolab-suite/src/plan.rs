@@ -36,6 +36,17 @@ pub fn scale_job(job: &mut JobSpec, scale: f64) {
     job.ios_limit = job.ios_limit.map(|n| ((n as f64 * scale) as u64).max(1));
 }
 
+/// Rounds a byte budget down to whole transfers of the job's one block size (one at least):
+/// ATTO's 256 MB in 12, 24 or 48 MiB transfers otherwise ended with a short one, which its
+/// IOPS counted as a full transfer.
+fn whole_transfers(job: &mut JobSpec) {
+    if let (Some(block), Some(limit), None) = (job.block_size, job.io_limit, &job.bssplit) {
+        if let Some(n) = limit.0.checked_div(block.0) {
+            job.io_limit = Some(ByteSize(n.max(1) * block.0));
+        }
+    }
+}
+
 /// One planned job of a step.
 #[derive(Clone, Debug)]
 pub struct PlannedJob {
@@ -77,6 +88,7 @@ pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJ
             }
             // After the sweep, so the floors see the point's own block size and threads.
             scale_job(&mut spec, scale);
+            whole_transfers(&mut spec);
             spec.name = Some(if label.is_empty() {
                 step.name.clone()
             } else {
@@ -188,6 +200,24 @@ sweep = [{ key = "read_pct", values = [100, 0] }, { key = "queue_depth", values 
         };
         scale_job(&mut zoned, 0.0001);
         assert_eq!(zoned.size.unwrap().0, 64 * 4096);
+    }
+
+    #[test]
+    fn a_byte_budget_holds_whole_transfers() {
+        for (block, limit, whole) in [
+            (12u64 << 20, 256u64 << 20, 252u64 << 20),
+            (48 << 20, 256 << 20, 240 << 20),
+            (4096, 256 << 20, 256 << 20),
+            (64 << 20, 16 << 20, 64 << 20),
+        ] {
+            let mut j = JobSpec {
+                block_size: Some(ByteSize(block)),
+                io_limit: Some(ByteSize(limit)),
+                ..JobSpec::default()
+            };
+            whole_transfers(&mut j);
+            assert_eq!(j.io_limit, Some(ByteSize(whole)), "{block} of {limit}");
+        }
     }
 
     #[test]
