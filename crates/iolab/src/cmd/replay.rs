@@ -145,16 +145,18 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         256
     });
     let largest = largest.min(64 << 20);
-    // The job frame: limits none (the trace ends it), data random, the largest request as slot.
-    let access = if writes > 0 {
-        Access::RandRw
-    } else {
-        Access::RandRead
+    // The job frame: limits none (the trace ends it), data random, the largest request as slot,
+    // and the trace's own read share for the header.
+    let access = match (writes, planned - writes) {
+        (0, _) => Access::RandRead,
+        (_, 0) => Access::RandWrite,
+        _ => Access::RandRw,
     };
     let mut job = JobSpec {
         name: Some(format!("replay {}", args.input.file.display())),
         access: Some(access),
-        read_pct: (writes > 0).then_some(50.0),
+        read_pct: (access == Access::RandRw)
+            .then(|| 100.0 * (planned - writes) as f64 / planned as f64),
         block_size: Some(ByteSize(largest)),
         queue_depth: Some(qd),
         size: (!args.target.exists() && !is_model(&args.target)).then_some(args.size),
