@@ -125,8 +125,15 @@ pub fn compute(spec: &ScoreSpec, jobs: &[JobResult], scale: f64) -> Option<Score
         }
         _ => return None,
     };
+    // A scaled run's window is not the one the score's name gives (AnandTech's "last 400 s").
+    let name = match spec.seconds {
+        Some(secs) if spec.rule == "last_seconds" && scale != 1.0 => {
+            format!("{} (scaled run: last {:.0} s)", spec.name, secs * scale)
+        }
+        _ => spec.name.clone(),
+    };
     Some(Score {
-        name: spec.name.clone(),
+        name,
         value,
         unit: spec.unit.clone().unwrap_or_else(|| unit.to_string()),
         stddev,
@@ -253,7 +260,10 @@ mod tests {
             .iter()
             .find(|s| s.rule == "last_seconds")
             .unwrap();
-        let s = compute(spec, &[c], 0.01).unwrap();
+        let s = compute(spec, &[c.clone()], 0.01).unwrap();
         assert_eq!(s.stddev, Some(5.0));
+        // Its name says so: the suite's own name gives the unscaled window.
+        assert!(s.name.ends_with("(scaled run: last 4 s)"), "{}", s.name);
+        assert_eq!(compute(spec, &[c], 1.0).unwrap().name, spec.name);
     }
 }
