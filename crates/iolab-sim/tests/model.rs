@@ -953,6 +953,12 @@ fn writes_whose_data_a_core_receives_in_line_follow_the_link_rate_at_low_queue_d
     );
 }
 
+/// Runs the job `text` on `sim` and returns the model's report of it.
+fn report_of(sim: &mut SimSetup, text: &str) -> iolab_sim::TestReport {
+    sim.run_job(&job(text), None).unwrap();
+    sim.tests().last().unwrap().clone()
+}
+
 #[test]
 fn a_short_job_from_the_steady_state_is_charged_only_the_collections_run_during_it() {
     // The analytic steady state leaves collections running for up to a second. Charged whole
@@ -961,14 +967,16 @@ fn a_short_job_from_the_steady_state_is_charged_only_the_collections_run_during_
     // collections move in a later job are that job's.
     let mut sim = open("sim:ssd750-1200@z97/cpu", None).unwrap();
     sim.precondition_steady();
-    let few = job("access = \"randwrite\"\nqueue_depth = 1\nios_limit = 100");
-    sim.run_job(&few, None).unwrap();
-    let first = sim.tests().last().unwrap().clone();
+    let first = report_of(
+        &mut sim,
+        "access = \"randwrite\"\nqueue_depth = 1\nios_limit = 100",
+    );
     assert!(first.avg_power_w < 26.0, "{first:?}");
     assert!(first.write_amplification.unwrap() < 20.0, "{first:?}");
-    let more = job("access = \"randwrite\"\nqueue_depth = 1\nduration_s = 0.2");
-    sim.run_job(&more, None).unwrap();
-    let second = sim.tests().last().unwrap().clone();
+    let second = report_of(
+        &mut sim,
+        "access = \"randwrite\"\nqueue_depth = 1\nduration_s = 0.2",
+    );
     assert!(
         second.write_amplification.unwrap() > 1.5,
         "the collections still running are charged as they run: {second:?}"
@@ -1033,9 +1041,10 @@ fn a_tier_reports_the_hosts_reads_only_and_no_write_amplification_when_the_job_w
     // made the job's reads "99.9 % from the write buffer", with a write amplification.
     let mut sim = open("sim:storemi@x470", None).unwrap();
     sim.precondition_fill();
-    let reads = job("access = \"randread\"\nsize = \"1g\"\nduration_s = 2\nramp_s = 1");
-    sim.run_job(&reads, None).unwrap();
-    let t = sim.tests().last().unwrap();
+    let t = report_of(
+        &mut sim,
+        "access = \"randread\"\nsize = \"1g\"\nduration_s = 2\nramp_s = 1",
+    );
     assert_eq!(t.write_amplification, None, "{t:?}");
     assert!(t.reads_from_buffer.is_none_or(|r| r < 0.5), "{t:?}");
 }
