@@ -498,20 +498,40 @@ pub fn build(
     let mut others: Vec<(&String, &PortSpec)> =
         plat.ports.iter().filter(|(n, _)| *n != asked).collect();
     others.sort_by_key(|(n, p)| (p.raid.is_some(), p.path.len(), n.as_str()));
-    let mut fitting = others
-        .into_iter()
-        .filter_map(|(n, _)| build_on(cat, drive, platform, n, seed).ok());
-    match (port, fitting.next()) {
-        (None, Some(built)) => Ok(built),
-        (None, None) => Err(SimError::Incompatible {
-            message: format!("{message}, and no other port of {platform} takes it"),
+    // Without a port asked for, the first that fits; with one, every port that fits, for the
+    // hint. A port the drive attaches to that fails for another reason (the platform has no
+    // driver for it) is said too: "no port takes it" would hide that.
+    let mut fitting = Vec::new();
+    let mut blocked = None;
+    for (n, _) in others {
+        match build_on(cat, drive, platform, n, seed) {
+            Ok(built) => {
+                fitting.push(built);
+                if port.is_none() {
+                    break;
+                }
+            }
+            Err(SimError::Incompatible { .. }) => {}
+            Err(e) => {
+                blocked.get_or_insert(format!("its port '{n}' would, but {e}"));
+            }
+        }
+    }
+    let no_port = |lead: &str| match &blocked {
+        Some(why) => format!("{lead} {platform} takes it: {why}"),
+        None => format!("{lead} {platform} takes it"),
+    };
+    match (port, fitting.is_empty()) {
+        (None, false) => Ok(fitting.swap_remove(0)),
+        (None, true) => Err(SimError::Incompatible {
+            message: format!("{message}, and {}", no_port("no other port of")),
             drive: drive_name,
         }),
-        (Some(_), first) => {
-            let names: Vec<String> = first.into_iter().chain(fitting).map(|b| b.port).collect();
-            let hint = if names.is_empty() {
-                format!("no port of {platform} takes it")
+        (Some(_), _) => {
+            let hint = if fitting.is_empty() {
+                no_port("no port of")
             } else {
+                let names: Vec<String> = fitting.into_iter().map(|b| b.port).collect();
                 format!("ports of {platform} that take it: {}", names.join(", "))
             };
             Err(SimError::Incompatible {

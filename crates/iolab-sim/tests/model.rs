@@ -178,6 +178,16 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         e.contains("Platforms with it: 890gx, h55, p55, x58") && e.contains("[drivers.sil3124]"),
         "{e}"
     );
+    // A port that would take the drive, held back by the driver, is named with the reason
+    // (it said "no port of x58 takes it").
+    let e = open("sim:ssd750-1200@x58/ich10", None)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("its port 'ioh-x16' would, but") && e.contains("drivers.nvme"),
+        "{e}"
+    );
 }
 
 /// Numbers the model cannot use: NaN or negative power, rates of zero (infinite transfer
