@@ -291,7 +291,11 @@ impl SimSetup {
         }
     }
 
+    /// The counters at this moment. Work booked to run later is not in them yet: a report
+    /// of the job between two snapshots holds the work that ran during the job.
     fn snapshot(&self) -> Snapshot {
+        let now = self.clock.now_ns();
+        let mut busy: Vec<u64> = self.world.res.iter().map(|r| r.busy_ns).collect();
         let mut energy = 0.0;
         let mut host = 0;
         let mut nand = 0;
@@ -299,10 +303,14 @@ impl SimSetup {
         for l in &self.world.leaves {
             match &l.dev {
                 Dev::Ssd(s) => {
+                    let ahead = s.booked_ahead(now);
+                    for &(r, ns) in &ahead.busy {
+                        busy[r as usize] = busy[r as usize].saturating_sub(ns);
+                    }
                     let p = &s.power;
-                    energy += p.joules(s.energy)
+                    energy += p.joules(s.energy.less(ahead.energy))
                         + (s.controller_busy(&self.world.res) as f64 * p.controller_w
-                            + s.channel_busy(&self.world.res) as f64 * p.channel_w)
+                            + s.channel_busy(&busy) as f64 * p.channel_w)
                             / 1e9;
                     host += s.host_bytes;
                     ssd_read += s.read_bytes;
@@ -314,8 +322,8 @@ impl SimSetup {
             }
         }
         Snapshot {
-            t: self.clock.now_ns(),
-            busy: self.world.res.iter().map(|r| r.busy_ns).collect(),
+            t: now,
+            busy,
             energy_j: energy,
             host_bytes: host,
             nand_bytes: nand,

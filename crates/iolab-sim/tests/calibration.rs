@@ -35,10 +35,6 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "the 400 GB's 9 channels (Tom's Hardware) still carry more than the controller's 2.75 GB/s read datapath; what holds Intel's figure to 2.2 GB/s is not known",
     ),
     (
-        "D (2015) SSD 750 400 / spec write power, seq write (W)",
-        "a per-die plus per-channel power law cannot fit both the 400 GB and the 1.2 TB figure",
-    ),
-    (
         "E (2011) SF-1200 cards / RevoDrive spec sustained seq write, compressible (MB/s)",
         "OCZ does not say how 'sustained' was measured; modelled in garbage-collection steady state, where compressible data puts a tenth of its bytes on NAND, collection keeps up and the card writes at its peak (544 MB/s): OCZ's 17 % drop from peak to sustained needs the vendor's method",
     ),

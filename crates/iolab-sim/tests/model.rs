@@ -811,6 +811,34 @@ fn an_ssd_750_writing_flat_out_in_steady_state_is_held_at_its_power_limit() {
 }
 
 #[test]
+fn a_short_job_at_the_power_limit_reports_only_the_work_that_ran_during_it() {
+    // Programs and collections are booked up to a second ahead of the writes that cause
+    // them. Counted when booked, a one-second job reported 28 W against the 25 W limit: the
+    // energy of work it left queued. Counted as it runs, the job stays within the limit and
+    // the next job draws the rest.
+    let mut sim = open("sim:ssd750-1200@z97/cpu", None).unwrap();
+    sim.precondition_steady();
+    let w = job("access = \"randwrite\"\nqueue_depth = 32\nduration_s = 1");
+    sim.run_job(&w, None).unwrap();
+    let short = sim.tests().last().unwrap().clone();
+    assert!(short.avg_power_w < 25.5, "{short:?}");
+    assert!(short.bottleneck.contains("power limit (25 W)"), "{short:?}");
+    assert!(short.bottleneck_utilisation <= 1.0, "{short:?}");
+    let reads = job("access = \"randread\"\nqueue_depth = 1\nduration_s = 0.5");
+    sim.run_job(&reads, None).unwrap();
+    let after = sim.tests().last().unwrap().avg_power_w;
+    let mut rested = open("sim:ssd750-1200@z97/cpu", None).unwrap();
+    rested.precondition_steady();
+    rested.idle(10.0);
+    rested.run_job(&reads, None).unwrap();
+    let alone = rested.tests().last().unwrap().avg_power_w;
+    assert!(
+        after > alone + 3.0,
+        "the queued work runs then: {after} W against {alone} W"
+    );
+}
+
+#[test]
 fn writes_smaller_than_a_mapping_unit_merge_in_the_buffer_or_cost_a_read() {
     // The FTL maps 4 KiB. Sequential 512-byte writes fill each LPN in the buffer a sector at
     // a time, so the NAND takes each byte once; random ones each take a whole LPN.

@@ -52,6 +52,15 @@ impl Energy {
         self.erase_ns += o.erase_ns;
     }
 
+    /// This less `o`, none below zero.
+    pub fn less(self, o: Energy) -> Energy {
+        Energy {
+            read_ns: self.read_ns.saturating_sub(o.read_ns),
+            program_ns: self.program_ns.saturating_sub(o.program_ns),
+            erase_ns: self.erase_ns.saturating_sub(o.erase_ns),
+        }
+    }
+
     pub(super) fn share(self, f: f64) -> Energy {
         let part = |x: u64| (x as f64 * f) as u64;
         Energy {

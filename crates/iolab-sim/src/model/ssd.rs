@@ -23,6 +23,9 @@ pub(super) struct GcWork {
     erase_ns: u64,
     /// End of the collection.
     pub(super) end: u64,
+    /// Carried from an analytic steady state: charged as it runs ([`Ssd::charge_carried`]),
+    /// not when booked.
+    carried: bool,
 }
 
 impl GcWork {
@@ -48,6 +51,30 @@ impl GcWork {
         self.copies_end += ns;
         self.end += ns;
     }
+
+    /// Its copy time and erase time after `now` (still to run).
+    fn after(&self, now: u64) -> (u64, u64) {
+        let left = |from: u64, to: u64| to.saturating_sub(from.max(now));
+        (
+            left(self.start, self.copies_end),
+            left(self.copies_end, self.end),
+        )
+    }
+}
+
+/// How much of `[start, end)` lies after `now`.
+fn part_after((start, end): (u64, u64), now: u64) -> u64 {
+    end.saturating_sub(start.max(now))
+}
+
+/// Work booked on an SSD's NAND to run after some moment: the share of its energy and busy
+/// time that was counted when it was booked but has not run yet (see [`Ssd::booked_ahead`]).
+#[derive(Debug, Default)]
+pub struct Ahead {
+    /// Die time by kind.
+    pub energy: Energy,
+    /// Busy time per resource (dies and channels).
+    pub busy: Vec<(ResId, u64)>,
 }
 
 /// The earliest start at or after `t` for `dur` that overlaps none of `booked` (intervals in
@@ -349,6 +376,9 @@ pub struct Ssd {
     programs: Vec<u32>,
     /// Garbage collection booked per die.
     pub(super) gc: Vec<GcWork>,
+    /// Collections that a later one replaced in [`Ssd::gc`] before they ended (it is booked
+    /// after them): their work still to run counts in [`Ssd::booked_ahead`].
+    gc_replaced: Vec<(u32, GcWork)>,
     /// Programs booked per die (start, end), oldest first: a read waits for the one in
     /// progress when it arrives, not for those booked to start later.
     programs_booked: Vec<VecDeque<(u64, u64)>>,
@@ -726,6 +756,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         program_ns: page_times(p.program_ns, p.mlc_pages, MLC_PROGRAM_US),
         programs: vec![0; p.dies as usize],
         gc: vec![GcWork::default(); p.dies as usize],
+        gc_replaced: Vec::new(),
         programs_booked: vec![VecDeque::new(); p.dies as usize],
         read_until: vec![0; p.dies as usize],
         registers: vec![EMPTY_REGISTER; p.dies as usize],
@@ -902,7 +933,11 @@ impl Ssd {
                     gc = self.collection(&cost, start).0;
                 }
             }
-            self.gc[die as usize] = gc;
+            let earlier = std::mem::replace(&mut self.gc[die as usize], gc);
+            if earlier.end > done {
+                self.gc_replaced.retain(|(_, g)| g.end > done);
+                self.gc_replaced.push((die, earlier));
+            }
             self.replace_register_at(die, start);
             res[die_res as usize].busy_ns += gc.end - gc.start;
             self.die_free.raise(die as usize, gc.end);
@@ -1073,9 +1108,9 @@ impl Ssd {
         self.cores.iter().map(|&c| res[c as usize].busy_ns).sum()
     }
 
-    /// Busy time of the channels.
-    pub fn channel_busy(&self, res: &[Res]) -> u64 {
-        self.chans.iter().map(|&c| res[c as usize].busy_ns).sum()
+    /// Busy time of the channels, from the busy time of every resource.
+    pub fn channel_busy(&self, busy_ns: &[u64]) -> u64 {
+        self.chans.iter().map(|&c| busy_ns[c as usize]).sum()
     }
 
     /// The booking of a collection that moves and erases `cost`, from `start`: copyback
@@ -1092,6 +1127,7 @@ impl Ssd {
             copies_end: start + ops * (read_ns + program_ns),
             erase_ns: self.erase_ns,
             end: start + ops * (read_ns + program_ns) + erases * self.erase_ns,
+            carried: false,
         };
         let energy = Energy {
             read_ns: ops * read_ns,
@@ -1143,6 +1179,7 @@ impl Ssd {
                     start: now,
                     copies_end: end.saturating_sub(full.end - full.copies_end).max(now),
                     end,
+                    carried: true,
                     ..full
                 };
                 let r = &mut res[self.dies[d] as usize];
@@ -1196,6 +1233,59 @@ impl Ssd {
         if after == total {
             self.carried = Carried::default();
         }
+    }
+
+    /// The NAND work booked to run after `now`: programs (their data loads on the channels
+    /// apart) and collections, less those carried from an analytic steady state (charged as
+    /// they run). Work is counted when it is booked, up to a second ahead behind a die's
+    /// collection; a report of what ran during a job takes this off at both of its ends,
+    /// or a short job would report the energy of programs it left queued (a 1 s job at the
+    /// SSD 750's 25 W limit reported 28 W). Host reads end within a tR and are not counted.
+    pub fn booked_ahead(&self, now: u64) -> Ahead {
+        let mut ahead = Ahead::default();
+        let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
+        let load_ns = (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64;
+        let collection = |ahead: &mut Ahead, gc: &GcWork| {
+            if gc.carried {
+                return 0;
+            }
+            let (copies, erases) = gc.after(now);
+            let copy_ns = gc.copy_ns.max(1);
+            ahead.energy.read_ns += copies * read_ns / copy_ns;
+            ahead.energy.program_ns += copies * program_ns / copy_ns;
+            ahead.energy.erase_ns += erases;
+            copies + erases
+        };
+        for (d, &die) in self.dies.iter().enumerate() {
+            let mut busy = collection(&mut ahead, &self.gc[d]);
+            for &(start, end) in self.programs_booked[d].iter().rev() {
+                if end <= now {
+                    break;
+                }
+                busy += part_after((start, end), now);
+                // The die programs after its data is loaded (a full unit's load assumed).
+                let program_from = (start + load_ns).min(end);
+                ahead.energy.program_ns += part_after((program_from, end), now);
+            }
+            for (_, gc) in self.gc_replaced.iter().filter(|(g, _)| *g == d as u32) {
+                busy += collection(&mut ahead, gc);
+            }
+            if busy > 0 {
+                ahead.busy.push((die, busy));
+            }
+        }
+        for (c, &chan) in self.chans.iter().enumerate() {
+            let busy: u64 = self.loads_booked[c]
+                .iter()
+                .rev()
+                .take_while(|&&(_, end)| end > now)
+                .map(|&b| part_after(b, now))
+                .sum();
+            if busy > 0 {
+                ahead.busy.push((chan, busy));
+            }
+        }
+        ahead
     }
 
     /// Forgets pending programs and buffer state (after an analytic fill).
@@ -1296,6 +1386,7 @@ mod tests {
             copies_end: 1_500,
             erase_ns: 300,
             end: 2_100,
+            carried: false,
         };
         assert_eq!(gc.op_end(900), 900, "before the collection");
         assert_eq!(gc.op_end(1_000), 1_000, "at an operation's boundary");
