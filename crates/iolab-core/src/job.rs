@@ -124,6 +124,10 @@ pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
     Ok(out)
 }
 
+/// The longest ramp or duration a job may ask for (about three years): nanosecond clocks
+/// overflow past 584 years, and nothing runs that long.
+pub const MAX_SECONDS: f64 = 1e8;
+
 /// A job as written by the user: every field optional except what has no sane default.
 ///
 /// Unknown keys are rejected (`deny_unknown_fields`): a typo must not silently run another test.
@@ -358,8 +362,15 @@ impl JobSpec {
             "block_size"
         };
         let total_weight: f64 = block_sizes.iter().map(|s| s.weight).sum();
-        if block_sizes.iter().any(|s| s.weight < 0.0) || total_weight <= 0.0 {
-            return Err(fail(key, "weights must be positive".into()));
+        if block_sizes
+            .iter()
+            .any(|s| !(s.weight.is_finite() && s.weight >= 0.0))
+            || total_weight <= 0.0
+        {
+            return Err(fail(
+                key,
+                "weights must be finite numbers, none negative, not all zero".into(),
+            ));
         }
         let direct = self.direct.unwrap_or(true);
         for s in &block_sizes {
@@ -425,6 +436,27 @@ impl JobSpec {
                 format!("{ramp_s} must be zero or more seconds"),
             ));
         }
+        for (key, seconds) in [
+            ("duration_s", duration_s.unwrap_or(0.0)),
+            ("ramp_s", ramp_s),
+        ] {
+            if seconds > MAX_SECONDS {
+                return Err(fail(
+                    key,
+                    format!("{seconds} s is more than the {MAX_SECONDS} s a run may last"),
+                ));
+            }
+        }
+        if ramp_s > 0.0 && duration_s.is_none() {
+            // The ramp's I/Os would come out of the budget it is meant to measure (a ramp
+            // longer than the job left nothing measured).
+            return Err(fail(
+                "ramp_s",
+                "a ramp needs a timed job: set duration_s, or drop ramp_s from a job that \
+                 ends by io_limit, ios_limit or one pass over its span"
+                    .into(),
+            ));
+        }
         let pct = |key: &'static str, v: Option<f64>| -> Result<f64, JobError> {
             let v = v.unwrap_or(0.0);
             if (0.0..=100.0).contains(&v) {
@@ -444,8 +476,16 @@ impl JobSpec {
         if data == DataKind::Zeros && (compress_pct > 0.0 || dedupe_pct > 0.0) {
             return Err(fail("data", "zeros are already fully compressible and duplicate; drop compress_pct/dedupe_pct or use data = \"random\"".into()));
         }
-        if self.io_limit.is_some_and(|b| b.0 == 0) {
-            return Err(fail("io_limit", "0 bytes would issue nothing".into()));
+        let smallest = block_sizes.iter().map(|s| s.bytes).min().unwrap_or(4096);
+        if let Some(limit) = self.io_limit.filter(|b| b.0 < smallest) {
+            return Err(fail(
+                "io_limit",
+                format!(
+                    "{} is less than one block of {}; make it at least the block size",
+                    format_size(limit.0),
+                    format_size(smallest)
+                ),
+            ));
         }
         if self.ios_limit == Some(0) {
             return Err(fail("ios_limit", "0 I/Os would issue nothing".into()));
@@ -700,6 +740,12 @@ mod tests {
             ),
             ("compress_pct = 120", "compress_pct", "0–100"),
             ("duration_s = -1", "duration_s", "positive"),
+            ("bssplit = \"4k/inf:8k/1\"", "bssplit", "finite"),
+            ("bssplit = \"4k/nan:8k/50\"", "bssplit", "finite"),
+            ("ramp_s = 1\nios_limit = 1000", "ramp_s", "timed job"),
+            ("ramp_s = 1e12\nduration_s = 1", "ramp_s", "more than"),
+            ("duration_s = 1e12", "duration_s", "more than"),
+            ("io_limit = 1000", "io_limit", "less than one block"),
         ];
         for (text, key, hint) in cases {
             let e = spec(text).validate().unwrap_err();

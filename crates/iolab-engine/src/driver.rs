@@ -56,6 +56,8 @@ pub struct JobSource {
     ns_per_io: Option<f64>,
     /// Nanoseconds per byte when paced by bandwidth.
     ns_per_byte: Option<f64>,
+    /// How long after the job's start this worker's paced schedule begins.
+    stagger_ns: f64,
     next_at: f64,
 }
 
@@ -65,7 +67,7 @@ impl RequestSource for JobSource {
     }
 
     fn start_at(&mut self, t_ns: u64) {
-        self.next_at = t_ns as f64;
+        self.next_at = t_ns as f64 + self.stagger_ns;
     }
 
     // Always inlined: returned through memory, the request was written field by field and
@@ -86,8 +88,11 @@ impl RequestSource for JobSource {
         }
         let at_ns = if self.ns_per_io.is_some() || self.ns_per_byte.is_some() {
             let at = self.next_at;
-            self.next_at +=
-                self.ns_per_io.unwrap_or(0.0) + self.ns_per_byte.unwrap_or(0.0) * req.len as f64;
+            // Both caps hold: the tighter one spaces this request from the next.
+            self.next_at += self
+                .ns_per_io
+                .unwrap_or(0.0)
+                .max(self.ns_per_byte.unwrap_or(0.0) * req.len as f64);
             Some(at as u64)
         } else {
             None
@@ -113,10 +118,43 @@ fn share(total: u64, parts: u32, index: u32) -> u64 {
     total / parts as u64 + u64::from((index as u64) < total % parts as u64)
 }
 
+/// Splits a byte budget into `parts` shares of whole `granule`s (what is left over is not
+/// issued): a share that is not a multiple of every block size ends in a short I/O, which a
+/// device opened with O_DIRECT refuses (EINVAL) and a model would count as a full one.
+fn byte_share(total: u64, granule: u64, parts: u32, index: u32) -> u64 {
+    share(total / granule, parts, index) * granule
+}
+
+/// The largest size every block size of `job` is a multiple of: budgets are cut in it.
+fn granule(job: &Job) -> u64 {
+    fn gcd(a: u64, b: u64) -> u64 {
+        if b == 0 {
+            a
+        } else {
+            gcd(b, a % b)
+        }
+    }
+    job.block_sizes
+        .iter()
+        .fold(0, |g, s| gcd(g, s.bytes))
+        .max(1)
+}
+
 /// The workers of a job whose span is resolved. `start_ns` is when the run begins on the
 /// driver's clock (paced requests are scheduled from it).
 pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
     let n = job.threads;
+    let granule = granule(job);
+    // The job's rate as one schedule: worker `i` starts `i` intervals of the job's late, so
+    // the workers' requests interleave instead of leaving together.
+    let by_ios = job.rate_iops.map(|r| 1e9 / r);
+    let by_bytes = job
+        .rate_bytes_per_s
+        .map(|r| 1e9 * granule as f64 / r as f64);
+    let job_interval_ns = match (by_ios, by_bytes) {
+        (Some(a), Some(b)) => Some(a.max(b)),
+        (a, b) => a.or(b),
+    };
     (0..n)
         .map(|i| {
             let gen = IoGenerator::new(job, i);
@@ -127,25 +165,30 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
             {
                 Some(if job.zones {
                     let (lo, hi) = gen.range();
-                    hi - lo
+                    byte_share(hi - lo, granule, 1, 0)
                 } else {
-                    share(job.span(), n, i)
+                    byte_share(job.span(), granule, n, i)
                 })
             } else {
                 None
             };
             let per_worker_rate = |r: f64| r / n as f64;
+            let stagger_ns = job_interval_ns.map_or(0.0, |d| d * i as f64);
             Worker {
                 index: i,
                 source: JobSource {
                     gen,
                     ios_left: job.ios_limit.map(|t| share(t, n, i)),
-                    bytes_left: job.io_limit_bytes.map(|t| share(t, n, i)).or(default_bytes),
+                    bytes_left: job
+                        .io_limit_bytes
+                        .map(|t| byte_share(t, granule, n, i))
+                        .or(default_bytes),
                     ns_per_io: job.rate_iops.map(|r| 1e9 / per_worker_rate(r)),
                     ns_per_byte: job
                         .rate_bytes_per_s
                         .map(|r| 1e9 / per_worker_rate(r as f64)),
-                    next_at: start_ns as f64,
+                    stagger_ns,
+                    next_at: start_ns as f64 + stagger_ns,
                 },
                 data: DataGenerator::new(job, worker_seed(job.seed, i)),
                 queue_depth: job.queue_depth,
@@ -492,4 +535,69 @@ pub fn describe_errno(errno: i32) -> String {
         return "short transfer (fewer bytes than requested; past the end of the target?)".into();
     }
     std::io::Error::from_raw_os_error(errno).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::job::JobSpec;
+
+    fn job(text: &str) -> Job {
+        let mut job = JobSpec::from_toml(text, "test.toml")
+            .unwrap()
+            .validate()
+            .unwrap();
+        if job.span_bytes.is_none() {
+            job.resolve_span(1 << 30).unwrap();
+        }
+        job
+    }
+
+    /// Every request of every worker, in each worker's order.
+    fn requests(job: &Job) -> Vec<Vec<Planned>> {
+        plan_workers(job, 0)
+            .into_iter()
+            .map(|mut w| std::iter::from_fn(|| w.source.next_planned()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn byte_budgets_are_issued_in_whole_blocks() {
+        // 1 MiB over 3 threads is 349,525.3 bytes each: a short last read per thread, which
+        // O_DIRECT refuses, unless the shares are cut in whole blocks.
+        let pass = requests(&job("access = \"read\"\nthreads = 3\nsize = \"1m\""));
+        let lens: Vec<u64> = pass.iter().flatten().map(|p| p.req.len).collect();
+        assert!(lens.iter().all(|&l| l == 4096), "{lens:?}");
+        assert_eq!(lens.len(), 256);
+        let limited = requests(&job("access = \"write\"\nio_limit = 10000"));
+        let lens: Vec<u64> = limited.iter().flatten().map(|p| p.req.len).collect();
+        assert_eq!(
+            lens,
+            [4096, 4096],
+            "what is left of the budget is not issued"
+        );
+        // A mix is cut in the sizes' common granule: every request is one of them.
+        let mixed = requests(&job(
+            "bssplit = \"4k/50:12k/50\"\nio_limit = 50000\nthreads = 2",
+        ));
+        for p in mixed.iter().flatten() {
+            assert!(p.req.len % 4096 == 0 && p.req.len > 0, "{}", p.req.len);
+        }
+    }
+
+    #[test]
+    fn two_rate_caps_hold_together_and_workers_share_one_schedule() {
+        // 1000 IOPS and 1 MiB/s of 4 KiB reads: the byte cap is the tighter (256 IOPS).
+        let both = requests(&job(
+            "rate_iops = 1000\nrate_bytes_per_s = \"1m\"\nios_limit = 3",
+        ));
+        let at: Vec<u64> = both[0].iter().map(|p| p.at_ns.unwrap()).collect();
+        assert_eq!(at, [0, 3_906_250, 7_812_500]);
+        // 7 workers at 1000 IOPS in all: each issues every 7 ms, one after another 1 ms
+        // apart, not all seven at once.
+        let workers = requests(&job("rate_iops = 1000\nthreads = 7\nios_limit = 14"));
+        let firsts: Vec<u64> = workers.iter().map(|w| w[0].at_ns.unwrap()).collect();
+        assert_eq!(firsts, (0..7).map(|i| i * 1_000_000).collect::<Vec<_>>());
+        assert_eq!(workers[3][1].at_ns, Some(10_000_000));
+    }
 }
