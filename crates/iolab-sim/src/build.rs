@@ -645,17 +645,19 @@ fn build_on(
             ),
         }
     })?;
-    let qd = dr
-        .queue_depth
-        .or(dspec.controller.as_ref().and_then(|c| c.queue_depth))
-        .unwrap_or(1024)
-        .min(
-            dspec
-                .card
-                .as_ref()
-                .and_then(|c| c.queue_depth)
-                .unwrap_or(u32::MAX),
-        );
+    // The host keeps as many commands in flight as the driver sends and the device takes:
+    // the least of the driver's queue, the drive's (an SSD controller's or a disk's NCQ
+    // depth) and a card's RAID layer.
+    let qd = [
+        dr.queue_depth,
+        dspec.controller.as_ref().and_then(|c| c.queue_depth),
+        dspec.hdd.as_ref().and_then(|h| h.queue_depth),
+        dspec.card.as_ref().and_then(|c| c.queue_depth),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .unwrap_or(1024);
     let world = World::new(b.res, b.leaves, vol, dr.latency_ns, qd);
     Ok(Built {
         world,

@@ -1195,7 +1195,14 @@ impl PlatformSpec {
                     if r.members.is_empty() {
                         return Err(bad(file, format!("{key}.raid.members"), "needs members"));
                     }
-                    for m in &r.members {
+                    for (i, m) in r.members.iter().enumerate() {
+                        if r.members[..i].contains(m) {
+                            return Err(bad(
+                                file,
+                                format!("{key}.raid.members"),
+                                format!("'{m}' is listed twice: a port holds one drive"),
+                            ));
+                        }
                         match self.ports.get(m) {
                             Some(mp) if mp.raid.is_none() && mp.slot.is_some() => {}
                             _ => {

@@ -275,10 +275,36 @@ impl SimSetup {
     }
 
     /// TRIMs the whole drive (secure erase on drives without TRIM pass-through is modelled
-    /// the same way).
-    pub fn trim_all(&mut self) {
-        self.world.trim_all();
-        self.state = "empty (trimmed)".into();
+    /// the same way) and says what it did: a hard disk, or an SSD without TRIM, keeps its data.
+    pub fn trim_all(&mut self) -> String {
+        let (trimmed, kept) = self.world.trim_all();
+        match (trimmed.is_empty(), kept.is_empty()) {
+            (false, true) => {
+                self.state = "empty (trimmed)".into();
+                "TRIM of the whole modelled drive".into()
+            }
+            (true, _) => format!(
+                "nothing to TRIM: {} keeps its data (a hard disk, or an SSD without TRIM)",
+                kept.join(", ")
+            ),
+            (false, false) => {
+                self.state = format!(
+                    "{} trimmed; {} as before",
+                    trimmed.join(", "),
+                    kept.join(", ")
+                );
+                format!(
+                    "TRIM of {}; {} has no TRIM and keeps its data",
+                    trimmed.join(", "),
+                    kept.join(", ")
+                )
+            }
+        }
+    }
+
+    /// Records the state a job left the drive in (e.g. a fill run as a job), for the results.
+    pub fn set_state(&mut self, state: impl Into<String>) {
+        self.state = state.into();
     }
 
     /// Charges every SSD's carried collection work that has run by `now`.
@@ -495,11 +521,29 @@ impl SimSetup {
         let drive = self.catalog.drives.get(&self.drive);
         let plat = self.catalog.platforms.get(&self.platform);
         let port = plat.and_then(|(_, p)| p.ports.get(&self.port));
+        // A card's or a tier's member drives are entries of their own, which a user catalog
+        // may override: their parameters go with the result too.
+        let members: std::collections::BTreeSet<&str> = drive
+            .map(|(_, d)| {
+                let card = d.card.as_ref().map(|c| c.member.as_str());
+                let tier = d
+                    .tiered
+                    .as_ref()
+                    .map(|t| [t.fast.as_str(), t.slow.as_str()]);
+                card.into_iter().chain(tier.into_iter().flatten()).collect()
+            })
+            .unwrap_or_default();
+        let members: Vec<_> = members
+            .into_iter()
+            .filter_map(|m| self.catalog.drives.get(m))
+            .map(|(f, d)| json!({"file": f, "entry": d}))
+            .collect();
         json!({
             "spec": self.spec,
             "modelled": true,
             "model": "iolab-sim resource-reservation model (virtual time)",
             "drive": drive.map(|(f, d)| json!({"file": f, "entry": d})),
+            "members": members,
             "platform": plat.map(|(f, p)| json!({"file": f, "name": p.name, "title": p.title, "source": p.source})),
             "port": port,
             "driver": self.driver,

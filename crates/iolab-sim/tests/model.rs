@@ -127,6 +127,16 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
             "z97.toml: links.dmi.max_payload_bytes",
         );
     }
+    // A RAID port listing one member twice would stripe over one drive as if two.
+    let twice = include_str!("../../../catalog/platforms/z270.toml").replace(
+        "members = [\"pch-m2a\", \"pch-m2b\"]",
+        "members = [\"pch-m2a\", \"pch-m2a\"]",
+    );
+    assert_platform_refused(
+        "user/platforms/z270.toml",
+        &twice,
+        "z270.toml: ports.raid0.raid.members: 'pch-m2a' is listed twice",
+    );
     // A protocol no platform has a driver for: the drive's key is at fault.
     let mut cat = Catalog::load(None).unwrap();
     let text = include_str!("../../../catalog/drives/ssd750-400.toml")
@@ -537,6 +547,34 @@ fn user_catalog_directory_adds_drives() {
     let sim = open("sim:my-drive@z97", Some(&dir));
     std::fs::remove_dir_all(&dir).unwrap();
     assert!(sim.is_ok());
+}
+
+#[test]
+fn the_host_keeps_no_more_in_flight_than_the_drive_queues() {
+    // The AHCI driver sends 32; a disk whose NCQ takes 4 gets 4, where the driver's 32 won.
+    let mut cat = Catalog::load(None).unwrap();
+    let text = include_str!("../../../catalog/drives/hdd-7200.toml")
+        .replace("name = \"hdd-7200\"", "name = \"ncq4\"")
+        .replace("queue_depth = 32", "queue_depth = 4");
+    cat.add_drive("user/drives/ncq4.toml", &text).unwrap();
+    let sim = open_with("sim:ncq4@h67", cat).unwrap();
+    assert_eq!(sim.describe()["max_outstanding"], 4);
+}
+
+#[test]
+fn a_result_carries_the_parameters_of_a_cards_members_and_a_tiers_drives() {
+    let members = |spec: &str| -> Vec<String> {
+        let d = open(spec, None).unwrap().describe();
+        d["members"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["entry"]["name"].as_str().unwrap().to_string())
+            .collect()
+    };
+    assert_eq!(members("sim:revodrive-x2-100@x58"), ["sf1200-25"]);
+    assert_eq!(members("sim:storemi@x470").len(), 2);
+    assert!(members("sim:ssd750-400@z97").is_empty());
 }
 
 #[test]

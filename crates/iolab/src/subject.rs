@@ -220,10 +220,14 @@ impl Subject {
     pub fn purge(&mut self, flags: &SafetyFlags) -> Result<String, String> {
         match self {
             Subject::Real { target, .. } => target.purge(&flags.policy()),
-            Subject::Model(sim) => {
-                sim.trim_all();
-                Ok("TRIM of the whole modelled drive".into())
-            }
+            Subject::Model(sim) => Ok(sim.trim_all()),
+        }
+    }
+
+    /// Records the state a job left a model in (nothing for a real target).
+    pub fn set_model_state(&mut self, state: &str) {
+        if let Subject::Model(sim) = self {
+            sim.set_state(state);
         }
     }
 

@@ -127,6 +127,21 @@ fn a_trace_replays_on_a_model() {
     assert_eq!(replayed, r["replay"]["planned_ios"].as_u64().unwrap());
     // A hard disk seeks: random requests average milliseconds, not microseconds.
     assert!(r["replay"]["avg_latency_us"].as_f64().unwrap() > 1000.0);
+    // The result says what ran: the trace's request sizes (it used to say one 64 KiB size).
+    let sizes = j["job"]["block_sizes"].as_array().unwrap();
+    assert!(sizes.len() > 5, "{sizes:?}");
+    assert_eq!(sizes[0]["bytes"], 4096);
+    // Emptied first, a hard disk keeps its data (it has no TRIM), and the result says so.
+    let r = replay("sim:hdd-7200@h67", &["--target-state", "empty"]);
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("nothing to TRIM: hdd-7200 keeps its data"),
+        "{notes}"
+    );
+    // Filled first, the state recorded is the filled one the replay started from.
+    let r = replay("sim:sf1200-25@h55", &["--target-state", "filled"]);
+    let state = r["target"]["model"]["state"].as_str().unwrap();
+    assert!(state.starts_with("full (one sequential pass"), "{state}");
 
     // An SSD taken as it is holds data where the trace reads (as `run` starts it): its reads
     // cost page reads, not the nothing a fresh drive's unwritten LBAs cost.

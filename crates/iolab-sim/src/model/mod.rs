@@ -670,8 +670,16 @@ impl World {
     }
 
     /// Discards LBAs (TRIM) on every SSD below the volume, analytically.
-    pub fn trim_all(&mut self) {
+    /// Returns the drives that took it and those that have no TRIM (hard disks, and SSDs
+    /// without it), by name.
+    pub fn trim_all(&mut self) -> (Vec<String>, Vec<String>) {
+        let (mut trimmed, mut kept) = (Vec::new(), Vec::new());
         for l in &mut self.leaves {
+            match &mut l.dev {
+                Dev::Ssd(s) if s.trim => trimmed.push(s.name.clone()),
+                Dev::Ssd(s) => kept.push(s.name.clone()),
+                Dev::Hdd(h) => kept.push(h.name.clone()),
+            }
             if let Dev::Ssd(s) = &mut l.dev {
                 if s.trim {
                     for lpn in 0..s.ftl.lpns() {
@@ -683,6 +691,7 @@ impl World {
                 }
             }
         }
+        (trimmed, kept)
     }
 
     /// Starts loading the mapping of a request about to be submitted at `offset`, and the

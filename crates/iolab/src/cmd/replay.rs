@@ -108,6 +108,9 @@ impl RequestSource for TraceSource {
     }
 }
 
+/// The largest request a replay issues whole (its slot buffer's size).
+const MAX_SLOT_BYTES: u64 = 64 << 20;
+
 /// Runs `iolab trace replay`; returns the exit code.
 pub fn run(args: ReplayArgs) -> Result<i32> {
     if args.input.file.as_os_str() == "-" {
@@ -116,8 +119,16 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     if !(args.time_scale.is_finite() && args.time_scale > 0.0) {
         bail!("--time-scale {} must be a positive number", args.time_scale);
     }
-    // Pass 1: what the trace asks for.
-    let (mut planned, mut writes, mut skipped, mut largest) = (0u64, 0u64, 0u64, 4096u64);
+    if !(args.idle_cap_ms.is_finite() && args.idle_cap_ms >= 0.0) {
+        bail!(
+            "--idle-cap-ms {} must be zero (keep every gap) or more milliseconds",
+            args.idle_cap_ms
+        );
+    }
+    // Pass 1: what the trace asks for, with the sizes its requests go out in (4 KiB units,
+    // as aligned below, at most the 64 MiB slot).
+    let (mut planned, mut writes, mut skipped) = (0u64, 0u64, 0u64);
+    let mut sizes = std::collections::BTreeMap::<u64, u64>::new();
     for rec in args.input.open()? {
         let rec = rec?;
         match rec.op {
@@ -130,7 +141,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             }
         }
         planned += 1;
-        largest = largest.max(rec.len_bytes.div_ceil(4096) * 4096);
+        *sizes
+            .entry((rec.len_bytes.div_ceil(4096) * 4096).clamp(4096, MAX_SLOT_BYTES))
+            .or_default() += 1;
     }
     if planned == 0 {
         bail!(
@@ -144,9 +157,13 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     } else {
         256
     });
-    let largest = largest.min(64 << 20);
-    // The job frame: limits none (the trace ends it), data random, the largest request as slot,
-    // and the trace's own read share for the header.
+    // The job frame: limits none (the trace ends it), data random, and the trace's own read
+    // share and request sizes, so the result says what ran (the largest is the slot size).
+    let bssplit = sizes
+        .iter()
+        .map(|(bytes, n)| format!("{bytes}/{n}"))
+        .collect::<Vec<_>>()
+        .join(":");
     let access = match (writes, planned - writes) {
         (0, _) => Access::RandRead,
         (_, 0) => Access::RandWrite,
@@ -157,7 +174,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         access: Some(access),
         read_pct: (access == Access::RandRw)
             .then(|| 100.0 * (planned - writes) as f64 / planned as f64),
-        block_size: Some(ByteSize(largest)),
+        bssplit: Some(bssplit),
         queue_depth: Some(qd),
         size: (!args.target.exists() && !is_model(&args.target)).then_some(args.size),
         ..JobSpec::default()
@@ -174,10 +191,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         ModelState::Fresh
     };
     let mut subject = Subject::open(&args.target, &mut job, &args.safety, default_state, false)?;
-    let mut result = subject.new_result("replay", !args.safety.no_probe);
+    let mut prepared = Vec::new();
     match args.target_state.as_str() {
         "empty" => match subject.purge(&args.safety) {
-            Ok(done) => result.notes.push(format!("target emptied first: {done}")),
+            Ok(done) => prepared.push(format!("target emptied first: {done}")),
             Err(why) => bail!("cannot empty the target: {why}"),
         },
         "filled" => {
@@ -191,7 +208,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             .validate()?;
             fill.resolve_span(subject.size_bytes())?;
             let r = subject.run_job(&fill, "fill", None)?;
-            result.notes.push(format!(
+            subject.set_model_state("full (one sequential pass of 128 KiB writes)");
+            prepared.push(format!(
                 "target filled first: {} in {:.1} s",
                 iolab_core::size::format_size(r.result.write.bytes),
                 r.result.measured_ns as f64 / 1e9
@@ -199,6 +217,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         }
         _ => {}
     }
+    // The frame is taken once the target is prepared, so a model's recorded state is the one
+    // the replay starts from.
+    let mut result = subject.new_result("replay", !args.safety.no_probe);
+    result.notes.extend(prepared);
     let timing = if args.as_fast_as_possible {
         Timing::AsFastAsPossible
     } else {
