@@ -248,11 +248,17 @@ impl World {
         let start = t
             .max(self.res[h.res as usize].busy_until)
             .max(first_arrival);
-        // The drive picks the command it reaches first among the host's (NCQ bounds them)
-        // and the oldest of its write cache's destages, as many as NCQ lets the host queue
-        // (how far firmware looks into a full cache is not published). A host command never
-        // waits for the whole backlog of acknowledged writes to go first.
-        let mut best: Option<(usize, Positioning)> = None;
+        // The drive looks at the host's commands (NCQ bounds them) and the oldest of its write
+        // cache's destages, as many as NCQ lets the host queue (how far firmware looks into a
+        // full cache is not published), and takes the one it reaches first (shortest
+        // positioning time first) among each. Between the two, a host command's time waiting
+        // counts against its positioning time (aged SPTF: Jacobson & Wilkes, HP Labs 1991;
+        // Worthington, Ganger & Patt, SIGMETRICS 1994), so a read far from the destages goes
+        // once it has waited about as long as reaching it takes: without that, a read far
+        // from a burst's destages waited for the whole cache (24 s). The weight (1) is
+        // assumed.
+        let mut best_host: Option<(usize, Positioning, u64)> = None;
+        let mut best_destage: Option<(usize, Positioning, u64)> = None;
         let (mut destages_seen, mut hosts_seen) = (0, 0);
         for i in 0..h.queue.len() {
             if destages_seen >= h.reorder_window && hosts_seen == h.host_queued {
@@ -272,12 +278,26 @@ impl World {
                 destages_seen += 1;
             }
             let pos = hdd_position(h, cmd.offset, start);
-            let reach = |p: &Positioning| p.seek_ns + p.rotation_ns;
-            if best.is_none_or(|(_, b)| reach(&pos) < reach(&b)) {
-                best = Some((i, pos));
+            let reach = pos.seek_ns + pos.rotation_ns;
+            let best = if cmd.destage {
+                &mut best_destage
+            } else {
+                &mut best_host
+            };
+            if best.is_none_or(|(_, _, b)| reach < b) {
+                *best = Some((i, pos, reach));
             }
         }
-        let (i, pos) = best.expect("the first arrival has arrived by start");
+        let (i, pos) = match (best_host, best_destage) {
+            (Some((hi, hp, hr)), Some((_, _, dr)))
+                if hr.saturating_sub(start - h.queue[hi].arrive) <= dr =>
+            {
+                (hi, hp)
+            }
+            (_, Some((di, dp, _))) => (di, dp),
+            (Some((hi, hp, _)), None) => (hi, hp),
+            (None, None) => unreachable!("the first arrival has arrived by start"),
+        };
         let cmd = h.queue.remove(i);
         if !cmd.destage {
             h.host_queued -= 1;
