@@ -892,6 +892,24 @@ fn a_short_job_at_the_power_limit_reports_only_the_work_that_ran_during_it() {
 }
 
 #[test]
+fn a_read_goes_ahead_of_the_programs_queued_on_its_die() {
+    // Sequential writes keep a full write buffer's programs queued on every die (32 MiB over
+    // 36 dies: about 28 programs, 36 ms). A read among them waits for the program in progress,
+    // not for the queue: it took 28 ms when reads could only use gaps between programs.
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.precondition_fill();
+    let mixed = job("access = \"rw\"\nread_pct = 1\nqueue_depth = 32\nduration_s = 0.5");
+    let r = sim.run_job(&mixed, None).unwrap().result;
+    assert!(r.read.ios > 100, "{:?}", r.read);
+    assert!(r.read.lat_ns.max < 5_000_000, "{:?}", r.read.lat_ns);
+    assert!(
+        r.write.bw_bytes_per_s > 800e6,
+        "the writes keep their pace: {:?}",
+        r.write
+    );
+}
+
+#[test]
 fn writes_smaller_than_a_mapping_unit_merge_in_the_buffer_or_cost_a_read() {
     // The FTL maps 4 KiB. Sequential 512-byte writes fill each LPN in the buffer a sector at
     // a time, so the NAND takes each byte once; random ones each take a whole LPN.
