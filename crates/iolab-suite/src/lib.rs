@@ -76,4 +76,242 @@ mod tests {
             );
         }
     }
+
+    /// A one-phase suite: `prepare` (a TOML inline table, or empty), a step named 's' with
+    /// `step` lines after its job, and `rest` after the phase (scores).
+    fn suite_text(prepare: &str, step: &str, rest: &str) -> String {
+        let prepare = if prepare.is_empty() {
+            String::new()
+        } else {
+            format!("prepare = {prepare}\n")
+        };
+        format!(
+            "name = 'x'\ntitle = 'x'\n[[phase]]\nname = 'p'\n{prepare}[[phase.step]]\n\
+             name = 's'\njob = {{ access = 'randrw', block_size = '4k', duration_s = 10, \
+             size = '64m' }}\n{step}\n{rest}"
+        )
+    }
+
+    /// Each case: the suite text and what its error must say besides the file.
+    fn assert_refused(cases: &[(String, &str)]) {
+        for (text, hint) in cases {
+            match super::SuiteSpec::parse(text, "my.toml") {
+                Ok(_) => panic!("accepted, expected '{hint}':\n{text}"),
+                Err(e) => {
+                    let e = e.to_string();
+                    assert!(
+                        e.starts_with("my.toml: ") && e.contains(hint),
+                        "{hint}: {e}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn sweep_values_of_the_wrong_type_are_refused_not_truncated() {
+        let sweep = |values: &str| suite_text("", &format!("sweep = [{values}]"), "");
+        assert_refused(&[
+            (
+                sweep("{ key = 'queue_depth', values = [1.9, 2] }"),
+                "step 's', key sweep.queue_depth: 1.9 is not a value for queue_depth",
+            ),
+            (
+                sweep("{ key = 'threads', values = [1.5] }"),
+                "key sweep.threads: 1.5 is not a value for threads",
+            ),
+            (
+                sweep("{ key = 'block_size', values = [4096.7, '4k'] }"),
+                "key sweep.block_size: 4096.7 is not a block size",
+            ),
+            (
+                sweep("{ key = 'queue_depth', values = [-1] }"),
+                "key sweep.queue_depth: -1 is not a value",
+            ),
+            (
+                sweep("{ key = 'read_pct', values = ['50'] }"),
+                "key sweep.read_pct: \"50\" is not a value",
+            ),
+        ]);
+        // Whole numbers, sizes and fractional read shares stay welcome.
+        let ok = sweep(
+            "{ key = 'queue_depth', values = [1, 32] }, { key = 'block_size', values = [4096, '1m'] }, \
+             { key = 'read_pct', values = [62.5] }",
+        );
+        super::SuiteSpec::parse(&ok, "my.toml").unwrap();
+    }
+
+    #[test]
+    fn every_sweep_point_is_checked_before_anything_runs() {
+        let sweep = |values: &str| suite_text("", &format!("sweep = [{values}]"), "");
+        assert_refused(&[
+            (
+                sweep("{ key = 'queue_depth', values = [1, 0] }"),
+                "step 's', key sweep.queue_depth: 0 is outside 1–4096 (at the sweep point queue_depth = 0)",
+            ),
+            (
+                sweep("{ key = 'read_pct', values = [150] }"),
+                "key sweep.read_pct: 150 is outside 0–100",
+            ),
+            (
+                sweep("{ key = 'threads', values = [2, 0] }"),
+                "key sweep.threads: 0 is outside 1–1024",
+            ),
+            (
+                sweep("{ key = 'block_size', values = ['4k', 0] }"),
+                "key sweep.block_size: a block size of 0 bytes",
+            ),
+            (
+                sweep("{ key = 'block_size', values = ['3000'] }"),
+                "key sweep.block_size: 3000 bytes is not a multiple of 512",
+            ),
+            // The second sweep's point, not only the first's.
+            (
+                sweep("{ key = 'read_pct', values = [0, 100] }, { key = 'queue_depth', values = [1, 5000] }"),
+                "key sweep.queue_depth: 5000 is outside",
+            ),
+            (
+                sweep("{ key = 'queue_depth', values = [1, 2] }, { key = 'queue_depth', values = [4] }"),
+                "key sweep.queue_depth: queue_depth is swept twice",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn preparation_values_are_checked() {
+        let prep = |p: &str| suite_text(p, "", "");
+        assert_refused(&[
+            (
+                prep("{ fill_passes = 1, fill_block_size = 'banana' }"),
+                "phase 'p', key prepare.fill_block_size: 'banana' is not a size",
+            ),
+            (
+                prep("{ fill_passes = 1, fill_block_size = '0' }"),
+                "phase 'p', key prepare.fill_block_size: the fill job: a block size of 0 bytes",
+            ),
+            (
+                prep("{ idle_s = inf }"),
+                "phase 'p', key prepare.idle_s: inf must be zero or more",
+            ),
+            (
+                prep("{ idle_s = -5 }"),
+                "key prepare.idle_s: -5 must be zero or more",
+            ),
+            (
+                prep("{ idle_s = nan }"),
+                "key prepare.idle_s: NaN must be zero or more",
+            ),
+            (
+                suite_text("", "io_limit_spans = -1", ""),
+                "step 's', key io_limit_spans: -1 must be a positive number",
+            ),
+            (
+                suite_text("", "io_limit_spans = 0", ""),
+                "key io_limit_spans: 0 must be a positive number",
+            ),
+            (
+                suite_text("", "io_limit_spans = nan", ""),
+                "key io_limit_spans: NaN must be a positive number",
+            ),
+        ]);
+    }
+
+    #[test]
+    fn a_tracked_job_is_one_job_the_sweep_runs() {
+        let track = |sweep: &str, track: &str| {
+            suite_text(
+                "",
+                &format!("sweep = [{sweep}]\nsteady_state = {{ metric = 'write_iops', track = [{track}] }}"),
+                "",
+            )
+        };
+        let mix = "{ key = 'read_pct', values = [100, 0] }";
+        assert_refused(&[
+            (
+                track(mix, "{ key = 'read_pct', values = [50] }"),
+                "key steady_state.track: step 's' does not run read_pct = 50; its sweep offers 100, 0",
+            ),
+            (
+                track(mix, "{ key = 'read_pct', values = [0, 100] }"),
+                "track names one job, so one value of read_pct; the sweep offers 100, 0",
+            ),
+            (
+                track(
+                    "{ key = 'read_pct', values = [100, 0] }, { key = 'block_size', values = ['4k', '8k'] }",
+                    "{ key = 'read_pct', values = [0] }",
+                ),
+                "track gives no value of block_size",
+            ),
+            (track(mix, ""), "track gives no value of read_pct"),
+        ]);
+        let ok = track(mix, "{ key = 'read_pct', values = [0] }");
+        super::SuiteSpec::parse(&ok, "my.toml").unwrap();
+    }
+
+    #[test]
+    fn scores_that_would_pick_nothing_are_refused() {
+        let score = |lines: &str| {
+            suite_text(
+                "",
+                "sweep = [{ key = 'queue_depth', values = [1, 2] }]",
+                &format!("[[score]]\nname = 'x'\nstep = 's'\n{lines}"),
+            )
+        };
+        assert_refused(&[
+            (
+                score("rule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'queue_depth', values = [64] }]"),
+                "score 'x', key where: step 's' does not run queue_depth = 64; its sweep offers 1, 2",
+            ),
+            (
+                score("rule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'threads', values = [1] }]"),
+                "score 'x', key where: step 's' does not sweep threads; it sweeps queue_depth",
+            ),
+            (
+                score("rule = 'weighted'\nterms = [{ step = 's', metric = 'write_iops', weight = nan }]"),
+                "score 'x', key terms.weight: NaN is not a weight",
+            ),
+            (
+                score("rule = 'weighted'\nterms = [{ step = 's', metric = 'write_iops', weight = 1, where = [{ key = 'queue_depth', values = [3] }] }]"),
+                "key terms.where: step 's' does not run queue_depth = 3",
+            ),
+            // The step measures 10 s per job: a 400 s window would be the whole run.
+            (
+                score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 400"),
+                "score 'x', key seconds: 400 s is longer than step 's' measures (10 s per job)",
+            ),
+            (
+                score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = inf"),
+                "key seconds: last_seconds needs a finite number",
+            ),
+        ]);
+        super::SuiteSpec::parse(
+            &score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 10"),
+            "my.toml",
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn suites_without_steps_and_unknown_charts_are_refused() {
+        assert_refused(&[
+            (
+                "name = 'x'\ntitle = 'x'\nphase = []\n".to_string(),
+                "key phase: the suite has no steps",
+            ),
+            (
+                format!("{}[[phase]]\nname = 'empty'\n", suite_text("", "", "")),
+                "phase 'empty', key step: this phase neither prepares nor has steps",
+            ),
+            (
+                suite_text("", "chart = 'pie-in-the-sky'", ""),
+                "step 's', key chart: unknown chart 'pie-in-the-sky'; use one of qd-lines",
+            ),
+        ]);
+        // A phase that only prepares the next one's steps is how the built-in suites purge.
+        let text = suite_text("", "", "").replace(
+            "[[phase]]",
+            "[[phase]]\nname = 'prepare'\nprepare = { purge = true }\n[[phase]]",
+        );
+        super::SuiteSpec::parse(&text, "my.toml").unwrap();
+    }
 }

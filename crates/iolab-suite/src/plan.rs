@@ -1,8 +1,8 @@
 //! From a step to its jobs: the suite's defaults under the step's keys, each sweep point, and
 //! the `--scale` factor applied to every duration and size.
 
-use crate::spec::{StepSpec, SuiteSpec, SweepSpec};
-use iolab_core::job::{parse_bssplit, JobSpec};
+use crate::spec::{PhaseSpec, StepSpec, SuiteError, SuiteSpec, SweepSpec};
+use iolab_core::job::{parse_bssplit, Access, JobSpec};
 use iolab_core::result::SweepValue;
 use iolab_core::size::ByteSize;
 
@@ -56,13 +56,19 @@ pub struct PlannedJob {
     pub sweep: Vec<SweepValue>,
 }
 
-/// The jobs of `step`, in sweep order, scaled.
-pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJob> {
+/// The jobs of `step`, in sweep order, scaled; an error names a sweep value that is not one.
+pub fn step_jobs(
+    suite: &SuiteSpec,
+    step: &StepSpec,
+    scale: f64,
+) -> Result<Vec<PlannedJob>, SuiteError> {
     let mut base = suite.job.clone();
     base.overlay(&step.job);
     let mut points: Vec<Vec<SweepValue>> = vec![Vec::new()];
     for sw in &step.sweep {
-        let values = sw.numbers().expect("validated");
+        let values = sw
+            .numbers()
+            .map_err(|m| suite.error(format!("step '{}', key sweep.{}", step.name, sw.key), m))?;
         points = points
             .into_iter()
             .flat_map(|p| {
@@ -77,7 +83,7 @@ pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJ
             })
             .collect();
     }
-    points
+    Ok(points
         .into_iter()
         .map(|sweep| {
             let mut spec = base.clone();
@@ -96,7 +102,41 @@ pub fn step_jobs(suite: &SuiteSpec, step: &StepSpec, scale: f64) -> Vec<PlannedJ
             });
             PlannedJob { spec, sweep }
         })
-        .collect()
+        .collect())
+}
+
+/// Pass `pass` of a phase's fill: sequential incompressible writes of `fill_block_size`
+/// (128 KiB, SNIA's WIPC, by default) over the span the suite's jobs use (CrystalDiskMark's
+/// 1 GiB test file), or the whole target when they use all of it (SNIA PTS), scaled as the
+/// steps' jobs are so that a scaled run fills what it tests.
+pub fn fill_job(
+    suite: &SuiteSpec,
+    phase: &PhaseSpec,
+    pass: u32,
+    scale: f64,
+) -> Result<JobSpec, SuiteError> {
+    let block = phase
+        .prepare
+        .as_ref()
+        .and_then(|p| p.fill_block_size.as_deref())
+        .unwrap_or("128k");
+    let block_size = block.parse::<ByteSize>().map_err(|e| {
+        suite.error(
+            format!("phase '{}', key prepare.fill_block_size", phase.name),
+            e.to_string(),
+        )
+    })?;
+    let mut spec = JobSpec {
+        name: Some(format!("{}: fill pass {pass}", phase.name)),
+        access: Some(Access::Write),
+        block_size: Some(block_size),
+        queue_depth: Some(8),
+        offset: suite.job.offset,
+        size: suite.job.size,
+        ..JobSpec::default()
+    };
+    scale_job(&mut spec, scale);
+    Ok(spec)
 }
 
 fn apply_sweep(spec: &mut JobSpec, sv: &SweepValue) {
@@ -166,7 +206,7 @@ sweep = [{ key = "read_pct", values = [100, 0] }, { key = "queue_depth", values 
 "#,
         );
         let (_, step) = s.steps().next().unwrap();
-        let jobs = step_jobs(&s, step, 0.5);
+        let jobs = step_jobs(&s, step, 0.5).unwrap();
         assert_eq!(jobs.len(), 6);
         assert_eq!(jobs[0].spec.name.as_deref(), Some("db R100 QD1"));
         assert_eq!(jobs[3].spec.name.as_deref(), Some("db R0 QD1"));

@@ -4,9 +4,9 @@
 use crate::plan::{size_label, step_jobs};
 use crate::score;
 use crate::spec::{StepSpec, SuiteSpec};
-use iolab_core::job::{Access, JobSpec};
+use iolab_core::job::JobSpec;
 use iolab_core::result::{JobResult, SteadyStateReport, StepInfo, SuiteSummary};
-use iolab_core::size::ByteSize;
+use iolab_core::size::{format_size, ByteSize};
 use iolab_core::steady;
 
 /// Why a job did not run.
@@ -82,6 +82,12 @@ pub fn run_suite(
         },
         ..SuiteRun::default()
     };
+    // Parsing checked the plan at scale 1; this run's scale is checked before anything runs,
+    // so a bad job cannot stop the suite after earlier steps took their time.
+    if let Err(e) = suite.check_plan(scale) {
+        run.incomplete = Some(format!("nothing ran: {e}"));
+        return run;
+    }
     'phases: for phase in &suite.phases {
         if let Some(prep) = &phase.prepare {
             if prep.purge {
@@ -97,19 +103,14 @@ pub fn run_suite(
                 }
             }
             for pass in 1..=prep.fill_passes {
-                let block = prep.fill_block_size.as_deref().unwrap_or("128k");
-                let mut spec = JobSpec {
-                    name: Some(format!("{}: fill pass {pass}", phase.name)),
-                    access: Some(Access::Write),
-                    block_size: Some(block.parse::<ByteSize>().unwrap_or(ByteSize(128 << 10))),
-                    queue_depth: Some(8),
-                    // The span the suite's jobs use (CrystalDiskMark's 1 GiB test file), or
-                    // the whole target when they use all of it (SNIA PTS).
-                    offset: suite.job.offset,
-                    size: suite.job.size,
-                    ..JobSpec::default()
+                let spec = match crate::plan::fill_job(suite, phase, pass, scale) {
+                    Ok(spec) => spec,
+                    Err(e) => {
+                        run.incomplete = Some(e.to_string());
+                        break 'phases;
+                    }
                 };
-                crate::plan::scale_job(&mut spec, scale);
+                let block = format_size(spec.block_size.map_or(128 << 10, |b| b.0));
                 let info = StepInfo {
                     phase: phase.name.clone(),
                     step: format!("fill pass {pass}"),
@@ -226,7 +227,7 @@ fn run_step(
             Err(SkipOrFail::Fail(why)) => Err(format!("step '{}': {why}", step.name)),
         };
     }
-    let mut jobs = step_jobs(suite, step, scale);
+    let mut jobs = step_jobs(suite, step, scale).map_err(|e| e.to_string())?;
     if let Some(spans) = step.io_limit_spans {
         // "Write N × the capacity" (SNIA WSAT): a byte limit relative to the job's span.
         for j in &mut jobs {
@@ -453,6 +454,26 @@ job = { access = "randread", duration_s = 1 }
                 "scale {scale}"
             );
         }
+    }
+
+    #[test]
+    fn a_plan_invalid_at_the_runs_scale_runs_nothing() {
+        let mut suite = SuiteSpec::parse(SUITE, "my.toml").unwrap();
+        // Valid when parsed; a duration that scales to nothing is not (the scale is the run's).
+        suite.phases[0].steps[1].job.duration_s = Some(1e-300);
+        let mut exec = Scripted {
+            write_iops: vec![],
+            calls: 0,
+            purges: 0,
+            fail_at: None,
+        };
+        let run = run_suite(&suite, 1e-300, &mut exec, &mut |_| {});
+        let why = run.incomplete.unwrap_or_default();
+        assert!(
+            why.starts_with("nothing ran: my.toml: step 'after', key job.duration_s"),
+            "{why}"
+        );
+        assert_eq!((exec.calls, exec.purges, run.jobs.len()), (0, 0, 0));
     }
 
     #[test]

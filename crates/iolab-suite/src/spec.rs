@@ -33,7 +33,7 @@
 
 use iolab_core::job::JobSpec;
 use iolab_core::result::JobResult;
-use iolab_core::size::parse_size;
+use iolab_core::size::{format_size, parse_size};
 use serde::Deserialize;
 
 /// A whole suite.
@@ -56,6 +56,10 @@ pub struct SuiteSpec {
     /// Scores computed at the end.
     #[serde(default, rename = "score")]
     pub scores: Vec<ScoreSpec>,
+    /// Where the suite came from (its file, or `built-in NAME`), so that what is found wrong
+    /// after parsing (at a run's own scale) still names the file. Set by [`SuiteSpec::parse`].
+    #[serde(skip)]
+    pub origin: String,
 }
 
 /// A phase: optional preparation, then its steps.
@@ -244,9 +248,22 @@ pub const SERIES_METRICS: &[&str] = &[
 ];
 /// The score rules.
 pub const RULES: &[&str] = &["mean", "last_seconds", "weighted", "rating"];
+/// The charts reports draw (see [`iolab_core::result::StepInfo::chart`]); a step with any
+/// other would get no chart at all.
+pub const CHARTS: &[&str] = &[
+    "qd-lines",
+    "bs-lines",
+    "mix-lines",
+    "bars",
+    "atto",
+    "scatter",
+    "heatmap",
+    "table",
+];
 
 impl SweepSpec {
-    /// The values as numbers (sizes in bytes), or why not.
+    /// The values as numbers (sizes in bytes), or why not. Queue depths and threads take whole
+    /// numbers only and block sizes whole bytes or a size string: `1.9` was once run as 1.
     pub fn numbers(&self) -> Result<Vec<f64>, String> {
         if !SWEEP_KEYS.contains(&self.key.as_str()) {
             return Err(format!(
@@ -258,29 +275,106 @@ impl SweepSpec {
         if self.values.is_empty() {
             return Err(format!("sweep of '{}' has no values", self.key));
         }
-        self.values
-            .iter()
-            .map(|v| match v {
-                toml::Value::Integer(i) => Ok(*i as f64),
-                toml::Value::Float(f) => Ok(*f),
-                toml::Value::String(s) if self.key == "block_size" => {
-                    parse_size(s).map(|b| b as f64).map_err(|e| e.to_string())
-                }
-                other => Err(format!("'{other}' is not a value for {}", self.key)),
-            })
-            .collect()
+        self.values.iter().map(|v| self.number(v)).collect()
+    }
+
+    fn number(&self, value: &toml::Value) -> Result<f64, String> {
+        use toml::Value::{Float, Integer, String as Text};
+        match (self.key.as_str(), value) {
+            ("queue_depth" | "threads", Integer(i)) if (0..=i64::from(u32::MAX)).contains(i) => {
+                Ok(*i as f64)
+            }
+            ("queue_depth" | "threads", other) => Err(format!(
+                "{other} is not a value for {}: give a whole number such as 1, 4 or 32",
+                self.key
+            )),
+            ("block_size", Integer(i)) if *i >= 0 => Ok(*i as f64),
+            ("block_size", Text(s)) => parse_size(s).map(|b| b as f64).map_err(|e| e.to_string()),
+            ("block_size", other) => Err(format!(
+                "{other} is not a block size: give whole bytes (4096) or a size (\"4k\")"
+            )),
+            (_, Integer(i)) => Ok(*i as f64),
+            (_, Float(f)) => Ok(*f),
+            (key, other) => Err(format!("{other} is not a value for {key}: give a number")),
+        }
     }
 }
 
+/// A swept value as a suite file would write it (`4k`, `32`).
+pub fn show_value(key: &str, value: f64) -> String {
+    if key == "block_size" {
+        format_size(value as u64)
+    } else {
+        format!("{value}")
+    }
+}
+
+/// The values a step's sweep offers for `key`, for errors (`1, 2, 4`).
+fn offered(sweep: &SweepSpec) -> String {
+    sweep
+        .numbers()
+        .unwrap_or_default()
+        .iter()
+        .map(|&v| show_value(&sweep.key, v))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Checks that `filter` picks jobs of `step`'s sweep: every key swept (once), every value one
+/// the sweep runs. A filter that picks nothing would drop its score silently.
+fn check_filter(step: &StepSpec, filter: &[SweepSpec]) -> Result<(), String> {
+    for (i, f) in filter.iter().enumerate() {
+        let values = f.numbers()?;
+        if filter[..i].iter().any(|g| g.key == f.key) {
+            return Err(format!(
+                "{} is given twice; give all its values in one entry",
+                f.key
+            ));
+        }
+        let Some(swept) = step.sweep.iter().find(|s| s.key == f.key) else {
+            let swept: Vec<&str> = step.sweep.iter().map(|s| s.key.as_str()).collect();
+            return Err(if swept.is_empty() {
+                format!(
+                    "step '{}' has no sweep, so nothing to pick by {}",
+                    step.name, f.key
+                )
+            } else {
+                format!(
+                    "step '{}' does not sweep {}; it sweeps {}",
+                    step.name,
+                    f.key,
+                    swept.join(", ")
+                )
+            });
+        };
+        let runs = swept.numbers()?;
+        if let Some(v) = values
+            .iter()
+            .find(|v| !runs.iter().any(|r| (*r - **v).abs() < 1e-9))
+        {
+            return Err(format!(
+                "step '{}' does not run {} = {}; its sweep offers {}",
+                step.name,
+                f.key,
+                show_value(&f.key, *v),
+                offered(swept)
+            ));
+        }
+    }
+    Ok(())
+}
+
 impl SuiteSpec {
-    /// Parses and validates a suite from TOML text; `origin` names it in errors.
+    /// Parses and validates a suite from TOML text; `origin` names it in errors. Every job the
+    /// suite plans is checked here, so a bad value is refused before anything runs.
     pub fn parse(text: &str, origin: &str) -> Result<SuiteSpec, SuiteError> {
-        let spec: SuiteSpec = toml::from_str(text).map_err(|e| SuiteError {
+        let mut spec: SuiteSpec = toml::from_str(text).map_err(|e| SuiteError {
             origin: origin.to_string(),
             place: "syntax".into(),
             message: e.to_string(),
         })?;
-        spec.validate(origin)?;
+        spec.origin = origin.to_string();
+        spec.validate()?;
         Ok(spec)
     }
 
@@ -291,148 +385,323 @@ impl SuiteSpec {
             .flat_map(|p| p.steps.iter().map(move |s| (p, s)))
     }
 
-    fn validate(&self, origin: &str) -> Result<(), SuiteError> {
-        let fail = |place: String, message: String| SuiteError {
-            origin: origin.to_string(),
-            place,
-            message,
-        };
-        let mut names: Vec<&str> = Vec::new();
-        for (_, step) in self.steps() {
-            let place = |key: &str| format!("step '{}', key {key}", step.name);
-            if names.contains(&step.name.as_str()) {
-                return Err(fail(
-                    place("name"),
-                    "two steps share this name; names must be unique".into(),
-                ));
-            }
-            names.push(&step.name);
-            if let Some(f) = &step.files {
-                if !["create", "read", "copy-near", "copy-far"].contains(&f.op.as_str()) {
-                    return Err(fail(
-                        place("files.op"),
-                        format!(
-                            "unknown operation '{}'; use create, read, copy-near or copy-far",
-                            f.op
-                        ),
-                    ));
-                }
-                parse_size(&f.file_size)
-                    .map_err(|e| fail(place("files.file_size"), e.to_string()))?;
-                if f.count == 0 {
-                    return Err(fail(
-                        place("files.count"),
-                        "a set needs at least one file".into(),
-                    ));
-                }
-                if !step.sweep.is_empty() || step.steady_state.is_some() {
-                    return Err(fail(
-                        place("files"),
-                        "a file-set step takes no sweep or steady_state".into(),
-                    ));
-                }
-                continue;
-            }
-            let mut job = self.job.clone();
-            job.overlay(&step.job);
-            job.validate()
-                .map_err(|e| fail(place(&format!("job.{}", e.key)), e.message))?;
-            for sw in &step.sweep {
-                sw.numbers().map_err(|m| fail(place("sweep"), m))?;
-            }
-            if let Some(ss) = &step.steady_state {
-                if !JobResult::METRICS.contains(&ss.metric.as_str()) {
-                    return Err(fail(
-                        place("steady_state.metric"),
-                        format!(
-                            "unknown metric; use one of {}",
-                            JobResult::METRICS.join(", ")
-                        ),
-                    ));
-                }
-                if ss.window < 2 || ss.max_rounds < ss.window {
-                    return Err(fail(
-                        place("steady_state"),
-                        "need window ≥ 2 and max_rounds ≥ window".into(),
-                    ));
-                }
-                for t in &ss.track {
-                    t.numbers()
-                        .map_err(|m| fail(place("steady_state.track"), m))?;
-                    if !step.sweep.iter().any(|s| s.key == t.key) {
-                        return Err(fail(
-                            place("steady_state.track"),
-                            format!("'{}' is not swept by this step", t.key),
-                        ));
-                    }
-                }
-            }
+    /// An error in this suite at `place`.
+    pub fn error(&self, place: impl Into<String>, message: impl Into<String>) -> SuiteError {
+        SuiteError {
+            origin: self.origin.clone(),
+            place: place.into(),
+            message: message.into(),
         }
-        for score in &self.scores {
-            let place = |key: &str| format!("score '{}', key {key}", score.name);
-            if !RULES.contains(&score.rule.as_str()) {
-                return Err(fail(
-                    place("rule"),
-                    format!(
-                        "unknown rule '{}'; use one of {}",
-                        score.rule,
-                        RULES.join(", ")
-                    ),
-                ));
-            }
-            let known = |s: &str| names.contains(&s);
-            let metric_ok = |m: &str| {
-                if score.rule == "last_seconds" {
-                    SERIES_METRICS.contains(&m)
-                } else {
-                    JobResult::METRICS.contains(&m)
+    }
+
+    /// Checks every job the suite would run at `scale` (each fill pass, each sweep point of
+    /// each step) the way the executor will, naming the step and key of the first bad one.
+    /// [`SuiteSpec::parse`] checks at scale 1; sizes and durations scale so that a job valid
+    /// there stays valid, but a run at another scale checks again before it starts.
+    pub fn check_plan(&self, scale: f64) -> Result<(), SuiteError> {
+        if !(scale.is_finite() && scale > 0.0) {
+            return Err(self.error("scale", format!("{scale} must be a positive number")));
+        }
+        for phase in &self.phases {
+            if let Some(prep) = &phase.prepare {
+                if prep.fill_passes > 0 || prep.fill_block_size.is_some() {
+                    let fill = crate::plan::fill_job(self, phase, 1, scale)?;
+                    fill.validate().map_err(|e| {
+                        self.error(
+                            format!("phase '{}', key prepare.fill_block_size", phase.name),
+                            format!("the fill job: {}", e.message),
+                        )
+                    })?;
                 }
-            };
-            if score.rule == "weighted" {
-                if score.terms.is_empty() {
-                    return Err(fail(place("terms"), "a weighted score needs terms".into()));
-                }
-                for t in &score.terms {
-                    if !known(&t.step) {
-                        return Err(fail(
-                            place("terms.step"),
-                            format!("no step named '{}'", t.step),
-                        ));
-                    }
-                    if !metric_ok(&t.metric) {
-                        return Err(fail(
-                            place("terms.metric"),
-                            format!("unknown metric '{}'", t.metric),
-                        ));
-                    }
-                }
-                continue;
             }
-            match &score.step {
-                Some(s) if known(s) => {}
-                Some(s) => return Err(fail(place("step"), format!("no step named '{s}'"))),
-                None => return Err(fail(place("step"), "this rule needs a step".into())),
-            }
-            match &score.metric {
-                Some(m) if metric_ok(m) => {}
-                Some(m) => {
-                    return Err(fail(
-                        place("metric"),
-                        format!("unknown metric '{m}' for rule {}", score.rule),
-                    ))
-                }
-                None => return Err(fail(place("metric"), "this rule needs a metric".into())),
-            }
-            if score.rule == "last_seconds" && !score.seconds.is_some_and(|s| s > 0.0) {
-                return Err(fail(
-                    place("seconds"),
-                    "last_seconds needs seconds > 0".into(),
-                ));
-            }
-            for f in &score.filter {
-                f.numbers().map_err(|m| fail(place("where"), m))?;
+            for step in phase.steps.iter().filter(|s| s.files.is_none()) {
+                self.check_step_jobs(step, scale)?;
             }
         }
         Ok(())
     }
+
+    /// Checks every planned job of `step` at `scale`: a bad value of a swept key names the
+    /// sweep and the point, any other the step's job key.
+    fn check_step_jobs(&self, step: &StepSpec, scale: f64) -> Result<(), SuiteError> {
+        for job in crate::plan::step_jobs(self, step, scale)? {
+            if let Err(e) = job.spec.validate() {
+                let point = job.sweep.iter().find(|p| p.key == e.key);
+                let (key, message) = match point {
+                    Some(p) => (
+                        format!("sweep.{}", e.key),
+                        format!(
+                            "{} (at the sweep point {} = {})",
+                            e.message,
+                            p.key,
+                            show_value(&p.key, p.value)
+                        ),
+                    ),
+                    None => (format!("job.{}", e.key), e.message),
+                };
+                return Err(self.error(format!("step '{}', key {key}", step.name), message));
+            }
+        }
+        Ok(())
+    }
+
+    fn step_named(&self, name: &str) -> Option<&StepSpec> {
+        self.steps().map(|(_, s)| s).find(|s| s.name == name)
+    }
+
+    fn validate(&self) -> Result<(), SuiteError> {
+        if self.steps().next().is_none() {
+            return Err(self.error(
+                "key phase",
+                "the suite has no steps; add a [[phase]] with a [[phase.step]]",
+            ));
+        }
+        for phase in &self.phases {
+            let place = |key: &str| format!("phase '{}', key {key}", phase.name);
+            // A phase may only prepare (purge and fill before the next phase's steps), but
+            // one that neither prepares nor measures is a mistake.
+            let prepares = phase
+                .prepare
+                .as_ref()
+                .is_some_and(|p| p.purge || p.fill_passes > 0 || p.idle_s != 0.0);
+            if phase.steps.is_empty() && !prepares {
+                return Err(self.error(
+                    place("step"),
+                    "this phase neither prepares nor has steps; add a [[phase.step]] or a \
+                     prepare (purge, fill_passes, idle_s)",
+                ));
+            }
+            if let Some(prep) = &phase.prepare {
+                if !(prep.idle_s.is_finite() && prep.idle_s >= 0.0) {
+                    return Err(self.error(
+                        place("prepare.idle_s"),
+                        format!("{} must be zero or more seconds", prep.idle_s),
+                    ));
+                }
+                if let Some(b) = &prep.fill_block_size {
+                    parse_size(b)
+                        .map_err(|e| self.error(place("prepare.fill_block_size"), e.to_string()))?;
+                }
+            }
+        }
+        let mut names: Vec<&str> = Vec::new();
+        for (_, step) in self.steps() {
+            if names.contains(&step.name.as_str()) {
+                return Err(self.error(
+                    format!("step '{}', key name", step.name),
+                    "two steps share this name; names must be unique",
+                ));
+            }
+            names.push(&step.name);
+            self.validate_step(step)?;
+        }
+        for score in &self.scores {
+            self.validate_score(score)?;
+        }
+        self.check_plan(1.0)
+    }
+
+    fn validate_step(&self, step: &StepSpec) -> Result<(), SuiteError> {
+        let place = |key: &str| format!("step '{}', key {key}", step.name);
+        let fail = |key: &str, message: String| self.error(place(key), message);
+        if !CHARTS.contains(&step.chart.as_str()) {
+            return Err(fail(
+                "chart",
+                format!(
+                    "unknown chart '{}'; use one of {}",
+                    step.chart,
+                    CHARTS.join(", ")
+                ),
+            ));
+        }
+        if let Some(f) = &step.files {
+            if !["create", "read", "copy-near", "copy-far"].contains(&f.op.as_str()) {
+                return Err(fail(
+                    "files.op",
+                    format!(
+                        "unknown operation '{}'; use create, read, copy-near or copy-far",
+                        f.op
+                    ),
+                ));
+            }
+            match parse_size(&f.file_size) {
+                Ok(0) => {
+                    return Err(fail(
+                        "files.file_size",
+                        "files of 0 bytes; give a size such as \"1m\"".into(),
+                    ))
+                }
+                Ok(_) => {}
+                Err(e) => return Err(fail("files.file_size", e.to_string())),
+            }
+            if f.count == 0 {
+                return Err(fail("files.count", "a set needs at least one file".into()));
+            }
+            if !step.sweep.is_empty() || step.steady_state.is_some() {
+                return Err(fail(
+                    "files",
+                    "a file-set step takes no sweep or steady_state".into(),
+                ));
+            }
+            return Ok(());
+        }
+        for (i, sw) in step.sweep.iter().enumerate() {
+            sw.numbers()
+                .map_err(|m| fail(&format!("sweep.{}", sw.key), m))?;
+            if step.sweep[..i].iter().any(|s| s.key == sw.key) {
+                return Err(fail(
+                    &format!("sweep.{}", sw.key),
+                    format!(
+                        "{} is swept twice; give all its values in one entry",
+                        sw.key
+                    ),
+                ));
+            }
+        }
+        if let Some(spans) = step.io_limit_spans {
+            if !(spans.is_finite() && spans > 0.0) {
+                return Err(fail(
+                    "io_limit_spans",
+                    format!("{spans} must be a positive number of spans (SNIA WSAT writes 4)"),
+                ));
+            }
+        }
+        if let Some(ss) = &step.steady_state {
+            if !JobResult::METRICS.contains(&ss.metric.as_str()) {
+                return Err(fail(
+                    "steady_state.metric",
+                    format!(
+                        "unknown metric; use one of {}",
+                        JobResult::METRICS.join(", ")
+                    ),
+                ));
+            }
+            if ss.window < 2 || ss.max_rounds < ss.window {
+                return Err(fail(
+                    "steady_state",
+                    "need window ≥ 2 and max_rounds ≥ window".into(),
+                ));
+            }
+            check_track(step, &ss.track).map_err(|m| fail("steady_state.track", m))?;
+        }
+        Ok(())
+    }
+
+    fn validate_score(&self, score: &ScoreSpec) -> Result<(), SuiteError> {
+        let place = |key: &str| format!("score '{}', key {key}", score.name);
+        let fail = |key: &str, message: String| self.error(place(key), message);
+        if !RULES.contains(&score.rule.as_str()) {
+            return Err(fail(
+                "rule",
+                format!(
+                    "unknown rule '{}'; use one of {}",
+                    score.rule,
+                    RULES.join(", ")
+                ),
+            ));
+        }
+        let metric_ok = |m: &str| {
+            if score.rule == "last_seconds" {
+                SERIES_METRICS.contains(&m)
+            } else {
+                JobResult::METRICS.contains(&m)
+            }
+        };
+        if score.rule == "weighted" {
+            if score.terms.is_empty() {
+                return Err(fail("terms", "a weighted score needs terms".into()));
+            }
+            for t in &score.terms {
+                let Some(step) = self.step_named(&t.step) else {
+                    return Err(fail("terms.step", format!("no step named '{}'", t.step)));
+                };
+                if !metric_ok(&t.metric) {
+                    return Err(fail(
+                        "terms.metric",
+                        format!("unknown metric '{}'", t.metric),
+                    ));
+                }
+                if !t.weight.is_finite() {
+                    return Err(fail(
+                        "terms.weight",
+                        format!("{} is not a weight; give a finite number", t.weight),
+                    ));
+                }
+                check_filter(step, &t.filter).map_err(|m| fail("terms.where", m))?;
+            }
+            return Ok(());
+        }
+        let step = match &score.step {
+            Some(s) => self
+                .step_named(s)
+                .ok_or_else(|| fail("step", format!("no step named '{s}'")))?,
+            None => return Err(fail("step", "this rule needs a step".into())),
+        };
+        match &score.metric {
+            Some(m) if metric_ok(m) => {}
+            Some(m) => {
+                return Err(fail(
+                    "metric",
+                    format!("unknown metric '{m}' for rule {}", score.rule),
+                ))
+            }
+            None => return Err(fail("metric", "this rule needs a metric".into())),
+        }
+        if score.rule == "last_seconds" {
+            let Some(secs) = score.seconds.filter(|s| s.is_finite() && *s > 0.0) else {
+                return Err(fail(
+                    "seconds",
+                    "last_seconds needs a finite number of seconds > 0".into(),
+                ));
+            };
+            // A window longer than the run would be the mean of the whole run under a name
+            // that says otherwise.
+            let shortest = crate::plan::step_jobs(self, step, 1.0)?
+                .iter()
+                .filter_map(|j| j.spec.duration_s)
+                .fold(f64::INFINITY, f64::min);
+            if secs > shortest + 1e-9 {
+                return Err(fail(
+                    "seconds",
+                    format!(
+                        "{secs} s is longer than step '{}' measures ({shortest} s per job); \
+                         give at most {shortest}",
+                        step.name
+                    ),
+                ));
+            }
+        }
+        check_filter(step, &score.filter).map_err(|m| fail("where", m))
+    }
+}
+
+/// Checks that `track` names exactly one job of `step`'s sweep: one value of every swept key,
+/// each a value the sweep runs. Otherwise the first job that matched was tracked, silently.
+fn check_track(step: &StepSpec, track: &[SweepSpec]) -> Result<(), String> {
+    for t in track {
+        if !step.sweep.iter().any(|s| s.key == t.key) {
+            return Err(format!("'{}' is not swept by this step", t.key));
+        }
+        if t.values.len() != 1 {
+            let swept = step.sweep.iter().find(|s| s.key == t.key);
+            return Err(format!(
+                "track names one job, so one value of {}; the sweep offers {}",
+                t.key,
+                swept.map(offered).unwrap_or_default()
+            ));
+        }
+    }
+    check_filter(step, track)?;
+    let several = step.sweep.iter().any(|s| s.values.len() > 1);
+    for sw in step.sweep.iter().filter(|_| several) {
+        if !track.iter().any(|t| t.key == sw.key) {
+            return Err(format!(
+                "track gives no value of {}; name the tracked job by every swept key \
+                 (the sweep offers {})",
+                sw.key,
+                offered(sw)
+            ));
+        }
+    }
+    Ok(())
 }
