@@ -1,7 +1,7 @@
 //! Scores from a suite's job results: pure functions, one per rule (see [`crate::spec::ScoreSpec`]).
 
 use crate::plan::matches;
-use crate::spec::ScoreSpec;
+use crate::spec::{ScoreSpec, SuiteSpec, SweepSpec};
 use iolab_core::result::{JobResult, Score};
 
 /// The unit a metric is in.
@@ -22,22 +22,119 @@ fn step_jobs<'a>(jobs: &'a [JobResult], step: &'a str) -> impl Iterator<Item = &
         .filter(move |j| j.step.as_ref().is_some_and(|s| s.step == step))
 }
 
-/// The jobs of a step that a score reads: of a step looped in rounds, only the last round.
-fn scored_jobs<'a>(
+/// The rounds a score reads of a step looped to steady state: its window, the last `window`
+/// rounds run, as [`iolab_core::steady::judge`] judges them. SNIA PTS reports each matrix
+/// cell as the average over the window rounds (methods.md §5), not the last round alone.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Window {
+    first: u32,
+    last: u32,
+}
+
+impl Window {
+    fn words(&self) -> String {
+        if self.first == self.last {
+            format!("round {}", self.first)
+        } else {
+            format!("rounds {}–{}", self.first, self.last)
+        }
+    }
+}
+
+/// One sweep point of a step as a score reads it.
+struct Point<'a> {
+    /// Its job; of a looped step, the one of the latest round read.
+    job: &'a JobResult,
+    /// Its jobs in the rounds read (one, for a step not looped).
+    rounds: Vec<&'a JobResult>,
+}
+
+impl Point<'_> {
+    /// The point's `metric`: the mean over its rounds, or the largest for a maximum (the
+    /// worst response time over the window, as the PTS latency test reports it).
+    fn value(&self, metric: &str) -> Option<f64> {
+        let values: Vec<f64> = self
+            .rounds
+            .iter()
+            .filter_map(|j| j.metric(metric))
+            .collect();
+        if is_maximum(metric) {
+            values.into_iter().reduce(f64::max)
+        } else {
+            mean(&values)
+        }
+    }
+}
+
+/// Whether `metric` is a maximum, which a window takes the largest of rather than averages.
+fn is_maximum(metric: &str) -> bool {
+    metric.contains("_max_")
+}
+
+/// The sweep points of `step` that `filter` picks, in run order, and the window read when the
+/// step loops in rounds.
+fn scored_points<'a>(
+    suite: &SuiteSpec,
     jobs: &'a [JobResult],
     step: &'a str,
-    filter: &[crate::spec::SweepSpec],
-) -> Vec<&'a JobResult> {
-    let last_round = step_jobs(jobs, step)
+    filter: &[SweepSpec],
+) -> (Vec<Point<'a>>, Option<Window>) {
+    let window = step_jobs(jobs, step)
         .filter_map(|j| j.step.as_ref()?.round)
-        .max();
-    step_jobs(jobs, step)
-        .filter(|j| {
-            j.step
-                .as_ref()
-                .is_some_and(|s| s.round == last_round && matches(&s.sweep, filter))
-        })
-        .collect()
+        .max()
+        .map(|last| {
+            let size = suite
+                .steps()
+                .find(|(_, s)| s.name == step)
+                .and_then(|(_, s)| s.steady_state.as_ref())
+                .map_or(1, |ss| ss.window.max(1));
+            Window {
+                first: last.saturating_sub(size - 1).max(1),
+                last,
+            }
+        });
+    let mut points: Vec<Point<'a>> = Vec::new();
+    for j in step_jobs(jobs, step) {
+        let Some(info) = &j.step else { continue };
+        let in_window = match (window, info.round) {
+            (Some(w), Some(r)) => (w.first..=w.last).contains(&r),
+            (None, None) => true,
+            _ => false,
+        };
+        if !in_window || !matches(&info.sweep, filter) {
+            continue;
+        }
+        let same_point =
+            |p: &&mut Point<'a>| p.job.step.as_ref().map(|s| &s.sweep) == Some(&info.sweep);
+        match points.iter_mut().find(same_point) {
+            Some(p) => {
+                p.job = j;
+                p.rounds.push(j);
+            }
+            None => points.push(Point {
+                job: j,
+                rounds: vec![j],
+            }),
+        }
+    }
+    (points, window)
+}
+
+/// How a score over `points` read a looped step's rounds, for its rule text.
+fn window_words(window: Option<Window>, metric: &str) -> String {
+    match window {
+        Some(w) if w.first < w.last => format!(
+            ", each the {} of {} (the steady-state window)",
+            if is_maximum(metric) {
+                "largest"
+            } else {
+                "mean"
+            },
+            w.words()
+        ),
+        Some(w) => format!(", {}", w.words()),
+        None => String::new(),
+    }
 }
 
 fn mean(values: &[f64]) -> Option<f64> {
@@ -68,69 +165,96 @@ pub fn last_seconds(job: &JobResult, metric: &str, seconds: f64) -> Option<(f64,
     Some((m, var.sqrt()))
 }
 
-/// Computes one score; `None` when the steps it reads did not run (an incomplete suite).
-pub fn compute(spec: &ScoreSpec, jobs: &[JobResult], scale: f64) -> Option<Score> {
+/// Computes one score of `suite`; `None` when the steps it reads did not run (an incomplete
+/// suite). Of a step looped to steady state, each sweep point counts with its mean over the
+/// window's rounds (its largest, for a maximum).
+pub fn compute(
+    suite: &SuiteSpec,
+    spec: &ScoreSpec,
+    jobs: &[JobResult],
+    scale: f64,
+) -> Option<Score> {
     let metric = spec.metric.as_deref().unwrap_or("");
     let step = spec.step.as_deref().unwrap_or("");
     let mut stddev = None;
+    let mut notes = Vec::new();
+    if spec.rule == "last_seconds" && scale != 1.0 {
+        // A scaled run's window is not the one the score's name gives (AnandTech's "last 400 s").
+        notes.push(format!(
+            "scaled run: last {:.0} s",
+            spec.seconds.unwrap_or(0.0) * scale
+        ));
+    }
     let (value, unit, rule) = match spec.rule.as_str() {
         "mean" => {
-            let vals: Vec<f64> = scored_jobs(jobs, step, &spec.filter)
-                .iter()
-                .filter_map(|j| j.metric(metric))
-                .collect();
+            let (points, window) = scored_points(suite, jobs, step, &spec.filter);
+            let vals: Vec<f64> = points.iter().filter_map(|p| p.value(metric)).collect();
             (
                 mean(&vals)?,
                 unit_of(metric),
-                format!("mean of {metric} over {} job(s) of '{step}'", vals.len()),
+                format!(
+                    "mean of {metric} over {} job(s) of '{step}'{}",
+                    vals.len(),
+                    window_words(window, metric)
+                ),
             )
         }
         "last_seconds" => {
             let secs = spec.seconds.unwrap_or(0.0) * scale;
-            let job = *scored_jobs(jobs, step, &[]).last()?;
+            let (points, _) = scored_points(suite, jobs, step, &[]);
+            let job = points.last()?.job;
             let (m, sd) = last_seconds(job, metric, secs)?;
             stddev = Some(sd);
+            // The suite's checks refuse a window longer than the step's duration; a job that
+            // stopped early (a byte limit, a device error) still measured less than it.
+            let measured = job.series.t_end_s.last().copied().unwrap_or(0.0);
+            if measured + 1e-9 < secs {
+                notes.push(format!("the job measured only {measured:.0} s"));
+            }
             (m, unit_of(metric), format!("mean and standard deviation of per-second {metric} over the last {secs:.0} s of '{step}'"))
         }
         "weighted" => {
             let mut total = 0.0;
             let mut words = Vec::new();
             for t in &spec.terms {
-                let vals: Vec<f64> = scored_jobs(jobs, &t.step, &t.filter)
-                    .iter()
-                    .filter_map(|j| j.metric(&t.metric))
-                    .collect();
+                let (points, window) = scored_points(suite, jobs, &t.step, &t.filter);
+                let vals: Vec<f64> = points.iter().filter_map(|p| p.value(&t.metric)).collect();
                 total += t.weight * mean(&vals)?;
-                words.push(format!("{}·{}({})", t.weight, t.metric, t.step));
+                words.push(format!(
+                    "{}·{}({}{})",
+                    t.weight,
+                    t.metric,
+                    t.step,
+                    window_words(window, &t.metric)
+                ));
             }
             (total, "points", words.join(" + "))
         }
         "rating" => {
-            let js = scored_jobs(jobs, step, &spec.filter);
-            if js.is_empty() {
+            let (points, window) = scored_points(suite, jobs, step, &spec.filter);
+            if points.is_empty() {
                 return None;
             }
-            let sum = js
+            let sum = points
                 .iter()
-                .map(|j| j.metric(metric).unwrap_or(0.0) / j.job.queue_depth.max(1) as f64)
+                .map(|p| p.value(metric).unwrap_or(0.0) / p.job.job.queue_depth.max(1) as f64)
                 .sum();
             (
                 sum,
                 "points",
                 format!(
-                    "Σ {metric} / queue depth over {} job(s) of '{step}'",
-                    js.len()
+                    "Σ {metric} / queue depth over {} job(s) of '{step}'{}",
+                    points.len(),
+                    window_words(window, metric)
                 ),
             )
         }
         _ => return None,
     };
-    // A scaled run's window is not the one the score's name gives (AnandTech's "last 400 s").
-    let name = match spec.seconds {
-        Some(secs) if spec.rule == "last_seconds" && scale != 1.0 => {
-            format!("{} (scaled run: last {:.0} s)", spec.name, secs * scale)
-        }
-        _ => spec.name.clone(),
+    let name = if notes.is_empty() {
+        spec.name.clone()
+    } else {
+        format!("{} ({})", spec.name, notes.join("; "))
     };
     Some(Score {
         name,
@@ -199,7 +323,7 @@ mod tests {
         ];
         let score = |name: &str| {
             let spec = suite.scores.iter().find(|s| s.name == name).unwrap();
-            compute(spec, &jobs, 1.0).unwrap().value
+            compute(&suite, spec, &jobs, 1.0).unwrap().value
         };
         // By hand: 0.1·500 + 0.15·400 + 2·30 + 80 + 1.5·300 + 250 = 50 + 60 + 60 + 80 + 450 + 250.
         assert!((score("Total") - 950.0).abs() < 1e-9);
@@ -227,7 +351,7 @@ mod tests {
         .map(|&(qd, iops)| job("Workstation", qd, 0.0, 0.0, iops))
         .collect();
         // 100/1 + 180/2 + 320/4 + 480/8 + 640/16 + 800/32 = 100 + 90 + 80 + 60 + 40 + 25.
-        assert!((compute(spec, &jobs, 1.0).unwrap().value - 395.0).abs() < 1e-9);
+        assert!((compute(&suite, spec, &jobs, 1.0).unwrap().value - 395.0).abs() < 1e-9);
     }
 
     #[test]
@@ -242,7 +366,7 @@ mod tests {
             .iter()
             .map(|&qd| job("Random read 4K", qd, qd as f64 * 10.0, 0.0, 0.0))
             .collect();
-        assert!((compute(spec, &jobs, 1.0).unwrap().value - 70.0 / 3.0).abs() < 1e-9);
+        assert!((compute(&suite, spec, &jobs, 1.0).unwrap().value - 70.0 / 3.0).abs() < 1e-9);
         let mut c = job("Performance consistency", 32, 0.0, 0.0, 0.0);
         c.series.t_end_s = (1..=10).map(|t| t as f64).collect();
         c.series.write_iops = vec![90.0, 90.0, 90.0, 90.0, 90.0, 90.0, 10.0, 20.0, 10.0, 20.0];
@@ -260,10 +384,100 @@ mod tests {
             .iter()
             .find(|s| s.rule == "last_seconds")
             .unwrap();
-        let s = compute(spec, &[c.clone()], 0.01).unwrap();
+        let s = compute(&suite, spec, &[c.clone()], 0.01).unwrap();
         assert_eq!(s.stddev, Some(5.0));
         // Its name says so: the suite's own name gives the unscaled window.
         assert!(s.name.ends_with("(scaled run: last 4 s)"), "{}", s.name);
-        assert_eq!(compute(spec, &[c], 1.0).unwrap().name, spec.name);
+        // Unscaled, a job that measured the whole window keeps the suite's name; one that
+        // stopped short (10 s of a 400 s window) says so.
+        let mut full = c.clone();
+        full.series.t_end_s = (1..=10).map(|t| t as f64 * 50.0).collect();
+        assert_eq!(compute(&suite, spec, &[full], 1.0).unwrap().name, spec.name);
+        let short = compute(&suite, spec, &[c], 1.0).unwrap().name;
+        assert!(short.ends_with("(the job measured only 10 s)"), "{short}");
+    }
+
+    /// Round `round` of a SNIA PTS step's point (`read_pct`, `block_size`), with write IOPS and
+    /// the largest write latency in µs.
+    fn round_job(
+        step: &str,
+        mix: f64,
+        block: f64,
+        round: u32,
+        iops: f64,
+        max_us: u64,
+    ) -> JobResult {
+        let mut j = job(step, 1, 0.0, 0.0, 0.0);
+        j.write.iops = iops;
+        j.write.lat_ns.max = max_us * 1000;
+        j.step = Some(StepInfo {
+            step: step.into(),
+            sweep: vec![
+                SweepValue {
+                    key: "read_pct".into(),
+                    value: mix,
+                },
+                SweepValue {
+                    key: "block_size".into(),
+                    value: block,
+                },
+            ],
+            round: Some(round),
+            ..StepInfo::default()
+        });
+        j
+    }
+
+    #[test]
+    fn a_looped_step_scores_the_mean_over_its_steady_state_window() {
+        let suite = crate::load("snia-pts").unwrap();
+        let score = |name: &str, jobs: &[JobResult]| {
+            let spec = suite.scores.iter().find(|s| s.name == name).unwrap();
+            compute(&suite, spec, jobs, 1.0).unwrap()
+        };
+        // Seven rounds of 4K random writes (and a 8K point the filter leaves out): the window
+        // is rounds 3–7, whose mean is 2000; the last round alone says 2100.
+        let iops = [5000.0, 3000.0, 1900.0, 2000.0, 2050.0, 1950.0, 2100.0];
+        let mut jobs = Vec::new();
+        for (i, &v) in iops.iter().enumerate() {
+            jobs.push(round_job("IOPS matrix", 0.0, 4096.0, i as u32 + 1, v, 0));
+            jobs.push(round_job("IOPS matrix", 0.0, 8192.0, i as u32 + 1, 9e9, 0));
+        }
+        let s = score("4K random write IOPS (steady state)", &jobs);
+        assert!((s.value - 2000.0).abs() < 1e-9, "{}", s.value);
+        assert!(
+            s.rule.ends_with("over 1 job(s) of 'IOPS matrix', each the mean of rounds 3–7 (the steady-state window)"),
+            "{}",
+            s.rule
+        );
+        // A maximum is the largest over the window (round 4's 900 µs), not the last round's
+        // and not a mean; round 1's 5000 µs is before the window.
+        let lat = [5000, 100, 120, 900, 110, 100, 105];
+        let jobs: Vec<JobResult> = lat
+            .iter()
+            .enumerate()
+            .map(|(i, &us)| round_job("Latency QD1", 0.0, 4096.0, i as u32 + 1, 0.0, us))
+            .collect();
+        let s = score("4K write latency QD1, max", &jobs);
+        assert!((s.value - 900.0).abs() < 1e-9, "{}", s.value);
+        assert!(
+            s.rule.contains("each the largest of rounds 3–7"),
+            "{}",
+            s.rule
+        );
+        // Fewer rounds than a window (a suite stopped early): all of them.
+        let s = score(
+            "4K random write IOPS (steady state)",
+            &jobs_of_rounds(&iops[..2]),
+        );
+        assert!((s.value - 4000.0).abs() < 1e-9, "{}", s.value);
+        assert!(s.rule.contains("rounds 1–2"), "{}", s.rule);
+    }
+
+    fn jobs_of_rounds(iops: &[f64]) -> Vec<JobResult> {
+        iops.iter()
+            .enumerate()
+            .map(|(i, &v)| round_job("IOPS matrix", 0.0, 4096.0, i as u32 + 1, v, 0))
+            .collect()
     }
 }
