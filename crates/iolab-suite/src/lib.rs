@@ -254,16 +254,16 @@ mod tests {
             suite_text(
                 "",
                 "sweep = [{ key = 'queue_depth', values = [1, 2] }]",
-                &format!("[[score]]\nname = 'x'\nstep = 's'\n{lines}"),
+                &format!("[[score]]\nname = 'x'\n{lines}"),
             )
         };
         assert_refused(&[
             (
-                score("rule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'queue_depth', values = [64] }]"),
+                score("step = 's'\nrule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'queue_depth', values = [64] }]"),
                 "score 'x', key where: step 's' does not run queue_depth = 64; its sweep offers 1, 2",
             ),
             (
-                score("rule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'threads', values = [1] }]"),
+                score("step = 's'\nrule = 'mean'\nmetric = 'read_iops'\nwhere = [{ key = 'threads', values = [1] }]"),
                 "score 'x', key where: step 's' does not sweep threads; it sweeps queue_depth",
             ),
             (
@@ -276,16 +276,33 @@ mod tests {
             ),
             // The step measures 10 s per job: a 400 s window would be the whole run.
             (
-                score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 400"),
+                score("step = 's'\nrule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 400"),
                 "score 'x', key seconds: 400 s is longer than step 's' measures (10 s per job)",
             ),
             (
-                score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = inf"),
+                score("step = 's'\nrule = 'last_seconds'\nmetric = 'read_iops'\nseconds = inf"),
                 "key seconds: last_seconds needs a finite number",
+            ),
+            // Keys a rule does not read.
+            (
+                score("rule = 'weighted'\nstep = 's'\nterms = [{ step = 's', metric = 'read_iops', weight = 1 }]"),
+                "key step: rule weighted does not read step",
+            ),
+            (
+                score("step = 's'\nrule = 'mean'\nmetric = 'read_iops'\nseconds = 5"),
+                "score 'x', key seconds: rule mean does not read seconds; remove it",
+            ),
+            (
+                score("step = 's'\nrule = 'mean'\nmetric = 'read_iops'\nterms = [{ step = 's', metric = 'read_iops', weight = 1 }]"),
+                "key terms: rule mean does not read terms",
+            ),
+            (
+                score("step = 's'\nrule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 5\nwhere = [{ key = 'queue_depth', values = [1] }]"),
+                "key where: rule last_seconds does not read where",
             ),
         ]);
         super::SuiteSpec::parse(
-            &score("rule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 10"),
+            &score("step = 's'\nrule = 'last_seconds'\nmetric = 'read_iops'\nseconds = 10"),
             "my.toml",
         )
         .unwrap();

@@ -600,6 +600,29 @@ impl SuiteSpec {
                 ),
             ));
         }
+        // A key the rule does not read would be ignored silently (a `where` on a weighted
+        // score filters nothing: its terms carry their own).
+        let given = [
+            ("step", score.step.is_some(), score.rule != "weighted"),
+            ("metric", score.metric.is_some(), score.rule != "weighted"),
+            (
+                "where",
+                !score.filter.is_empty(),
+                ["mean", "rating"].contains(&score.rule.as_str()),
+            ),
+            (
+                "seconds",
+                score.seconds.is_some(),
+                score.rule == "last_seconds",
+            ),
+            ("terms", !score.terms.is_empty(), score.rule == "weighted"),
+        ];
+        if let Some((key, _, _)) = given.iter().find(|(_, given, read)| *given && !read) {
+            return Err(fail(
+                key,
+                format!("rule {} does not read {key}; remove it", score.rule),
+            ));
+        }
         let metric_ok = |m: &str| {
             if score.rule == "last_seconds" {
                 SERIES_METRICS.contains(&m)
