@@ -71,7 +71,7 @@ pub struct PhaseSpec {
     /// What to do to the target before the steps.
     #[serde(default)]
     pub prepare: Option<PrepareSpec>,
-    /// The measurements.
+    /// The measurements; none only in a phase that prepares the next one's steps.
     #[serde(default, rename = "step")]
     pub steps: Vec<StepSpec>,
 }
@@ -90,7 +90,7 @@ pub struct PrepareSpec {
     /// Block size of the fill (default 128k, as SNIA's WIPC).
     #[serde(default)]
     pub fill_block_size: Option<String>,
-    /// Seconds of idle time afterwards (scaled).
+    /// Seconds of idle time afterwards (scaled; finite, ≥ 0).
     #[serde(default)]
     pub idle_s: f64,
 }
@@ -118,7 +118,7 @@ pub struct StepSpec {
     #[serde(default)]
     pub files: Option<FilesSpec>,
     /// Stop each job after this many times its span's bytes (SNIA WSAT's "4 × capacity");
-    /// not scaled, since the span already is.
+    /// not scaled, since the span already is. Positive and finite.
     #[serde(default)]
     pub io_limit_spans: Option<f64>,
 }
@@ -157,7 +157,8 @@ pub struct FilesSpec {
 pub struct SteadySpec {
     /// The tracking variable, a job metric (`write_iops`, `write_mb_per_s`, `write_lat_mean_us`).
     pub metric: String,
-    /// Which job of a sweep is tracked (all sweep keys given); empty for a single job.
+    /// Which job of a sweep is tracked: one value, one the sweep runs, of every swept key;
+    /// empty only when the sweep runs a single job.
     #[serde(default)]
     pub track: Vec<SweepSpec>,
     /// Rounds in the window.
@@ -194,10 +195,10 @@ pub struct ScoreSpec {
     /// `read_mb_per_s`, `write_mb_per_s`, `total_mb_per_s`).
     #[serde(default)]
     pub metric: Option<String>,
-    /// Filter on swept keys (`mean`).
+    /// Filter on swept keys (`mean`, `rating`): keys the step sweeps, values it runs.
     #[serde(default, rename = "where")]
     pub filter: Vec<SweepSpec>,
-    /// Seconds (`last_seconds`; scaled with the suite).
+    /// Seconds (`last_seconds`; scaled with the suite; at most what the step measures).
     #[serde(default)]
     pub seconds: Option<f64>,
     /// Terms (`weighted`).
