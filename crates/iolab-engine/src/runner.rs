@@ -396,17 +396,6 @@ pub fn job_result(
     stop_reason: Option<String>,
     cpu: CpuResult,
 ) -> JobResult {
-    let nothing_measured = stats.read.ios + stats.write.ios + stats.error_count() == 0;
-    // A timed window no I/O finished in measured nothing: say so rather than report zeros as
-    // a complete run.
-    let stop_reason = stop_reason.or_else(|| {
-        (nothing_measured && job.duration_s.is_some()).then(|| {
-            format!(
-                "no I/O completed in the measured {} s; lengthen duration_s",
-                measured_ns as f64 / 1e9
-            )
-        })
-    });
     JobResult {
         name: job.name.clone(),
         job: job.clone(),
@@ -443,25 +432,6 @@ mod tests {
         run_job(&target, &job, RunControl::default())
             .unwrap()
             .result
-    }
-
-    #[test]
-    fn a_timed_window_no_io_finished_in_is_not_a_complete_run() {
-        let timed = JobSpec::from_toml("duration_s = 1e-9", "t.toml")
-            .unwrap()
-            .validate()
-            .unwrap();
-        let cpu = || CpuResult {
-            user_s: 0.0,
-            system_s: 0.0,
-        };
-        let stats = RunStats::new(SERIES_INTERVAL_NS);
-        let r = job_result(&timed, &stats, 1, 0, false, None, cpu());
-        assert!(!r.complete);
-        assert!(r.stop_reason.unwrap().contains("no I/O completed"));
-        // A pass that had nothing to do is not flagged (a thread left without a block).
-        let pass = JobSpec::default().validate().unwrap();
-        assert!(job_result(&pass, &stats, 0, 0, false, None, cpu()).complete);
     }
 
     #[test]
