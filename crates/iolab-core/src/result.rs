@@ -378,8 +378,19 @@ impl JobResult {
     /// `total_iops`, `read_mb_per_s`, `write_mb_per_s`, `total_mb_per_s`, `read_lat_mean_us`,
     /// `write_lat_mean_us`, `lat_mean_us` (both directions, weighted by I/Os), `read_lat_max_us`,
     /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us`.
+    /// A latency of a direction that completed no I/O is no value, not 0 µs (a suite's
+    /// access-time score read 0.00 µs on a disk whose reads all missed the window).
     pub fn metric(&self, name: &str) -> Option<f64> {
         let (r, w) = (&self.read, &self.write);
+        let no_latency = match name {
+            "read_lat_mean_us" | "read_lat_max_us" | "read_lat_p99_us" => r.ios == 0,
+            "write_lat_mean_us" | "write_lat_max_us" | "write_lat_p99_us" => w.ios == 0,
+            "lat_mean_us" => r.ios + w.ios == 0,
+            _ => false,
+        };
+        if no_latency {
+            return None;
+        }
         Some(match name {
             "read_iops" => r.iops,
             "write_iops" => w.iops,

@@ -5,7 +5,7 @@
 //! results of different kinds (a suite, `quick`, `run`) each get their own section.
 
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
-use crate::terminal::{quick_cell, split_label};
+use crate::terminal::{model_line, quick_cell, split_label};
 use iolab_core::result::{JobResult, RunResult};
 use iolab_core::size::human_size;
 use std::fmt::Write;
@@ -361,11 +361,18 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
                     let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
                 }
                 let p99 = (j.read.lat_ns.p99.max(j.write.lat_ns.p99)) as f64 / 1e3;
-                let state = match (&j.stop_reason, round) {
+                let mut state = match (&j.stop_reason, round) {
                     (Some(why), _) => format!("<span class=\"incomplete\">{}</span>", esc(why)),
                     (None, Some(n)) => format!("round {n}"),
                     (None, None) => String::new(),
                 };
+                // A model's own account of the job: watts, bottleneck, write amplification.
+                if let Some(line) = model_line(g.r, j) {
+                    if !state.is_empty() {
+                        state.push_str("; ");
+                    }
+                    state.push_str(&esc(&line));
+                }
                 let _ = writeln!(
                     out,
                     "<td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td class=\"l\">{state}</td></tr>",
@@ -374,7 +381,7 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
                     fmt_value(j.write.bw_mb_per_s),
                     fmt_value(j.read.iops),
                     fmt_value(j.write.iops),
-                    fmt_value(j.metric("lat_mean_us").unwrap_or(0.0)),
+                    fmt_value(j.metric("lat_mean_us").unwrap_or(f64::NAN)),
                     fmt_value(p99),
                     fmt_value(j.measured_ns as f64 / 1e9),
                 );

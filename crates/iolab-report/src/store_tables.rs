@@ -134,13 +134,18 @@ pub fn show_table(d: &RunDetail) -> String {
         "iolab {} on {} (kernel {}, {})",
         s.tool_version, s.hostname, s.kernel, d.cpu_model
     );
+    // A model's engine is "sim", as its kind: said once.
+    let engine = if t.engine == t.kind {
+        String::new()
+    } else {
+        format!(", {}", t.engine)
+    };
     let _ = writeln!(
         out,
-        "target {} ({}, {}, {}{})",
+        "target {} ({}, {}{engine}{})",
         t.path,
         t.kind,
         human_size(t.size_bytes),
-        t.engine,
         if t.modelled { ", modelled" } else { "" }
     );
     if let Some(p) = &t.path_summary {

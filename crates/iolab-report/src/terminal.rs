@@ -125,6 +125,11 @@ pub fn quick_table(r: &RunResult) -> String {
         };
         let _ = writeln!(out, "{:<w$}|{} |{}", label, cell(true), cell(false));
     }
+    for j in &r.jobs {
+        if let Some(line) = model_line(r, j) {
+            let _ = writeln!(out, "{}: {line}", j.name);
+        }
+    }
     ceiling_lines(r, &mut out);
     notes(r, &mut out);
     out
@@ -221,9 +226,21 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
 /// What the model says of job `job` beyond the figures (its report in the result's model
 /// description): the drive's mean power, the resource that limited it, the write
 /// amplification when it wrote, and the share of reads its write buffer served.
-fn model_line(r: &RunResult, job: &str) -> Option<String> {
+pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
     let tests = r.target.model.as_ref()?.get("tests")?.as_array()?;
-    let t = tests.iter().find(|t| t["job"] == job)?;
+    // The model reports every run of a job in order, preparation included: jobs of one name
+    // (a suite's rounds) take theirs in order, and a job run several times (quick's warm-up
+    // and counted runs) is shown by its last run.
+    let same_name = |name: &str| r.jobs.iter().filter(|j| j.name == name).count();
+    let nth = r
+        .jobs
+        .iter()
+        .take_while(|j| !std::ptr::eq(*j, job))
+        .filter(|j| j.name == job.name)
+        .count();
+    let runs: Vec<_> = tests.iter().filter(|t| t["job"] == job.name).collect();
+    let per_job = runs.len() / same_name(&job.name).max(1);
+    let t = runs.get((nth + 1) * per_job.max(1) - 1)?;
     let mut line = format!(
         "model {:.1} W; {} ({:.0} %)",
         t["avg_power_w"].as_f64()?,
@@ -252,7 +269,7 @@ pub fn run_table(r: &RunResult) -> String {
     let _ = writeln!(out, "{}", header(r));
     for j in &r.jobs {
         out.push_str(&job_block(j, r.target.modelled));
-        if let Some(line) = model_line(r, &j.name) {
+        if let Some(line) = model_line(r, j) {
             let _ = writeln!(out, "{line}");
         }
     }
@@ -286,16 +303,18 @@ pub fn suite_table(r: &RunResult) -> String {
             );
         }
         let flag = if j.complete { "" } else { "  INCOMPLETE" };
+        // No I/O, no latency: a dash, not 0.0.
+        let latency = j
+            .metric("lat_mean_us")
+            .map_or_else(|| "-".to_string(), |us| format!("{us:.1}"));
         let _ = writeln!(
             out,
-            "  {:<36}{:>11.2}{:>11.2}{:>11.0}{:>11.0}{:>10.1}{flag}",
-            j.name,
-            j.read.bw_mb_per_s,
-            j.write.bw_mb_per_s,
-            j.read.iops,
-            j.write.iops,
-            j.metric("lat_mean_us").unwrap_or(0.0)
+            "  {:<36}{:>11.2}{:>11.2}{:>11.0}{:>11.0}{latency:>10}{flag}",
+            j.name, j.read.bw_mb_per_s, j.write.bw_mb_per_s, j.read.iops, j.write.iops,
         );
+        if let Some(line) = model_line(r, j) {
+            let _ = writeln!(out, "    {line}");
+        }
     }
     if !s.scores.is_empty() {
         let _ = writeln!(out, "\nscores");

@@ -409,6 +409,7 @@ mod tests {
     ) -> JobResult {
         let mut j = job(step, 1, 0.0, 0.0, 0.0);
         j.write.iops = iops;
+        j.write.ios = 1; // latencies are of I/Os that completed
         j.write.lat_ns.max = max_us * 1000;
         j.step = Some(StepInfo {
             step: step.into(),
