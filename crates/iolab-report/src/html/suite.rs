@@ -417,6 +417,21 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
     for g in group {
         let (jobs, round) = step_jobs(g.r, key);
         let figure = Figure::for_step(&jobs, tracking);
+        // A step looped to steady state shows each cell as the mean over its window's rounds,
+        // as the PTS reports it (methods.md §5) and as the suite's scores take it.
+        let window = steady(g.r, &key.step).map_or(1, |s| s.window.max(1));
+        let first_round = round.map(|last| last.saturating_sub(window - 1).max(1));
+        let in_window: Vec<&JobResult> =
+            g.r.jobs
+                .iter()
+                .filter(|j| {
+                    let k = step_key(j);
+                    let r = j.step.as_ref().and_then(|s| s.round);
+                    k.phase == key.phase
+                        && k.step == key.step
+                        && r.is_none_or(|r| first_round.is_none_or(|f| r >= f))
+                })
+                .collect();
         let mut rows: Vec<f64> = Vec::new();
         let mut cols: Vec<f64> = Vec::new();
         for j in &jobs {
@@ -433,9 +448,14 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
             .map(|rv| {
                 cols.iter()
                     .map(|cv| {
-                        jobs.iter()
-                            .find(|j| key_value(j, row_key) == *rv && key_value(j, col_key) == *cv)
+                        let cell: Vec<f64> = in_window
+                            .iter()
+                            .filter(|j| {
+                                key_value(j, row_key) == *rv && key_value(j, col_key) == *cv
+                            })
                             .map(|j| figure.of(j))
+                            .collect();
+                        (!cell.is_empty()).then(|| cell.iter().sum::<f64>() / cell.len() as f64)
                     })
                     .collect()
             })
@@ -444,11 +464,18 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
         if group.len() > 1 {
             subtitle.push_str(g.label);
         }
-        if let Some(n) = round {
+        if let (Some(last), Some(first)) = (round, first_round) {
             if !subtitle.is_empty() {
                 subtitle.push_str(" · ");
             }
-            let _ = write!(subtitle, "round {n} (the last)");
+            if first == last {
+                let _ = write!(subtitle, "round {last} (the last)");
+            } else {
+                let _ = write!(
+                    subtitle,
+                    "mean of rounds {first}–{last} (the steady-state window)"
+                );
+            }
         }
         let label = |k: &str, v: f64| match k {
             "block_size" => fmt_bytes(v),
