@@ -247,6 +247,9 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     let suite = iolab_suite::load(args.suite.as_deref().unwrap_or_default())?;
+    // Checked at the run's own scale too, so a suite invalid only there is refused as bad
+    // input before anything runs.
+    suite.check_plan(args.scale)?;
     if suite.steps().any(|(_, s)| s.files.is_some()) {
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite);
