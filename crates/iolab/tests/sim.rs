@@ -198,6 +198,10 @@ fn what_a_model_cannot_honour_is_refused() {
             "iolab sim explain sim:ssd750-400@z97/cpu",
         ),
         (vec!["trimcheck", spec], "a model has none"),
+        (
+            run(&["--destroy-data", "not-a-device"]),
+            "has no data to lose, so leave --destroy-data out",
+        ),
     ] {
         let out = iolab(&args, dir.path());
         assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
