@@ -237,16 +237,30 @@ pub fn show_table(d: &RunDetail) -> String {
 /// a last column gives the second's change against the first.
 pub fn compare_table(c: &Comparison) -> String {
     let mut out = String::new();
+    let scale = |r: &RunSummary| match r.suite_scale {
+        Some(s) if s != 1.0 => format!(" (scale {s})"),
+        _ => String::new(),
+    };
     for r in &c.runs {
         let _ = writeln!(
             out,
-            "#{}  {}  {} UTC  {}  {}{}",
+            "#{}  {}  {} UTC  {}{}  {}{}",
             r.id,
             r.key.chars().take(12).collect::<String>(),
             utc_time(r.started_unix_s),
             r.kind,
+            scale(r),
             r.target_path,
             if r.complete { "" } else { "  INCOMPLETE" }
+        );
+    }
+    // Suites run at different scales measure different amounts of work: say so beside them.
+    let mut scales: Vec<f64> = c.runs.iter().filter_map(|r| r.suite_scale).collect();
+    scales.dedup();
+    if scales.len() > 1 {
+        let _ = writeln!(
+            out,
+            "note: these runs used different --scale values; durations and sizes differ"
         );
     }
     out.push('\n');
@@ -367,6 +381,16 @@ job1  read_iops         20000  25000  +25.0 %
       read_lat_mean_us  50.00  40.00  -20.0 %
 job2  write_iops            -  900.0
 "
+        );
+        // Suite runs at different scales: each says its scale, and the difference is noted.
+        let mut c = c;
+        c.runs[0].suite_scale = Some(0.1);
+        c.runs[1].suite_scale = Some(0.01);
+        let t = compare_table(&c);
+        assert!(t.contains("run (scale 0.1)  /tmp/t.bin"), "{t}");
+        assert!(
+            t.contains("note: these runs used different --scale values"),
+            "{t}"
         );
     }
 
