@@ -78,8 +78,8 @@ pub struct Ahead {
 }
 
 /// The earliest start at or after `t` for `dur` that overlaps none of `booked` (intervals in
-/// start order: programs on a die, their data loads on a channel); forgets those over by
-/// `now`. Host reads use it to go ahead of work booked for later, as firmware schedules them.
+/// start order: a channel's program data loads); forgets those over by `now`. A load booked
+/// for a die still collecting, far ahead, leaves gaps that later loads for other dies take.
 #[inline]
 fn fit_before_booked(booked: &mut VecDeque<(u64, u64)>, now: u64, t: u64, dur: u64) -> u64 {
     forget_over(booked, now);
@@ -828,8 +828,8 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
 impl Ssd {
     /// Books a page read of `t_r` on die `d` from `at`, with its energy. Firmware puts host
     /// reads ahead of queued programs and collection work: the read waits for the die's earlier
-    /// reads, for the NAND operation in progress and for programs it would overlap, not for
-    /// programs booked to start after it ends.
+    /// reads and for the NAND operation in progress (a program, or one copy or erase of a
+    /// collection), not for the programs queued behind it ([`after_the_one_in_progress`]).
     fn read_die(&mut self, res: &mut [Res], d: u32, at: u64, t_r: u64) -> u64 {
         let i = d as usize;
         let gc = &mut self.gc[i];
@@ -1081,8 +1081,8 @@ impl Ssd {
         ready
     }
 
-    /// Books `d` of read data-out on channel `chan` from `at`, ahead of program data loads
-    /// booked for later (as for the die's reads).
+    /// Books `d` of read data-out on channel `chan` from `at`, ahead of the program data loads
+    /// queued behind the one in progress (as for the die's reads).
     pub(super) fn read_channel(&mut self, res: &mut [Res], chan: ResId, at: u64, d: u64) -> u64 {
         let i = (chan - self.chans[0]) as usize;
         let ready = at.max(self.chan_read_until[i]);
