@@ -365,7 +365,7 @@ impl JobSpec {
         if block_sizes
             .iter()
             .any(|s| !(s.weight.is_finite() && s.weight >= 0.0))
-            || total_weight <= 0.0
+            || !(total_weight.is_finite() && total_weight > 0.0)
         {
             return Err(fail(
                 key,
@@ -742,6 +742,7 @@ mod tests {
             ("duration_s = -1", "duration_s", "positive"),
             ("bssplit = \"4k/inf:8k/1\"", "bssplit", "finite"),
             ("bssplit = \"4k/nan:8k/50\"", "bssplit", "finite"),
+            ("bssplit = \"4k/1e308:64k/1e308\"", "bssplit", "finite"),
             ("ramp_s = 1\nios_limit = 1000", "ramp_s", "timed job"),
             ("ramp_s = 1e12\nduration_s = 1", "ramp_s", "more than"),
             ("duration_s = 1e12", "duration_s", "more than"),

@@ -93,6 +93,16 @@ impl IoGenerator {
         }
     }
 
+    /// The largest block size of the split that is at most `bytes`, if any: what the last
+    /// request of a byte budget shrinks to, so that it is still one of the job's blocks.
+    pub fn largest_within(&self, bytes: u64) -> Option<u64> {
+        self.sizes
+            .iter()
+            .map(|s| s.len)
+            .filter(|&l| l <= bytes)
+            .max()
+    }
+
     /// The byte range this worker stays in.
     pub fn range(&self) -> (u64, u64) {
         (self.start, self.end)

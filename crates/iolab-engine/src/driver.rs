@@ -79,8 +79,18 @@ impl RequestSource for JobSource {
         }
         let mut req = self.gen.next_request();
         if let Some(left) = self.bytes_left.as_mut() {
-            // The last I/O of a byte budget is trimmed to fit, keeping totals exact.
-            req.len = req.len.min(*left);
+            // The last I/O of a byte budget is the largest of the job's blocks that fits what
+            // is left; when none does, the budget is spent (a remainder is not issued: a cut
+            // block would not be one of the job's, and a device may refuse it).
+            if req.len > *left {
+                match self.gen.largest_within(*left) {
+                    Some(len) => req.len = len,
+                    None => {
+                        *left = 0;
+                        return None;
+                    }
+                }
+            }
             *left -= req.len;
         }
         if let Some(left) = self.ios_left.as_mut() {
@@ -576,12 +586,21 @@ mod tests {
             [4096, 4096],
             "what is left of the budget is not issued"
         );
-        // A mix is cut in the sizes' common granule: every request is one of them.
-        let mixed = requests(&job(
-            "bssplit = \"4k/50:12k/50\"\nio_limit = 50000\nthreads = 2",
-        ));
-        for p in mixed.iter().flatten() {
-            assert!(p.req.len % 4096 == 0 && p.req.len > 0, "{}", p.req.len);
+        // Every request of a mix is one of its sizes, the last of a budget too.
+        for (split, sizes) in [
+            ("8k/50:12k/50", [8192, 12288]),
+            ("4k/50:64k/50", [4096, 65536]),
+            ("12k/50:20k/50", [12288, 20480]),
+        ] {
+            for limit in [
+                "io_limit = 100000\nthreads = 3",
+                "size = \"1m\"\nthreads = 3",
+            ] {
+                let text = format!("access = \"write\"\nbssplit = \"{split}\"\n{limit}");
+                for p in requests(&job(&text)).iter().flatten() {
+                    assert!(sizes.contains(&p.req.len), "{split}: {}", p.req.len);
+                }
+            }
         }
     }
 
