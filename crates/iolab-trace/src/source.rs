@@ -26,6 +26,11 @@ pub(crate) trait LineParser: Send {
     fn take_ready(&mut self, _eof: bool) -> Option<TraceRecord> {
         None
     }
+
+    /// At the end of the input: why what was read cannot be this format, if it cannot.
+    fn finish(&self) -> Result<(), String> {
+        Ok(())
+    }
 }
 
 /// Drives a [`LineParser`] over a byte stream, adding file/line context to errors.
@@ -86,6 +91,9 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
                 Err(e) => return Err(TraceError::io(&self.file, e)),
                 Ok(None) => {
                     self.done = true;
+                    if let Err(msg) = self.parser.finish() {
+                        self.bad_line(msg)?;
+                    }
                     continue;
                 }
                 Ok(Some(Line::TooLong)) => Err(format!("line longer than {MAX_LINE} bytes")),

@@ -70,3 +70,15 @@ fn fio_file_names_are_bounded() {
     assert!(e.starts_with("long.iolog:2: "), "{e}");
     assert!(e.contains("longer than 4096"), "{e}");
 }
+
+#[test]
+fn a_file_with_no_line_of_the_format_asked_for_is_refused_not_read_as_empty() {
+    let data = b"1,h,0,Read,0,512,1\n2,h,0,Write,0,512,1\n".to_vec();
+    let opts = ReadOptions {
+        format: Some(Format::Blkparse),
+        ..ReadOptions::default()
+    };
+    let r = open_bytes("x.csv", data, &opts).unwrap();
+    let e = r.collect::<Result<Vec<_>, _>>().unwrap_err().to_string();
+    assert!(e.contains("none of its 2 lines is a blkparse event"), "{e}");
+}

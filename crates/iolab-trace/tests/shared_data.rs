@@ -155,6 +155,9 @@ fn blkparse_sample_facts() {
     assert!(d.iter().all(|r| r.device == (259 << 20)));
     let (_, c) = read("blktrace_merge_nvme0n1_blkparse.txt", Event::C);
     assert_eq!(c.len(), 165);
+    // The completions after flushes (`C WFS <sector> [0]`) carry no data: flushes, so the
+    // completed writes are the 119 dispatched ones.
+    assert_eq!(c.iter().filter(|r| r.op == Op::Write).count(), 119);
     let rep = analyze(
         d.into_iter().map(Ok),
         "blkparse",

@@ -16,6 +16,10 @@ const SECTOR: u64 = 512;
 pub(crate) struct Parser {
     event: Event,
     pairer: Pairer,
+    /// Lines that began with a device (`maj,min`): blkparse's event lines.
+    event_lines: u64,
+    /// Lines read at all.
+    lines: u64,
 }
 
 impl Parser {
@@ -23,6 +27,8 @@ impl Parser {
         Parser {
             event,
             pairer: Pairer::default(),
+            event_lines: 0,
+            lines: 0,
         }
     }
 }
@@ -60,7 +66,9 @@ pub(crate) fn rwbs_op(rwbs: &[u8], len: u64) -> Result<Option<Op>, String> {
     };
     let op = match rest.first() {
         Some(b'D') => Some(Op::Trim),
-        Some(b'W') if preflush && len == 0 => Some(Op::Flush),
+        // A write that carries no data is a flush: `FWS 0 [0]` before one, and the
+        // completions after one (`C WFS <sector> [0]`), which name no length.
+        Some(b'W') if len == 0 => Some(Op::Flush),
         Some(b'W') => Some(Op::Write),
         Some(b'R') => Some(Op::Read),
         Some(b'N') if preflush => Some(Op::Flush),
@@ -82,9 +90,11 @@ impl crate::source::LineParser for Parser {
         let Some(first) = w.next() else {
             return Ok(None);
         };
+        self.lines += 1;
         let Some(dev) = device(first) else {
             return Ok(None);
         };
+        self.event_lines += 1;
         let dev = dev?;
         let _cpu = w.need("cpu")?;
         let _seq = w.need("sequence")?;
@@ -135,6 +145,19 @@ impl crate::source::LineParser for Parser {
         } else {
             Ok(Some(rec))
         }
+    }
+
+    fn finish(&self) -> Result<(), String> {
+        // Every other line may be skipped (headers, summaries), but a file none of whose
+        // lines is an event is another format, not an empty trace.
+        if self.lines > 0 && self.event_lines == 0 {
+            return Err(format!(
+                "none of its {} lines is a blkparse event (`maj,min cpu seq time pid action \
+                 RWBS ...`); is it another format? Leave out --format to detect it",
+                self.lines
+            ));
+        }
+        Ok(())
     }
 
     fn take_ready(&mut self, eof: bool) -> Option<TraceRecord> {
