@@ -201,3 +201,29 @@ fn unsorted_input_is_analysed_in_time_order() {
     .unwrap();
     assert!(rep.out_of_order > 0);
 }
+
+#[test]
+fn sector_formats_write_the_sectors_a_request_touches() {
+    // 100 bytes at 600 lie in sector 1; 1000 bytes at 0 touch sectors 0 and 1. blkparse
+    // used to round the length down: the first became a zero-length write.
+    let rec = |op, offset, len| TraceRecord {
+        time_ns: 1_000_000,
+        device: 8 << 20,
+        op,
+        offset_bytes: offset,
+        len_bytes: len,
+        completion_ns: None,
+    };
+    let recs = [rec(Op::Write, 600, 100), rec(Op::Read, 0, 1000)];
+    let bytes = write_to_vec(Format::Blkparse, &recs, &WriteOptions::default()).unwrap();
+    let opts = ReadOptions {
+        format: Some(Format::Blkparse),
+        ..ReadOptions::default()
+    };
+    let back: Vec<(u64, u64)> = open_bytes("t", bytes, &opts)
+        .unwrap()
+        .map(|r| r.map(|r| (r.offset_bytes, r.len_bytes)))
+        .collect::<Result<_, _>>()
+        .unwrap();
+    assert_eq!(back, [(512, 512), (0, 1024)]);
+}

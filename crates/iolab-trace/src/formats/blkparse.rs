@@ -207,9 +207,13 @@ impl Formatter {
             }
             return;
         }
-        push_u64(out, r.offset_bytes / SECTOR);
+        // The sectors the request touches: a request not on sector bounds grows to them
+        // (a 100-byte write is one sector, not zero), as the DiskSim writer rounds up.
+        let first = r.offset_bytes / SECTOR;
+        let end = r.end_bytes().div_ceil(SECTOR);
+        push_u64(out, first);
         out.extend_from_slice(b" + ");
-        push_u64(out, r.len_bytes / SECTOR);
+        push_u64(out, end - first);
         out.extend_from_slice(if action == b'C' {
             b" [0]\n"
         } else {
