@@ -301,20 +301,24 @@ fn step_key(j: &JobResult) -> StepKey {
 /// The jobs of one step of one result; of a step looped in rounds, only the last round (the
 /// rounds themselves are drawn by the convergence chart), and the number of rounds.
 fn step_jobs<'a>(r: &'a RunResult, key: &StepKey) -> (Vec<&'a JobResult>, Option<u32>) {
-    let all: Vec<&JobResult> = r
-        .jobs
-        .iter()
-        .filter(|j| {
-            let k = step_key(j);
-            k.phase == key.phase && k.step == key.step
-        })
-        .collect();
+    let all = step_rounds(r, key);
     let last = all.iter().filter_map(|j| j.step.as_ref()?.round).max();
     let jobs = all
         .into_iter()
         .filter(|j| j.step.as_ref().and_then(|s| s.round) == last)
         .collect();
     (jobs, last)
+}
+
+/// Every job of one step of one result, all its rounds.
+fn step_rounds<'a>(r: &'a RunResult, key: &StepKey) -> Vec<&'a JobResult> {
+    r.jobs
+        .iter()
+        .filter(|j| {
+            let k = step_key(j);
+            k.phase == key.phase && k.step == key.step
+        })
+        .collect()
 }
 
 /// Ceilings of the results, in MB/s, for throughput charts.

@@ -1,7 +1,7 @@
 //! The charts of a suite's report: each step drawn as its `chart` asks (QD, block-size and
 //! read-share lines, ATTO bars, bars, scatter, heatmap), steady-state convergence, and scores.
 
-use super::{ceilings, step_jobs, step_key, step_table, Figure, Run, StepKey};
+use super::{ceilings, step_jobs, step_key, step_rounds, step_table, Figure, Run, StepKey};
 use crate::svg::{
     bar_chart, convergence_chart, esc, fmt_bytes, fmt_num, fmt_value, heatmap, line_chart,
     scatter_chart, BarChart, BarSeries, Convergence, Heatmap, LineChart, ScatterChart, Series,
@@ -421,17 +421,13 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
         // as the PTS reports it (methods.md §5) and as the suite's scores take it.
         let window = steady(g.r, &key.step).map_or(1, |s| s.window.max(1));
         let first_round = round.map(|last| last.saturating_sub(window - 1).max(1));
-        let in_window: Vec<&JobResult> =
-            g.r.jobs
-                .iter()
-                .filter(|j| {
-                    let k = step_key(j);
-                    let r = j.step.as_ref().and_then(|s| s.round);
-                    k.phase == key.phase
-                        && k.step == key.step
-                        && r.is_none_or(|r| first_round.is_none_or(|f| r >= f))
-                })
-                .collect();
+        let in_window: Vec<&JobResult> = step_rounds(g.r, key)
+            .into_iter()
+            .filter(|j| {
+                let r = j.step.as_ref().and_then(|s| s.round);
+                r.is_none_or(|r| first_round.is_none_or(|f| r >= f))
+            })
+            .collect();
         let mut rows: Vec<f64> = Vec::new();
         let mut cols: Vec<f64> = Vec::new();
         for j in &jobs {
