@@ -59,7 +59,8 @@ pub struct Profile {
     pub gb_written: f64,
     /// Unit of `gb_read` and `gb_written`.
     pub gb_unit: GbUnit,
-    /// Published average queue depth (informative; the QD breakdown drives synthesis).
+    /// Published average queue depth: synthesis places the runs inside the QD breakdown's
+    /// buckets so the mean depth on arrival comes near it.
     #[serde(default)]
     pub avg_qd: Option<f64>,
     /// Share of sequential requests, in percent.

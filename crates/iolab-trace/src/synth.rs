@@ -9,9 +9,12 @@
 //!   breakdown allows; [`Synth::plan`] tells what was reached);
 //! - **queue depth**: requests come in *runs*. A run with window `k` issues requests so
 //!   that each completes exactly when the request `k` places later is issued; its first
-//!   `k-1` requests see depths 1..k-1 and the rest see exactly `k`. Each depth bucket gets
-//!   runs at its lowest depth, planned from the deepest bucket down, so the ramps of deep
-//!   runs are counted in the shallower buckets;
+//!   `k-1` requests see depths 1..k-1 and the rest see exactly `k`. Runs are planned from
+//!   the deepest bucket down, so the ramps of deep runs are counted in the shallower
+//!   buckets. Where a bucket's runs sit inside it is free, and is set so the mean depth
+//!   comes near the profile's average: without one, at each bucket's lowest depth; with
+//!   one, lower or higher in the buckets, and the open-ended bucket's runs deeper (the
+//!   published averages need a long tail past 32; [`Plan`] tells what was reached);
 //! - **sequential share**: a running accumulator makes exactly that share of requests
 //!   start where the previous one ended; the others start at random 4 KiB-aligned offsets
 //!   within the footprint.
@@ -85,6 +88,10 @@ pub struct Plan {
     pub size_counts: Vec<u64>,
     /// Runs planned (a measure of how interleaved the depth pattern is).
     pub runs: u64,
+    /// The profile's average queue depth, if it gives one.
+    pub target_avg_qd: Option<f64>,
+    /// Mean depth on arrival the planned runs give.
+    pub planned_avg_qd: f64,
 }
 
 /// How one size bucket's sizes are drawn.
@@ -320,7 +327,8 @@ impl Synth {
         let planned_all: f64 = counts.iter().zip(&means).map(|(c, m)| *c as f64 * m).sum();
 
         let mut rng = Rng::new(opts.seed);
-        let runs = plan_runs(n, &profile.qd_vector(), &mut rng).map_err(err)?;
+        let (runs, planned_avg_qd) =
+            plan_runs(n, &profile.qd_vector(), profile.avg_qd, &mut rng).map_err(err)?;
         let plan = Plan {
             profile: profile.name.clone(),
             requests: n,
@@ -332,6 +340,8 @@ impl Synth {
             planned_bytes_written: (planned_all - planned_r).max(0.0) as u64,
             size_counts: counts,
             runs: runs.len() as u64,
+            target_avg_qd: profile.avg_qd,
+            planned_avg_qd,
         };
         let footprint_blocks =
             ((profile.footprint_gib * (1u64 << 30) as f64) as u64 / (4 * K)).max(1);
@@ -467,43 +477,160 @@ impl Iterator for Synth {
     }
 }
 
-/// Plans the runs that realise the depth breakdown over `n` requests (shuffled).
-fn plan_runs(n: u64, qd_pct: &[f64], rng: &mut Rng) -> std::result::Result<Vec<Run>, String> {
-    let targets = apportion(n, qd_pct);
-    // covered[d] = requests already planned at depth d by the ramps of deeper runs.
-    let mut covered = vec![0u64; 34];
-    let mut planned = 0u64;
-    let mut runs = Vec::new();
+/// Deepest window the open-ended depth bucket (>32) is given when reaching for the profile's
+/// average depth: the deepest queue a host keeps (NVMe allows 64K; 1024 bounds the search).
+pub const MAX_OPEN_WINDOW: u32 = 1024;
+
+/// Where each depth bucket's runs put their window (the depth their requests reach).
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    /// 0 puts a bounded bucket's runs at its lowest depth, 1 at its highest; in between, the
+    /// windows alternate between two neighbouring depths so their mean is that far up.
+    spread: f64,
+    /// Window of the open-ended bucket's runs (at least 33).
+    open: u32,
+}
+
+/// The runs at depth 2 and deeper for one placement.
+struct DeepRuns {
+    runs: Vec<Run>,
+    /// Requests in them (the rest of the trace runs at depth 1).
+    requests: u64,
+    /// Sum of the depths their requests see on arrival.
+    depth_sum: f64,
+}
+
+impl DeepRuns {
+    /// Mean depth on arrival over `n` requests, the rest at depth 1.
+    fn mean_over(&self, n: u64) -> f64 {
+        (self.depth_sum + n.saturating_sub(self.requests) as f64) / n.max(1) as f64
+    }
+}
+
+/// Plans the deep runs, deepest bucket first, so that the ramps of deep runs are counted in
+/// the shallower buckets (and a run's own ramp in its own bucket).
+fn plan_deep(targets: &[u64], at: Placement) -> DeepRuns {
+    let mut covered = vec![0u64; QD_RANGES.len()];
+    let mut out = DeepRuns {
+        runs: Vec::new(),
+        requests: 0,
+        depth_sum: 0.0,
+    };
     for b in (1..QD_RANGES.len()).rev() {
         let (lo, hi) = QD_RANGES[b];
-        let hi = hi.min(33);
-        let already: u64 = (lo..=hi).map(|d| covered[d as usize]).sum();
-        let need = targets[b].saturating_sub(already);
+        let need = targets[b].saturating_sub(covered[b]);
         if need == 0 {
             continue;
         }
-        let k = u64::from(lo);
-        let count = need.div_ceil(MAX_RUN_EXCESS);
+        let rise = if hi == u32::MAX {
+            f64::from(at.open.max(lo) - lo)
+        } else {
+            at.spread * f64::from(hi - lo)
+        };
+        let count = need.div_ceil(MAX_RUN_EXCESS + rise.ceil() as u64);
         for i in 0..count {
             // Split evenly: the first (need % count) runs get one more.
-            let excess = need / count + u64::from(i < need % count);
-            runs.push(Run {
-                window: lo,
-                len: k - 1 + excess,
+            let share = need / count + u64::from(i < need % count);
+            // Alternating floor/ceil of `rise` keeps the windows' mean at lo + rise; a run
+            // reaches its window only if at least one request is left at full depth.
+            let step = (rise * (i + 1) as f64).floor() - (rise * i as f64).floor();
+            let window = (u64::from(lo) + step as u64).min(u64::from(lo) + share - 1);
+            let at_full = share - (window - u64::from(lo));
+            out.runs.push(Run {
+                window: window as u32,
+                len: window - 1 + at_full,
             });
-            planned += k - 1 + excess;
-            for c in covered.iter_mut().take(lo as usize).skip(1) {
-                *c += 1;
+            out.requests += window - 1 + at_full;
+            out.depth_sum += (window * (window - 1) / 2 + at_full * window) as f64;
+            // The ramp passes each depth 1..window-1 once.
+            for (c, &(blo, bhi)) in covered.iter_mut().zip(&QD_RANGES).take(b) {
+                let top = u64::from(bhi).min(window - 1);
+                *c += (top + 1).saturating_sub(u64::from(blo));
             }
         }
     }
-    if planned > n {
+    out
+}
+
+/// The placement whose mean depth on arrival comes nearest `target`: windows low in their
+/// buckets to go below the middle; the open bucket's runs deeper to go above it, then the
+/// bounded buckets' windows higher. Placements needing more than `n` requests are too deep.
+fn place_for_mean(n: u64, targets: &[u64], target: f64) -> Placement {
+    let mean = |at: Placement| {
+        let deep = plan_deep(targets, at);
+        if deep.requests > n {
+            f64::INFINITY
+        } else {
+            deep.mean_over(n)
+        }
+    };
+    // Finds x in [lo, hi] (mean rising with x) whose mean is nearest the target.
+    let search = |lo: f64, hi: f64, at: &dyn Fn(f64) -> Placement| {
+        let (mut a, mut b) = (lo, hi);
+        for _ in 0..40 {
+            let mid = (a + b) / 2.0;
+            if mean(at(mid)) < target {
+                a = mid;
+            } else {
+                b = mid;
+            }
+        }
+        let (ma, mb) = (mean(at(a)), mean(at(b)));
+        if (ma - target).abs() <= (mb - target).abs() {
+            at(a)
+        } else {
+            at(b)
+        }
+    };
+    let middle = Placement {
+        spread: 0.5,
+        open: 33,
+    };
+    if mean(middle) >= target {
+        return search(0.0, 0.5, &|s| Placement {
+            spread: s,
+            open: 33,
+        });
+    }
+    let open = search(33.0, f64::from(MAX_OPEN_WINDOW), &|o| Placement {
+        spread: 0.5,
+        open: o.round() as u32,
+    })
+    .open;
+    search(0.5, 1.0, &|s| Placement { spread: s, open })
+}
+
+/// Plans the runs that realise the depth breakdown over `n` requests (shuffled), placing the
+/// windows inside each bucket so the mean depth comes near `avg_qd` when one is given (at
+/// each bucket's lowest depth otherwise). Returns the runs and the mean depth they give.
+fn plan_runs(
+    n: u64,
+    qd_pct: &[f64],
+    avg_qd: Option<f64>,
+    rng: &mut Rng,
+) -> std::result::Result<(Vec<Run>, f64), String> {
+    let targets = apportion(n, qd_pct);
+    let lowest = Placement {
+        spread: 0.0,
+        open: 33,
+    };
+    let at = match avg_qd {
+        Some(t) if t.is_finite() && plan_deep(&targets, lowest).requests <= n => {
+            place_for_mean(n, &targets, t)
+        }
+        _ => lowest,
+    };
+    let deep = plan_deep(&targets, at);
+    if deep.requests > n {
         return Err(format!(
             "{n} requests are too few for this queue-depth breakdown (the deep runs alone need \
-             {planned}); raise --scale or --requests"
+             {}); raise --scale or --requests",
+            deep.requests
         ));
     }
-    let mut serial = n - planned;
+    let mean = deep.mean_over(n);
+    let mut runs = deep.runs;
+    let mut serial = n - deep.requests;
     while serial > 0 {
         let len = (1 + rng.below(MAX_SERIAL_RUN)).min(serial);
         runs.push(Run { window: 1, len });
@@ -513,7 +640,7 @@ fn plan_runs(n: u64, qd_pct: &[f64], rng: &mut Rng) -> std::result::Result<Vec<R
         let j = rng.below(i as u64 + 1) as usize;
         runs.swap(i, j);
     }
-    Ok(runs)
+    Ok((runs, mean))
 }
 
 #[cfg(test)]

@@ -224,8 +224,21 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
         ..SynthOptions::default()
     };
     let synth = Synth::new(&profile, &opts)?;
+    let plan = synth.plan();
     if a.plan {
-        eprintln!("{}", serde_json::to_string_pretty(synth.plan())?);
+        eprintln!("{}", serde_json::to_string_pretty(plan)?);
+    }
+    if let Some(target) = plan.target_avg_qd {
+        if (plan.planned_avg_qd - target).abs() > 0.05 * target {
+            eprintln!(
+                "warning: the trace's mean queue depth is {:.2} against the profile's {target}: \
+                 its QD breakdown leaves too few of these {} requests past depth 32 to carry \
+                 the rest (a run there needs a request per depth it climbs, up to {})",
+                plan.planned_avg_qd,
+                plan.requests,
+                iolab_trace::synth::MAX_OPEN_WINDOW
+            );
+        }
     }
     let (name, sink) = a.output.sink()?;
     let mut w = writer(a.format, &name, sink, &a.output.options(512));
