@@ -35,10 +35,6 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "the 400 GB's 9 channels (Tom's Hardware) still carry more than the controller's 2.75 GB/s read datapath; what holds Intel's figure to 2.2 GB/s is not known",
     ),
     (
-        "E (2011) SF-1200 cards / >= Database 90 % writes QD16 favours capacity: RevoDrive 240 / RevoDrive x2 100",
-        "the 240 GB leads by 9 %, under the 10 % taken as 'favours': since reads go ahead of queued programs (MQSim's read priority), the x2's four controllers serve the pattern's 10 % reads sooner, and its writes keep up more",
-    ),
-    (
         "E (2011) SF-1200 cards / RevoDrive spec sustained seq write, compressible (MB/s)",
         "OCZ does not say how 'sustained' was measured; modelled in garbage-collection steady state, where compressible data puts a tenth of its bytes on NAND, collection keeps up and the card writes at its peak (544 MB/s): OCZ's 17 % drop from peak to sustained needs the vendor's method",
     ),
