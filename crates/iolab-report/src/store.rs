@@ -371,6 +371,9 @@ pub struct Comparison {
     pub runs: Vec<RunSummary>,
     /// Rows in first-seen order.
     pub rows: Vec<ComparedRow>,
+    /// Job labels that name different workloads in different runs (access, block sizes,
+    /// depth, threads, read share), with each run's workload (`None` where it lacks the job).
+    pub differing: Vec<(String, Vec<Option<String>>)>,
 }
 
 /// What an insert produced.
@@ -1004,6 +1007,8 @@ impl Store {
         let mut runs = Vec::with_capacity(ids.len());
         let mut rows: Vec<ComparedRow> = Vec::new();
         let mut index: std::collections::HashMap<(String, String), usize> = Default::default();
+        // Each label's workload per run, to tell when the same name ran different work.
+        let mut workloads: Vec<(String, Vec<Option<String>>)> = Vec::new();
         let mut put =
             |rows: &mut Vec<ComparedRow>, label: String, metric: String, col: usize, v| {
                 let at = *index
@@ -1030,6 +1035,16 @@ impl Store {
                 *count += 1;
                 if *count > 1 {
                     label = format!("{label} #{count}");
+                }
+                if let Some(job) = &step.job {
+                    let at = match workloads.iter().position(|(l, _)| *l == label) {
+                        Some(at) => at,
+                        None => {
+                            workloads.push((label.clone(), vec![None; ids.len()]));
+                            workloads.len() - 1
+                        }
+                    };
+                    workloads[at].1[col] = Some(job.to_string());
                 }
                 for m in &step.metrics {
                     put(&mut rows, label.clone(), m.name.clone(), col, m.value);
@@ -1064,7 +1079,19 @@ impl Store {
             .collect();
         keyed.sort();
         let rows = keyed.into_iter().map(|(_, _, i)| rows[i].clone()).collect();
-        Ok(Comparison { runs, rows })
+        let differing = workloads
+            .into_iter()
+            .filter(|(_, w)| {
+                let mut seen = w.iter().flatten();
+                let first = seen.next();
+                seen.any(|x| Some(x) != first)
+            })
+            .collect();
+        Ok(Comparison {
+            runs,
+            rows,
+            differing,
+        })
     }
 
     /// Run `id`'s result exactly as it was saved: pretty JSON, as `iolab` writes result files
@@ -1456,6 +1483,24 @@ mod tests {
         assert!(table.contains("read_iops"), "{table}");
         // 600 reads in 3 s against 300: +100 %.
         assert!(table.contains("+100.0 %"), "{table}");
+        // The name is paired, and the table says the work behind it changed.
+        assert_eq!(
+            c.differing,
+            vec![(
+                "4K QD1 read".to_string(),
+                vec![
+                    Some("RandRead 4k QD1 T1".to_string()),
+                    Some("RandRw 4k QD1 T1 50% read".to_string())
+                ]
+            )]
+        );
+        assert!(
+            table.contains(&format!(
+                "note: 4K QD1 read is not the same workload in every run: #{} RandRead 4k QD1 T1; #{} RandRw 4k QD1 T1 50% read",
+                a.id, b.id
+            )),
+            "{table}"
+        );
     }
 
     #[test]

@@ -263,6 +263,20 @@ pub fn compare_table(c: &Comparison) -> String {
             "note: these runs used different --scale values; durations and sizes differ"
         );
     }
+    // Jobs are paired by name: say when a name stands for different work.
+    for (label, workloads) in &c.differing {
+        let each: Vec<String> = c
+            .runs
+            .iter()
+            .zip(workloads)
+            .filter_map(|(r, w)| w.as_ref().map(|w| format!("#{} {w}", r.id)))
+            .collect();
+        let _ = writeln!(
+            out,
+            "note: {label} is not the same workload in every run: {}",
+            each.join("; ")
+        );
+    }
     out.push('\n');
     let two = c.runs.len() == 2;
     let mut header = vec!["job".to_string(), "metric".into()];
@@ -369,6 +383,7 @@ id  key           started (UTC)        kind       target      jobs  state
                 row("job1", "read_lat_mean_us", Some(50.0), Some(40.0)),
                 row("job2", "write_iops", None, Some(900.0)),
             ],
+            differing: vec![],
         };
         assert_eq!(
             compare_table(&c),
