@@ -344,7 +344,11 @@ impl SimSetup {
                     nand += (s.ftl.counters.host_units + s.ftl.counters.gc_units)
                         * s.ftl.unit_bytes as u64;
                 }
-                Dev::Hdd(h) => energy += h.busy_ns as f64 * h.power.seek_w / 1e9,
+                Dev::Hdd(h) => {
+                    let (r, ahead) = h.booked_ahead(&self.world.res, now);
+                    busy[r as usize] = busy[r as usize].saturating_sub(ahead);
+                    energy += h.busy_ns.saturating_sub(ahead) as f64 * h.power.seek_w / 1e9;
+                }
             }
         }
         Snapshot {

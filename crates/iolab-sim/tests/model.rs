@@ -385,6 +385,22 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
         "{}",
         sr.read.bw_mb_per_s
     );
+    // Power: a busy disk draws idle plus seeking (5.5 + 2.5 W), never more, however short
+    // the job (each job used to be charged the whole of the seek its last command left
+    // running: 8.04 W).
+    for text in [
+        "access = \"randwrite\"\nblock_size = \"64k\"\nduration_s = 0.3",
+        "access = \"write\"\nblock_size = \"1m\"\nqueue_depth = 32\nduration_s = 0.3",
+    ] {
+        let mut sim = open("sim:hdd-7200@z97/sata", None).unwrap();
+        sim.run_job(&job(text), None).unwrap();
+        let t = sim.tests().last().unwrap();
+        assert!(
+            t.avg_power_w <= 8.0 + 1e-9 && t.avg_power_w > 7.9,
+            "{text}: {} W",
+            t.avg_power_w
+        );
+    }
     // A cache: the second pass over a small hot set comes from the SSD.
     let mut sim = open("sim:rst-cache@z270/sata", None).unwrap();
     let hot = job("access = \"randread\"\nsize = \"64m\"\nblock_size = \"128k\"\nios_limit = 2000");

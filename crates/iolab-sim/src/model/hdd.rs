@@ -17,8 +17,10 @@ pub struct Hdd {
     rev_ns: u64,
     seek_track_ns: u64,
     seek_full_ns: u64,
+    /// Nanoseconds per byte on the outermost track.
     outer_npb: f64,
-    inner_npb: f64,
+    /// (inner rate / outer rate)²: the innermost track's radius over the outermost's, squared.
+    inner_area_ratio: f64,
     pub(super) command_ns: u64,
     head: u64,
     last_end: u64,
@@ -71,6 +73,17 @@ struct Positioning {
 }
 
 impl Hdd {
+    /// The actuator's resource and how much of the command on it is still to run at `now`:
+    /// a command's whole service time is counted when it starts, so a report of what ran
+    /// during a job takes this off at both of its ends (as [`super::ssd::Ssd::booked_ahead`]
+    /// does for an SSD), or a job would be charged the seek its last command left running.
+    pub fn booked_ahead(&self, res: &[Res], now: u64) -> (ResId, u64) {
+        (
+            self.res,
+            res[self.res as usize].busy_until.saturating_sub(now),
+        )
+    }
+
     /// Room in the write cache at `t` (the destage on the actuator frees its bytes at its end).
     pub(super) fn cache_room(&self, t: u64) -> u64 {
         let leaving = if t < self.destage_end {
@@ -176,8 +189,12 @@ fn hdd_service(
     start: u64,
     pos: Positioning,
 ) -> u64 {
+    // Zoned recording: the media rate follows the track's radius, and LBAs fill the platter
+    // from the outside in by area, so the track at `frac` of the LBAs has radius
+    // sqrt(1 - frac (1 - (r_in/r_out)²)) of the outermost (the middle LBA of a 150 -> 75 MB/s
+    // disk reads at 119 MB/s, not the 100 a rate linear in LBA gives).
     let frac = offset as f64 / h.size as f64;
-    let npb = h.outer_npb + (h.inner_npb - h.outer_npb) * frac;
+    let npb = h.outer_npb / (1.0 - frac * (1.0 - h.inner_area_ratio)).sqrt();
     let xfer = (len as f64 * npb) as u64;
     let d = if pos.streaming {
         // The media transfer began when the previous command ended.
@@ -211,7 +228,7 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         seek_track_ns: p.seek_track_ns,
         seek_full_ns: p.seek_full_ns,
         outer_npb: 1e9 / p.outer_bps,
-        inner_npb: 1e9 / p.inner_bps,
+        inner_area_ratio: (p.inner_bps / p.outer_bps).powi(2),
         command_ns: p.command_ns,
         head: 0,
         last_end: u64::MAX,
