@@ -457,6 +457,22 @@ impl JobSpec {
                     .into(),
             ));
         }
+        if ramp_s > 0.0 && (self.io_limit.is_some() || self.ios_limit.is_some()) {
+            // The same with a duration too: the budget counts the ramp's I/Os, so a ramp
+            // that spends it leaves nothing measured (0.00 s measured, "complete").
+            let key = if self.ios_limit.is_some() {
+                "ios_limit"
+            } else {
+                "io_limit"
+            };
+            return Err(fail(
+                key,
+                format!(
+                    "a budget of I/Os is spent from the start, ramp_s included, so the ramp \
+                     could leave nothing to measure: drop {key}, or drop ramp_s"
+                ),
+            ));
+        }
         let pct = |key: &'static str, v: Option<f64>| -> Result<f64, JobError> {
             let v = v.unwrap_or(0.0);
             if (0.0..=100.0).contains(&v) {
@@ -537,6 +553,34 @@ impl Job {
             .unwrap_or(4096)
     }
 
+    /// The largest size every block size is a multiple of: byte budgets, and the threads'
+    /// shares of a span, are cut in it.
+    pub fn granule(&self) -> u64 {
+        self.block_sizes
+            .iter()
+            .fold(0, |g, s| gcd(g, s.bytes))
+            .max(1)
+    }
+
+    /// The smallest size that is a multiple of every block size (the largest one where, as
+    /// usual, they are powers of two): zones start on it, so every block a thread issues
+    /// from its zone's start is aligned as it would be from the span's.
+    fn zone_granule(&self) -> u64 {
+        self.block_sizes
+            .iter()
+            .try_fold(MIN_DIRECT_ALIGN, |l, s| {
+                (l / gcd(l, s.bytes)).checked_mul(s.bytes)
+            })
+            .unwrap_or_else(|| self.max_block())
+    }
+
+    /// Each thread's zone: an equal share of the span in whole [`Job::zone_granule`]s (the
+    /// last zone also takes what is left).
+    fn zone_bytes(&self) -> u64 {
+        let g = self.zone_granule();
+        self.span() / self.threads.max(1) as u64 / g * g
+    }
+
     /// Whether the job writes at all.
     pub fn writes(&self) -> bool {
         self.read_pct < 100.0
@@ -574,7 +618,8 @@ impl Job {
             ));
         }
         if self.zones {
-            let zone = span / self.threads as u64;
+            let g = self.zone_granule();
+            let zone = span / self.threads as u64 / g * g;
             if zone < max_block {
                 return Err(self.error(
                     "zones",
@@ -658,18 +703,44 @@ impl Job {
         Ok(())
     }
 
-    /// The byte range `[start, end)` worker `index` of `threads` works in.
+    /// The byte range `[start, end)` worker `index` of `threads` works in: the span, or with
+    /// zones the thread's own, the last one reaching the span's end so every byte is in one.
     pub fn worker_range(&self, index: u32) -> (u64, u64) {
         let span = self.span();
         let start = self.offset_bytes;
         if !self.zones {
             return (start, start + span);
         }
-        let zone = span / self.threads as u64;
-        let zone = zone - zone % MIN_DIRECT_ALIGN.min(zone);
+        let zone = self.zone_bytes();
         let zs = start + zone * index as u64;
-        (zs, zs + zone)
+        if index + 1 >= self.threads {
+            (zs, start + span)
+        } else {
+            (zs, zs + zone)
+        }
     }
+}
+
+/// Greatest common divisor (0 with anything gives the other).
+fn gcd(a: u64, b: u64) -> u64 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
+}
+
+/// Part `index` of `parts` of `total` bytes cut in whole `granule`s, the parts adding up to
+/// every whole granule of it (the first ones one granule larger where they do not divide).
+pub fn byte_share(total: u64, granule: u64, parts: u32, index: u32) -> u64 {
+    let (units, parts) = (total / granule, parts.max(1) as u64);
+    (units / parts + u64::from((index as u64) < units % parts)) * granule
+}
+
+/// Where part `index` of [`byte_share`]'s parts begins: the sum of the parts before it.
+pub fn byte_share_start(total: u64, granule: u64, parts: u32, index: u32) -> u64 {
+    let (units, parts, i) = (total / granule, parts.max(1) as u64, index as u64);
+    (i * (units / parts) + i.min(units % parts)) * granule
 }
 
 impl fmt::Display for Job {
@@ -690,6 +761,11 @@ impl fmt::Display for Job {
         )?;
         if matches!(self.access, Access::Rw | Access::RandRw) {
             write!(f, " {:.0}% read", self.read_pct)?;
+        }
+        // random_pct decides the offsets; the access only gives its default (100 or 0).
+        let default_random = if self.access.is_random() { 100.0 } else { 0.0 };
+        if self.random_pct != default_random {
+            write!(f, " {:.0}% random", self.random_pct)?;
         }
         Ok(())
     }
@@ -744,6 +820,16 @@ mod tests {
             ("bssplit = \"4k/nan:8k/50\"", "bssplit", "finite"),
             ("bssplit = \"4k/1e308:64k/1e308\"", "bssplit", "finite"),
             ("ramp_s = 1\nios_limit = 1000", "ramp_s", "timed job"),
+            (
+                "ramp_s = 1\nduration_s = 1\nios_limit = 1000",
+                "ios_limit",
+                "ramp_s included",
+            ),
+            (
+                "ramp_s = 1\nduration_s = 1\nio_limit = \"1m\"",
+                "io_limit",
+                "drop io_limit",
+            ),
             ("ramp_s = 1e12\nduration_s = 1", "ramp_s", "more than"),
             ("duration_s = 1e12", "duration_s", "more than"),
             ("io_limit = 1000", "io_limit", "less than one block"),
@@ -753,6 +839,24 @@ mod tests {
             assert_eq!(e.key, key, "{text}");
             assert!(e.to_string().contains(hint), "{text}: {e}");
         }
+    }
+
+    #[test]
+    fn the_label_gives_a_random_share_that_is_not_the_access_default() {
+        let label = |text: &str| spec(text).validate().unwrap().to_string();
+        assert_eq!(label("access = \"read\""), "Read 4k QD1 T1");
+        assert_eq!(
+            label("access = \"read\"\nrandom_pct = 100"),
+            "Read 4k QD1 T1 100% random"
+        );
+        assert_eq!(
+            label("access = \"randread\"\nrandom_pct = 0"),
+            "RandRead 4k QD1 T1 0% random"
+        );
+        assert_eq!(
+            label("access = \"rw\"\nread_pct = 80\nrandom_pct = 80"),
+            "Rw 4k QD1 T1 80% read 80% random"
+        );
     }
 
     #[test]
@@ -792,6 +896,38 @@ mod tests {
         }
         assert_eq!(ranges[0].0, 1 << 20);
         assert!(ranges[2].1 <= (1 << 20) + (3 << 30));
+        // Zones start on a block boundary, and together they are the whole span: 70 MiB in
+        // 1 MiB blocks over 3 threads is 23 + 23 + 24 MiB (zones used to start at 512-byte
+        // boundaries, which a 4K-sector device refuses, and to leave the tail unwritten).
+        let mut job = spec("zones = true\nthreads = 3\nblock_size = \"1m\"")
+            .validate()
+            .unwrap();
+        job.set_span(70 << 20).unwrap();
+        let ranges: Vec<_> = (0..3).map(|i| job.worker_range(i)).collect();
+        assert_eq!(
+            ranges,
+            [(0, 23 << 20), (23 << 20, 46 << 20), (46 << 20, 70 << 20)]
+        );
+        // A split: zones on multiples of its largest block.
+        let mut job = spec("zones = true\nthreads = 5\nbssplit = \"4k/50:64k/50\"")
+            .validate()
+            .unwrap();
+        job.set_span(12 << 20).unwrap();
+        for i in 0..5 {
+            assert_eq!(job.worker_range(i).0 % (64 << 10), 0, "zone {i}");
+        }
+    }
+
+    #[test]
+    fn byte_shares_add_up_and_start_where_the_previous_ends() {
+        for (total, granule, parts) in [(70 << 20, 1 << 20, 3), (10_000, 512, 7), (4096, 4096, 3)] {
+            let mut at = 0;
+            for i in 0..parts {
+                assert_eq!(byte_share_start(total, granule, parts, i), at);
+                at += byte_share(total, granule, parts, i);
+            }
+            assert_eq!(at, total / granule * granule);
+        }
     }
 
     #[test]

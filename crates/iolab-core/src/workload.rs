@@ -3,7 +3,7 @@
 //! Pure and seeded: the same job, worker index and seed always give the same requests, which
 //! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O.
 
-use crate::job::{Direction, Job, SizeShare};
+use crate::job::{byte_share_start, Direction, Job, SizeShare};
 use crate::rng::{splitmix64, Rng};
 
 /// One request as the workload decides it: direction, byte offset and length.
@@ -74,12 +74,12 @@ impl IoGenerator {
             })
             .collect::<Vec<_>>();
         // Sequential workers sharing one span start at staggered points, so that T threads read
-        // T different places rather than the same blocks T times (which a cache would serve).
+        // T different places rather than the same blocks T times (which a cache would serve):
+        // where their shares of a one-pass budget begin, so that one pass covers the span once.
         let seq_pos = if job.zones || job.threads == 1 {
             start
         } else {
-            let step = (end - start) / job.threads as u64;
-            start + (step * index as u64) / align * align
+            start + byte_share_start(end - start, job.granule(), job.threads, index)
         };
         IoGenerator {
             rng: Rng::new(worker_seed(job.seed, index)),

@@ -16,7 +16,7 @@
 use crate::clock::Clock;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
-use iolab_core::job::{Direction, Job};
+use iolab_core::job::{byte_share, Direction, Job};
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 use std::collections::VecDeque;
@@ -128,33 +128,14 @@ fn share(total: u64, parts: u32, index: u32) -> u64 {
     total / parts as u64 + u64::from((index as u64) < total % parts as u64)
 }
 
-/// Splits a byte budget into `parts` shares of whole `granule`s (what is left over is not
-/// issued): a share that is not a multiple of every block size ends in a short I/O, which a
-/// device opened with O_DIRECT refuses (EINVAL) and a model would count as a full one.
-fn byte_share(total: u64, granule: u64, parts: u32, index: u32) -> u64 {
-    share(total / granule, parts, index) * granule
-}
-
-/// The largest size every block size of `job` is a multiple of: budgets are cut in it.
-fn granule(job: &Job) -> u64 {
-    fn gcd(a: u64, b: u64) -> u64 {
-        if b == 0 {
-            a
-        } else {
-            gcd(b, a % b)
-        }
-    }
-    job.block_sizes
-        .iter()
-        .fold(0, |g, s| gcd(g, s.bytes))
-        .max(1)
-}
-
 /// The workers of a job whose span is resolved. `start_ns` is when the run begins on the
 /// driver's clock (paced requests are scheduled from it).
 pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
     let n = job.threads;
-    let granule = granule(job);
+    // Budgets in whole granules: a share that is not a multiple of every block size ends in
+    // a short I/O, which a device opened with O_DIRECT refuses (EINVAL) and a model would
+    // count as a full one.
+    let granule = job.granule();
     // The job's rate as one schedule: worker `i` starts `i` intervals of the job's late, so
     // the workers' requests interleave instead of leaving together.
     let by_ios = job.rate_iops.map(|r| 1e9 / r);
@@ -601,6 +582,25 @@ mod tests {
                     assert!(sizes.contains(&p.req.len), "{split}: {}", p.req.len);
                 }
             }
+        }
+    }
+
+    #[test]
+    fn one_pass_covers_every_block_of_the_span_once() {
+        // 70 blocks over 3 threads (24 + 23 + 23), with zones or without: each thread's
+        // share begins where the previous one ends (a thread used to start at 23 blocks in
+        // and read block 23 twice and block 69 never; zones left the tail unwritten).
+        for zones in ["", "zones = true\n"] {
+            let text = format!(
+                "access = \"write\"\nblock_size = \"1m\"\nthreads = 3\n{zones}size = \"70m\""
+            );
+            let mut offsets: Vec<u64> = requests(&job(&text))
+                .iter()
+                .flatten()
+                .map(|p| p.req.offset >> 20)
+                .collect();
+            offsets.sort_unstable();
+            assert_eq!(offsets, (0..70).collect::<Vec<_>>(), "{zones}");
         }
     }
 
