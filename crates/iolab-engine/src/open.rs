@@ -155,8 +155,16 @@ pub fn prepare_target(
                 .span_bytes
                 .ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
             let size = job.offset_bytes + span;
+            // Checked before the file is made, so a refused job leaves nothing behind.
+            let dir = path
+                .parent()
+                .filter(|d| !d.as_os_str().is_empty())
+                .unwrap_or(Path::new("."));
+            let logical = file_logical_block(dir);
+            job.resolve_span(size)?;
+            job.check_alignment(logical)?;
             create_filled(path, size, job, 0)?;
-            (TargetKind::File, size, file_logical_block(path), true, None)
+            (TargetKind::File, size, logical, true, None)
         }
         Err(e) => return Err(io_err("cannot inspect", path)(e)),
         Ok(m) if m.is_file() => {
@@ -169,6 +177,9 @@ pub fn prepare_target(
                 }
             }
             if grows {
+                // Checked before the file grows, so a refused job leaves it as it was.
+                job.resolve_span(needed)?;
+                job.check_alignment(file_logical_block(path))?;
                 create_filled(path, needed, job, m.len())?;
             } else if m.blocks() * 512 < m.len() && job.reads() {
                 notes.push(format!(
@@ -254,6 +265,13 @@ pub fn prepare_target(
         }
         other => other,
     };
+    if engine == EngineChoice::Psync && job.queue_depth > 1 {
+        notes.push(format!(
+            "engine psync: one I/O in flight per thread, as fio's psync, so the job's queue \
+             depth of {} is not kept; --engine psync-per-slot keeps it with a thread per slot",
+            job.queue_depth
+        ));
+    }
     Ok(PreparedTarget {
         path: path.to_path_buf(),
         kind,

@@ -435,6 +435,35 @@ mod tests {
     }
 
     #[test]
+    fn psync_says_it_does_not_keep_a_queue() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.iolab-tmp");
+        let notes = |qd: u32| {
+            let text = format!("size = \"1m\"\nqueue_depth = {qd}");
+            let mut job = JobSpec::from_toml(&text, "test.toml")
+                .unwrap()
+                .validate()
+                .unwrap();
+            prepare_target(
+                &path,
+                &mut job,
+                &WritePolicy::default(),
+                EngineChoice::Psync,
+            )
+            .unwrap()
+            .notes
+        };
+        assert!(
+            notes(8)
+                .iter()
+                .any(|n| n.contains("queue depth of 8 is not kept")),
+            "{:?}",
+            notes(8)
+        );
+        assert!(notes(1).iter().all(|n| !n.contains("queue depth")));
+    }
+
+    #[test]
     fn the_gate_gives_every_thread_one_start_or_none() {
         for go in [true, false] {
             let gate = StartGate::new(4);
