@@ -373,7 +373,9 @@ impl SimSetup {
             .sum()
     }
 
-    fn report(&self, job: &str, a: &Snapshot, b: &Snapshot) -> TestReport {
+    /// What ran between snapshots `a` and `b` of job `job`, which kept up to `slots` I/Os
+    /// in flight.
+    fn report(&self, job: &str, a: &Snapshot, b: &Snapshot, slots: u32) -> TestReport {
         let dt = (b.t - a.t).max(1) as f64;
         // Utilisation per resource group: busy time over elapsed time and group size.
         let mut groups: std::collections::BTreeMap<&str, (f64, u32, ResKind)> = Default::default();
@@ -394,10 +396,14 @@ impl SimSetup {
             });
         let wa = (b.host_bytes > a.host_bytes)
             .then(|| (b.nand_bytes - a.nand_bytes) as f64 / (b.host_bytes - a.host_bytes) as f64);
-        let bottleneck = if util < 0.7 {
-            format!("latency-bound (busiest: {name})")
-        } else {
+        let queue = self.world.max_outstanding;
+        let bottleneck = if util >= 0.7 {
             name
+        } else if slots > queue {
+            // More would help but the path takes no more: not a latency the job could hide.
+            format!("host queue limit of {queue} (busiest: {name})")
+        } else {
+            format!("latency-bound (busiest: {name})")
         };
         TestReport {
             job: job.to_string(),
@@ -455,15 +461,15 @@ impl SimSetup {
             progress: None,
             continue_on_error: job.continue_on_error,
         };
+        let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {
             let mut target = SimTarget::new(&mut self.world, clock.clone(), size, needs_data);
-            let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
             iolab_engine::target::Target::prepare(&mut target, slots, job.max_block() as usize)?;
             drive(&mut target, &clock, workers, &opts)?
         };
         self.charge_carried(self.clock.now_ns());
         let after = self.snapshot();
-        let mut rep = self.report(&job.name, &before, &after);
+        let mut rep = self.report(&job.name, &before, &after, slots);
         if out.stats.write.ios == 0 {
             // A job that wrote nothing has no write amplification, even when a tier's own
             // copies wrote to its SSD meanwhile.

@@ -401,6 +401,15 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
             t.avg_power_w
         );
     }
+    // A path that keeps one command in flight names that, not latency, when the job would
+    // keep more: the JBOD card's RAID layer takes one at a time.
+    for (qd, says) in [(1, "latency-bound"), (32, "host queue limit of 1")] {
+        let mut sim = open("sim:revodrive-120-jbod@x58", None).unwrap();
+        let text = format!("access = \"randread\"\nqueue_depth = {qd}\nduration_s = 0.1");
+        sim.run_job(&job(&text), None).unwrap();
+        let b = &sim.tests().last().unwrap().bottleneck;
+        assert!(b.starts_with(says), "QD{qd}: {b}");
+    }
     // A cache: the second pass over a small hot set comes from the SSD.
     let mut sim = open("sim:rst-cache@z270/sata", None).unwrap();
     let hot = job("access = \"randread\"\nsize = \"64m\"\nblock_size = \"128k\"\nios_limit = 2000");
