@@ -178,6 +178,8 @@ pub fn compute(
     let step = spec.step.as_deref().unwrap_or("");
     let mut stddev = None;
     let mut notes = Vec::new();
+    // Every job the score reads, to say when one of them did not finish.
+    let mut used: Vec<&JobResult> = Vec::new();
     if spec.rule == "last_seconds" && scale != 1.0 {
         // A scaled run's window is not the one the score's name gives (AnandTech's "last 400 s").
         notes.push(format!(
@@ -188,6 +190,7 @@ pub fn compute(
     let (value, unit, rule) = match spec.rule.as_str() {
         "mean" => {
             let (points, window) = scored_points(suite, jobs, step, &spec.filter);
+            used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
             let vals: Vec<f64> = points.iter().filter_map(|p| p.value(metric)).collect();
             (
                 mean(&vals)?,
@@ -203,6 +206,7 @@ pub fn compute(
             let secs = spec.seconds.unwrap_or(0.0) * scale;
             let (points, _) = scored_points(suite, jobs, step, &[]);
             let job = points.last()?.job;
+            used.push(job);
             let (m, sd) = last_seconds(job, metric, secs)?;
             stddev = Some(sd);
             // The suite's checks refuse a window longer than the step's duration; a job that
@@ -218,6 +222,7 @@ pub fn compute(
             let mut words = Vec::new();
             for t in &spec.terms {
                 let (points, window) = scored_points(suite, jobs, &t.step, &t.filter);
+                used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
                 let vals: Vec<f64> = points.iter().filter_map(|p| p.value(&t.metric)).collect();
                 total += t.weight * mean(&vals)?;
                 words.push(format!(
@@ -235,6 +240,7 @@ pub fn compute(
             if points.is_empty() {
                 return None;
             }
+            used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
             let sum = points
                 .iter()
                 .map(|p| p.value(metric).unwrap_or(0.0) / p.job.job.queue_depth.max(1) as f64)
@@ -251,6 +257,15 @@ pub fn compute(
         }
         _ => return None,
     };
+    let mut unfinished: Vec<&str> = used
+        .iter()
+        .filter(|j| !j.complete)
+        .map(|j| j.name.as_str())
+        .collect();
+    unfinished.dedup();
+    if !unfinished.is_empty() {
+        notes.push(format!("from unfinished job(s): {}", unfinished.join(", ")));
+    }
     let name = if notes.is_empty() {
         spec.name.clone()
     } else {
@@ -329,6 +344,18 @@ mod tests {
         assert!((score("Total") - 950.0).abs() < 1e-9);
         assert!((score("Read") - (50.0 + 30.0 + 300.0)).abs() < 1e-9);
         assert!((score("Write") - (40.0 + 80.0 + 250.0)).abs() < 1e-9);
+        // A job that failed part-way still gives its figure, and the scores it enters say so.
+        let mut jobs = jobs;
+        jobs[4].complete = false;
+        let name = |name: &str| {
+            let spec = suite.scores.iter().find(|s| s.name == name).unwrap();
+            compute(&suite, spec, &jobs, 1.0).unwrap().name
+        };
+        assert_eq!(
+            name("Read"),
+            "Read (from unfinished job(s): 4K-64Thrd read QD1)"
+        );
+        assert_eq!(name("Write"), "Write");
     }
 
     #[test]
