@@ -28,7 +28,10 @@ fn expected() -> (u64, u64, u64, u64) {
 }
 
 fn replay(target: &str, extra: &[&str], dir: &Path) -> Value {
-    let trace = sample();
+    replay_of(&sample(), target, extra, dir)
+}
+
+fn replay_of(trace: &Path, target: &str, extra: &[&str], dir: &Path) -> Value {
     let mut args = vec![
         "trace",
         "replay",
@@ -92,6 +95,28 @@ fn replay_on_a_temp_file_issues_every_request_once() {
     // Timestamp-faithful at 100× speed replays the same requests.
     let r = replay("t.bin", &["--time-scale", "100"], dir.path());
     let _ = r;
+}
+
+#[test]
+fn as_fast_as_possible_keeps_the_depth_of_the_trace_in_time_order() {
+    if !sample().exists() {
+        println!("skipped: {} not found", sample().display());
+        return;
+    }
+    // The sample with every four lines reversed: out of file order, not out of time.
+    let text = std::fs::read_to_string(sample()).unwrap();
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    let shuffled: Vec<&str> = lines
+        .chunks(4)
+        .flat_map(|c| c.iter().rev().copied())
+        .collect();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("shuffled.csv");
+    std::fs::write(&file, shuffled.join("\n") + "\n").unwrap();
+    let qd = |r: Value| r["jobs"][0]["job"]["queue_depth"].as_u64().unwrap();
+    let sorted = qd(replay("sim:sm951-512@x470", &[], dir.path()));
+    let unsorted = qd(replay_of(&file, "sim:sm951-512@x470", &[], dir.path()));
+    assert_eq!(unsorted, sorted, "the depth in file order would be deeper");
 }
 
 #[test]
