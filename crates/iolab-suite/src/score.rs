@@ -165,6 +165,13 @@ pub fn last_seconds(job: &JobResult, metric: &str, seconds: f64) -> Option<(f64,
     Some((m, var.sqrt()))
 }
 
+/// What a score says when a run (stopped early) has fewer of the points its filter names
+/// than the filter allows: AnandTech's "mean of QD1, 2 and 4" over QD1 and 2 is not that.
+fn points_missing(found: usize, filter: &[SweepSpec]) -> Option<String> {
+    let wanted: usize = filter.iter().map(|f| f.values.len()).product();
+    (!filter.is_empty() && found < wanted).then(|| format!("from {found} of {wanted} points"))
+}
+
 /// Computes one score of `suite`; `None` when the steps it reads did not run (an incomplete
 /// suite). Of a step looped to steady state, each sweep point counts with its mean over the
 /// window's rounds (its largest, for a maximum).
@@ -191,6 +198,7 @@ pub fn compute(
         "mean" => {
             let (points, window) = scored_points(suite, jobs, step, &spec.filter);
             used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+            notes.extend(points_missing(points.len(), &spec.filter));
             let vals: Vec<f64> = points.iter().filter_map(|p| p.value(metric)).collect();
             (
                 mean(&vals)?,
@@ -223,6 +231,7 @@ pub fn compute(
             for t in &spec.terms {
                 let (points, window) = scored_points(suite, jobs, &t.step, &t.filter);
                 used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+                notes.extend(points_missing(points.len(), &t.filter));
                 let vals: Vec<f64> = points.iter().filter_map(|p| p.value(&t.metric)).collect();
                 total += t.weight * mean(&vals)?;
                 words.push(format!(
@@ -241,6 +250,7 @@ pub fn compute(
                 return None;
             }
             used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+            notes.extend(points_missing(points.len(), &spec.filter));
             let sum = points
                 .iter()
                 .map(|p| p.value(metric).unwrap_or(0.0) / p.job.job.queue_depth.max(1) as f64)
@@ -394,6 +404,14 @@ mod tests {
             .map(|&qd| job("Random read 4K", qd, qd as f64 * 10.0, 0.0, 0.0))
             .collect();
         assert!((compute(&suite, spec, &jobs, 1.0).unwrap().value - 70.0 / 3.0).abs() < 1e-9);
+        // A run stopped before QD4: the mean of what ran, said to be short of the method's.
+        let short = compute(&suite, spec, &jobs[..2], 1.0).unwrap();
+        assert!((short.value - 15.0).abs() < 1e-9);
+        assert!(
+            short.name.ends_with("(from 2 of 3 points)"),
+            "{}",
+            short.name
+        );
         let mut c = job("Performance consistency", 32, 0.0, 0.0, 0.0);
         c.series.t_end_s = (1..=10).map(|t| t as f64).collect();
         c.series.write_iops = vec![90.0, 90.0, 90.0, 90.0, 90.0, 90.0, 10.0, 20.0, 10.0, 20.0];
