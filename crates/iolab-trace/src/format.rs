@@ -68,6 +68,16 @@ impl Format {
         }
     }
 
+    /// Whether the format's times are on a calendar clock (MSR's FILETIME since 1601, Unix
+    /// time for Alibaba, Tencent and SYSTOR) rather than counted from the trace's start
+    /// (blkparse, blktrace, SPC, fio's iologs, DiskSim).
+    pub fn calendar_clock(self) -> bool {
+        matches!(
+            self,
+            Format::Msr | Format::Alibaba | Format::Tencent | Format::Systor
+        )
+    }
+
     /// All names, comma-separated, for error messages.
     pub fn names() -> String {
         ALL_FORMATS.map(Format::name).join(", ")

@@ -602,3 +602,40 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn converting_a_calendar_clock_to_a_relative_one_counts_from_the_first_record() {
+    let msr = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../shared/data/traces/msr_hm_0_first1000.csv");
+    if !msr.exists() {
+        println!("skipped: {} not found", msr.display());
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let convert = |to: &str| {
+        let out = iolab(
+            &["trace", "convert", msr.to_str().unwrap(), "--to", to],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{to}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    // The sample spans 127 s of 2007: fio's waits and SPC's seconds count from its start
+    // (the first fio wait used to be 406 years, FILETIME taken for µs).
+    let fio = convert("fio2");
+    let waits: Vec<u64> = fio
+        .lines()
+        .filter_map(|l| l.split_once(" wait ")?.1.split(' ').next()?.parse().ok())
+        .collect();
+    assert!(!waits.is_empty());
+    assert_eq!(waits.iter().sum::<u64>(), 127_233_494, "{:?}", &waits[..3]);
+    let spc = convert("spc");
+    let first = spc.lines().next().unwrap();
+    assert!(first.ends_with(",0.000000"), "{first}");
+    // Calendar to calendar keeps the calendar.
+    assert!(convert("systor")
+        .lines()
+        .nth(1)
+        .unwrap()
+        .starts_with("12816638529."));
+}

@@ -8,7 +8,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use iolab_trace::{
     analyze, open_path, open_reader, writer, AnalyzeOptions, Event, Format, Profile, ReadOptions,
-    Reorder, Synth, SynthOptions, WriteOptions,
+    Reorder, Synth, SynthOptions, TraceRecord, WriteOptions,
 };
 
 /// Arguments of `iolab trace`.
@@ -259,15 +259,33 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
         &a.output.options(a.input.spc_block_bytes),
     );
     let mut late = 0;
+    // A calendar time written where the format counts from the trace's start would be a wait
+    // of centuries (MSR's 2007 FILETIME as a first fio wait was 406 years): count from the
+    // first record instead.
+    let mut origin = (reader.format().calendar_clock() && !a.to.calendar_clock()).then_some(None);
+    let mut put = |r: TraceRecord| -> anyhow::Result<()> {
+        match &mut origin {
+            Some(o) => {
+                let from = *o.get_or_insert(r.time_ns);
+                w.write(&TraceRecord {
+                    time_ns: r.time_ns.saturating_sub(from),
+                    completion_ns: r.completion_ns.map(|c| c.saturating_sub(from)),
+                    ..r
+                })?;
+            }
+            None => w.write(&r)?,
+        }
+        Ok(())
+    };
     if a.sort_window > 0 {
         let mut sorted = Reorder::new(reader.by_ref(), a.sort_window);
         for r in sorted.by_ref() {
-            w.write(&r?)?;
+            put(r?)?;
         }
         late = sorted.late();
     } else {
         for r in reader.by_ref() {
-            w.write(&r?)?;
+            put(r?)?;
         }
     }
     w.finish()?;
