@@ -223,7 +223,13 @@ pub fn compute(
             if measured + 1e-9 < secs {
                 notes.push(format!("the job measured only {measured:.0} s"));
             }
-            (m, unit_of(metric), format!("mean and standard deviation of per-second {metric} over the last {secs:.0} s of '{step}'"))
+            // AnandTech scores consistency by the average and by average/σ (methods.md §7).
+            let ratio = if sd > 0.0 {
+                format!("; average/σ {:.1}", m / sd)
+            } else {
+                String::new()
+            };
+            (m, unit_of(metric), format!("mean and standard deviation of per-second {metric} over the last {secs:.0} s of '{step}'{ratio}"))
         }
         "weighted" => {
             let mut total = 0.0;
@@ -431,6 +437,7 @@ mod tests {
             .unwrap();
         let s = compute(&suite, spec, &[c.clone()], 0.01).unwrap();
         assert_eq!(s.stddev, Some(5.0));
+        assert!(s.rule.ends_with("; average/σ 3.0"), "{}", s.rule);
         // Its name says so: the suite's own name gives the unscaled window.
         assert!(s.name.ends_with("(scaled run: last 4 s)"), "{}", s.name);
         // Unscaled, a job that measured the whole window keeps the suite's name; one that
