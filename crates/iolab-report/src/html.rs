@@ -75,7 +75,8 @@ struct Run<'a> {
     label: &'a str,
 }
 
-/// A label per result: target on host, made unique by a number when two are alike.
+/// A label per result: target on host, made unique by a number in front when two are alike
+/// (in front, so a legend that cuts a long label still tells them apart).
 fn result_labels(results: &[RunResult]) -> Vec<String> {
     let base: Vec<String> = results
         .iter()
@@ -92,7 +93,7 @@ fn result_labels(results: &[RunResult]) -> Vec<String> {
         .enumerate()
         .map(|(i, b)| {
             if base.iter().filter(|o| *o == b).count() > 1 {
-                format!("{b} #{}", i + 1)
+                format!("#{} {b}", i + 1)
             } else {
                 b.clone()
             }

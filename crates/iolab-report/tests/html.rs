@@ -171,7 +171,7 @@ fn overlay_of_two_results_gives_two_series() {
         suite_result("/dev/sdx", "a", 1.0),
         suite_result("/dev/sdx", "a", 1.0),
     ]);
-    assert!(same.contains("/dev/sdx @ a #1") && same.contains("/dev/sdx @ a #2"));
+    assert!(same.contains("#1 /dev/sdx @ a") && same.contains("#2 /dev/sdx @ a"));
 }
 
 #[test]

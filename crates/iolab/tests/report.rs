@@ -65,7 +65,7 @@ fn suite_writes_its_report_and_report_overlays_results() {
         "each result's bars"
     );
     assert!(
-        x.contains(" #1") && x.contains(" #2"),
+        x.contains(">#1 ") && x.contains(">#2 "),
         "the two results are told apart"
     );
 
