@@ -142,7 +142,8 @@ fn mean(values: &[f64]) -> Option<f64> {
 }
 
 /// Mean and population standard deviation of a job's per-second series over its last
-/// `seconds` (bins that end inside that window).
+/// `seconds`, each bin weighted by how much of it lies in that window (a run's short last
+/// bin counts for what it lasted).
 pub fn last_seconds(job: &JobResult, metric: &str, seconds: f64) -> Option<(f64, f64)> {
     let s = &job.series;
     let end = *s.t_end_s.last()?;
@@ -156,12 +157,24 @@ pub fn last_seconds(job: &JobResult, metric: &str, seconds: f64) -> Option<(f64,
             _ => (s.read_bytes_per_s[i] + s.write_bytes_per_s[i]) / 1e6,
         }
     };
-    let values: Vec<f64> = (0..s.t_end_s.len())
-        .filter(|&i| s.t_end_s[i] > end - seconds + 1e-9)
-        .map(pick)
+    let from = end - seconds;
+    let weighted: Vec<(f64, f64)> = (0..s.t_end_s.len())
+        .map(|i| {
+            let start = if i == 0 { 0.0 } else { s.t_end_s[i - 1] };
+            (s.t_end_s[i].min(end) - start.max(from), pick(i))
+        })
+        .filter(|&(w, _)| w > 1e-9)
         .collect();
-    let m = mean(&values)?;
-    let var = values.iter().map(|v| (v - m) * (v - m)).sum::<f64>() / values.len() as f64;
+    let total: f64 = weighted.iter().map(|(w, _)| w).sum();
+    if total <= 0.0 {
+        return None;
+    }
+    let m = weighted.iter().map(|(w, v)| w * v).sum::<f64>() / total;
+    let var = weighted
+        .iter()
+        .map(|(w, v)| w * (v - m) * (v - m))
+        .sum::<f64>()
+        / total;
     Some((m, var.sqrt()))
 }
 
@@ -428,6 +441,15 @@ mod tests {
         assert!(
             (m - 15.0).abs() < 1e-9 && (sd - 5.0).abs() < 1e-9,
             "{m} {sd}"
+        );
+        // A last bin of half a second counts for half: the last 3 s of a 9.5 s run are half
+        // of the 7th second (10), the 8th and 9th (20, 10) and the half 10th (20).
+        let mut half = c.clone();
+        half.series.t_end_s[9] = 9.5;
+        let (m, _) = last_seconds(&half, "write_iops", 3.0).unwrap();
+        assert!(
+            (m - (0.5 * 10.0 + 20.0 + 10.0 + 0.5 * 20.0) / 3.0).abs() < 1e-9,
+            "{m}"
         );
         // The suite's 400 s, scaled by 0.01, is the last 4 s.
         let spec = suite
