@@ -4,7 +4,7 @@
 
 pub mod uring;
 
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// User and system CPU seconds of the whole process so far.
 pub fn process_cpu_seconds() -> (f64, f64) {
@@ -23,19 +23,54 @@ pub fn process_cpu_seconds() -> (f64, f64) {
 /// Set by SIGINT/SIGTERM; runs poll it and stop issuing, then save what they measured.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
+/// When the first SIGINT/SIGTERM arrived (CLOCK_MONOTONIC nanoseconds; 0: none yet).
+static FIRST_SIGNAL_NS: AtomicU64 = AtomicU64::new(0);
+
+/// How long after the first signal another one still counts as the same interrupt. GNU
+/// `timeout -s INT` and a terminal's Ctrl-C both signal the whole process group as well as
+/// (for timeout) the process itself, so one interrupt can arrive as two signals microseconds
+/// apart; a person pressing Ctrl-C again takes longer than this.
+pub const SECOND_SIGNAL_AFTER_NS: u64 = 1_000_000_000;
+
+/// Whether a signal at `now_ns` is a second, deliberate interrupt after the first one at
+/// `first_ns` (that ends the process at once), rather than a copy of the first.
+pub fn is_second_interrupt(first_ns: u64, now_ns: u64) -> bool {
+    now_ns.saturating_sub(first_ns) > SECOND_SIGNAL_AFTER_NS
+}
+
+/// CLOCK_MONOTONIC in nanoseconds, at least 1 (0 marks "no signal yet").
+fn monotonic_ns() -> u64 {
+    // SAFETY: clock_gettime writes into the zeroed struct we own; it is async-signal-safe.
+    let ts = unsafe {
+        let mut ts: libc::timespec = std::mem::zeroed();
+        libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut ts);
+        ts
+    };
+    (ts.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(ts.tv_nsec as u64)
+        .max(1)
+}
+
 extern "C" fn on_signal(_sig: libc::c_int) {
-    // A second Ctrl-C falls through to the default action and ends the process at once.
-    if INTERRUPTED.swap(true, Ordering::SeqCst) {
-        // SAFETY: resetting a signal disposition and re-raising are async-signal-safe.
-        unsafe {
-            libc::signal(libc::SIGINT, libc::SIG_DFL);
-            libc::raise(libc::SIGINT);
+    let now = monotonic_ns();
+    match FIRST_SIGNAL_NS.compare_exchange(0, now, Ordering::SeqCst, Ordering::SeqCst) {
+        Ok(_) => INTERRUPTED.store(true, Ordering::SeqCst),
+        // A second Ctrl-C falls through to the default action and ends the process at once;
+        // a copy of the first (see SECOND_SIGNAL_AFTER_NS) is ignored.
+        Err(first) if is_second_interrupt(first, now) => {
+            // SAFETY: resetting a signal disposition and re-raising are async-signal-safe.
+            unsafe {
+                libc::signal(libc::SIGINT, libc::SIG_DFL);
+                libc::raise(libc::SIGINT);
+            }
         }
+        Err(_) => {}
     }
 }
 
-/// Routes SIGINT and SIGTERM to [`INTERRUPTED`] (first press: stop cleanly and save; second:
-/// default action).
+/// Routes SIGINT and SIGTERM to [`INTERRUPTED`] (first press: stop cleanly and save; another
+/// more than [`SECOND_SIGNAL_AFTER_NS`] later: default action).
 pub fn install_interrupt_handler() {
     // SAFETY: `on_signal` only touches an atomic and async-signal-safe calls.
     unsafe {
@@ -214,5 +249,27 @@ pub fn discard(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<(
         Ok(())
     } else {
         Err(std::io::Error::last_os_error())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_signal_well_after_the_first_ends_the_process() {
+        let first = 5_000_000_000;
+        // timeout's copies to the process and its group: microseconds apart.
+        assert!(!is_second_interrupt(first, first));
+        assert!(!is_second_interrupt(first, first + 30_000));
+        assert!(!is_second_interrupt(first, first + SECOND_SIGNAL_AFTER_NS));
+        // A person pressing Ctrl-C again.
+        assert!(is_second_interrupt(
+            first,
+            first + SECOND_SIGNAL_AFTER_NS + 1
+        ));
+        assert!(is_second_interrupt(first, first + 3_000_000_000));
+        // A clock read out of order is not a second press.
+        assert!(!is_second_interrupt(first, first - 1));
     }
 }
