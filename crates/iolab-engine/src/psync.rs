@@ -40,9 +40,9 @@ impl Target for PsyncTarget {
 
     fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
         self.bufs = if self.huge_buffers {
-            SlotBuffers::on_huge_pages(slots as usize, slot_bytes)
+            SlotBuffers::on_huge_pages(slots as usize, slot_bytes)?
         } else {
-            SlotBuffers::new(slots as usize, slot_bytes)
+            SlotBuffers::try_new(slots as usize, slot_bytes)?
         };
         Ok(())
     }

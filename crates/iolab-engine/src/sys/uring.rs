@@ -91,7 +91,7 @@ impl Target for UringTarget {
         let (ring, setup) = Self::build_ring(entries)?;
         self.setup = setup;
         self.ring = None;
-        self.bufs = SlotBuffers::new(slots as usize, slot_bytes);
+        self.bufs = SlotBuffers::try_new(slots as usize, slot_bytes)?;
         self.fixed_file = ring
             .submitter()
             .register_files(&[self.file.as_raw_fd()])
