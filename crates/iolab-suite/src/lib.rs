@@ -202,6 +202,10 @@ mod tests {
                 "key prepare.idle_s: NaN must be zero or more",
             ),
             (
+                prep("{ idle_s = 1e30 }"),
+                "key prepare.idle_s: 1000000000000000000000000000000 must be zero or more seconds, at most 86400 (a day)",
+            ),
+            (
                 suite_text("", "io_limit_spans = -1", ""),
                 "step 's', key io_limit_spans: -1 must be a positive number",
             ),

@@ -236,6 +236,9 @@ pub struct SuiteError {
     pub message: String,
 }
 
+/// The longest `prepare.idle_s`: a day.
+pub const MAX_IDLE_S: f64 = 86_400.0;
+
 /// The keys a sweep may vary.
 pub const SWEEP_KEYS: &[&str] = &["queue_depth", "threads", "block_size", "read_pct"];
 /// The series metrics `last_seconds` accepts.
@@ -473,10 +476,14 @@ impl SuiteSpec {
                 ));
             }
             if let Some(prep) = &phase.prepare {
-                if !(prep.idle_s.is_finite() && prep.idle_s >= 0.0) {
+                // At most a day: more is a typo, and a wait the run could never finish.
+                if !(prep.idle_s.is_finite() && (0.0..=MAX_IDLE_S).contains(&prep.idle_s)) {
                     return Err(self.error(
                         place("prepare.idle_s"),
-                        format!("{} must be zero or more seconds", prep.idle_s),
+                        format!(
+                            "{} must be zero or more seconds, at most {MAX_IDLE_S} (a day)",
+                            prep.idle_s
+                        ),
                     ));
                 }
                 if let Some(b) = &prep.fill_block_size {

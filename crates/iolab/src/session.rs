@@ -140,37 +140,121 @@ pub fn show(text: &str, json: Option<&Path>) {
     };
 }
 
+/// Checks, before anything is measured, that the result can be saved where it will go: the
+/// directory of `--json PATH` (or the default results directory) exists and takes a new file.
+/// Finding out after a suite of many minutes would cost the whole run.
+pub fn check_output(json: Option<&Path>) -> Result<()> {
+    match json {
+        None => {
+            let dir = default_results_dir();
+            std::fs::create_dir_all(&dir).with_context(|| {
+                format!(
+                    "cannot create the results directory {}: set IOLAB_RESULTS_DIR to a \
+                     writable directory, or give --json PATH",
+                    dir.display()
+                )
+            })?;
+            check_writable_dir(&dir).with_context(|| {
+                format!(
+                    "cannot write in the results directory {}: set IOLAB_RESULTS_DIR to a \
+                     writable directory, or give --json PATH",
+                    dir.display()
+                )
+            })
+        }
+        Some(p) if p == Path::new("-") => Ok(()),
+        Some(p) => {
+            let shown = p.display();
+            match std::fs::metadata(p) {
+                Ok(m) if m.is_dir() => anyhow::bail!(
+                    "--json {shown} is a directory: give a file path, e.g. {}",
+                    p.join("result.json").display()
+                ),
+                // Standard output, /dev/null, a FIFO: written through as they are.
+                Ok(m) if !m.is_file() => return Ok(()),
+                _ => {}
+            }
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            if !dir.is_dir() {
+                anyhow::bail!(
+                    "--json {shown}: the directory {} does not exist; create it or give a path \
+                     in an existing directory",
+                    dir.display()
+                );
+            }
+            check_writable_dir(dir).with_context(|| {
+                format!(
+                    "--json {shown}: cannot write in {}; give a path in a writable directory",
+                    dir.display()
+                )
+            })
+        }
+    }
+}
+
+/// Creates and removes a file in `dir`, as saving will (it writes a temporary file beside the
+/// result and renames it): permission bits alone miss read-only mounts and ACLs.
+fn check_writable_dir(dir: &Path) -> std::io::Result<()> {
+    let probe = dir.join(format!(".iolab-write-check.{}.tmp", std::process::id()));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
-/// results directory, then records it in the results store; a suite's HTML report goes beside a
-/// JSON file. Returns where they went.
+/// results directory, and records it in the results store; a suite's HTML report goes beside a
+/// JSON file that is a regular file. Returns where they went.
 pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     let text = serde_json::to_string_pretty(result).context("serialising the result")?;
+    // Into the results store first: a JSON file that cannot be written (a directory removed
+    // during the run, a full disk) then still leaves the run recorded. A store that fails
+    // costs a warning; the JSON below is kept.
+    let recorded = crate::cmd::results::record(result);
     if json == Some(Path::new("-")) {
-        // A closed pipe loses this copy only: the result is still recorded in the store.
+        // A closed pipe loses this copy only: the result is recorded in the store.
         let _ = writeln!(std::io::stdout(), "{text}");
-        crate::cmd::results::record(result);
         return Ok("standard output".into());
     }
     let path = match json {
         Some(p) => p.to_path_buf(),
-        None => {
-            let dir = default_results_dir();
-            std::fs::create_dir_all(&dir)
-                .with_context(|| format!("creating the results directory {}", dir.display()))?;
-            dir.join(format!(
-                "{}-{}-{}.json",
-                result.kind.replace([':', '/'], "-"),
-                utc_stamp(result.started_unix_s),
-                std::process::id()
-            ))
-        }
+        None => default_results_dir().join(format!(
+            "{}-{}-{}.json",
+            result.kind.replace([':', '/'], "-"),
+            utc_stamp(result.started_unix_s),
+            std::process::id()
+        )),
     };
-    write_replacing(&path, &(text + "\n"))
-        .with_context(|| format!("writing the result to {}", path.display()))?;
-    // Also into the results store; its failure is a warning, the JSON above is kept.
-    crate::cmd::results::record(result);
-    // A suite run's report goes beside its JSON (also for an incomplete run).
+    let written = path
+        .parent()
+        .filter(|d| json.is_none() && !d.as_os_str().is_empty())
+        .map_or(Ok(()), std::fs::create_dir_all)
+        .and_then(|()| write_replacing(&path, &(text + "\n")));
+    if let Err(e) = written {
+        let kept = match recorded {
+            Some(id) => format!(
+                "; the run is recorded in the results store as run {id}: \
+                 `iolab results export {id} -o FILE` writes its JSON"
+            ),
+            None => "; it is not in the results store either".into(),
+        };
+        anyhow::bail!("writing the result to {}: {e}{kept}", path.display());
+    }
+    // A suite run's report goes beside its JSON (also for an incomplete run), but only beside a
+    // regular file: beside /dev/null or a pipe it would be a stray `/dev/null.html`.
     if result.suite.is_some() {
+        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+            eprintln!(
+                "note: no HTML report: {} is not a regular file (render one with \
+                 `iolab report RESULT.json -o OUT.html` from a saved result)",
+                path.display()
+            );
+            return Ok(path.display().to_string());
+        }
         let html = crate::cmd::report::write_beside(result, &path)?;
         return Ok(format!("{} (report: {})", path.display(), html.display()));
     }
@@ -268,6 +352,41 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "through the link");
+    }
+
+    #[test]
+    fn the_output_is_checked_before_anything_is_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let err = |p: &Path| format!("{:#}", check_output(Some(p)).unwrap_err());
+        let missing = dir.path().join("no/such/dir/x.json");
+        let e = err(&missing);
+        assert!(e.contains("--json") && e.contains("does not exist"), "{e}");
+        assert!(err(dir.path()).contains("is a directory"));
+        check_output(Some(&dir.path().join("x.json"))).unwrap();
+        check_output(Some(Path::new("-"))).unwrap();
+        check_output(Some(Path::new("/dev/null"))).unwrap();
+        // The check leaves nothing behind.
+        assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn a_result_that_cannot_be_written_is_still_recorded_and_said_where() {
+        let dir = tempfile::tempdir().unwrap();
+        let db = dir.path().join("results.sqlite");
+        // The only test here that records: no other reads IOLAB_DB meanwhile.
+        std::env::set_var("IOLAB_DB", &db);
+        let result = new_result_for("run", TargetInfo::default(), Vec::new(), false);
+        // The directory went away during the run.
+        let e = save(&result, Some(&dir.path().join("gone/r.json"))).unwrap_err();
+        std::env::remove_var("IOLAB_DB");
+        let e = format!("{e:#}");
+        assert!(
+            e.contains("recorded in the results store as run 1")
+                && e.contains("iolab results export 1 -o FILE"),
+            "{e}"
+        );
+        let store = iolab_report::store::Store::open_existing(&db).unwrap();
+        assert_eq!(store.list(&Default::default()).unwrap().1, 1);
     }
 
     #[test]

@@ -9,12 +9,42 @@ use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
 use iolab_core::job::Job;
 use iolab_core::result::{RunResult, TargetInfo};
+use iolab_core::size::{format_size, human_size};
 use iolab_engine::driver::{RequestSource, Worker};
 use iolab_engine::open::{prepare_target, PreparedTarget};
 use iolab_engine::runner::{run_job, run_workers, JobRun, RunControl};
 use iolab_engine::sys::INTERRUPTED;
 use iolab_sim::SimSetup;
 use std::path::{Path, PathBuf};
+
+/// The longest idle spell [`Subject::idle`] waits: a day (a suite's `idle_s` and `quick
+/// --interval` are refused above it).
+pub const MAX_IDLE_S: f64 = 86_400.0;
+
+/// `seconds` as a wait that can be honoured: NaN and negatives are none, the rest at most
+/// [`MAX_IDLE_S`] (`Duration::from_secs_f64` panics on what it cannot hold).
+fn idle_seconds(seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        seconds.min(MAX_IDLE_S)
+    } else {
+        0.0
+    }
+}
+
+/// Sleeps `seconds` in short steps, ending early on Ctrl-C: a pause of minutes between tests
+/// must not hold up saving what was measured.
+pub fn sleep_unless_interrupted(seconds: f64) {
+    use std::sync::atomic::Ordering;
+    use std::time::{Duration, Instant};
+    let end = Instant::now() + Duration::from_secs_f64(idle_seconds(seconds));
+    while !INTERRUPTED.load(Ordering::Relaxed) {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(100)));
+    }
+}
 
 /// The state a modelled drive starts in.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, ValueEnum)]
@@ -61,6 +91,35 @@ fn model_can_run(job: &Job) -> Result<()> {
         "a model has no page cache: --buffered (direct = false) needs a file or device; \
          leave it out to model the drive"
     );
+    Ok(())
+}
+
+/// Refuses a job on a file or device whose I/O buffers (one slot of the largest block per I/O
+/// in flight, in every thread) could not fit in the machine's memory: the allocation would
+/// fail, or the system would swap and the job measure that. Said up front, naming the options
+/// to lower. A model is not checked: it keeps no data per I/O unless it compresses.
+pub fn check_buffer_memory(target: &Path, job: &Job) -> Result<()> {
+    static MEMORY_BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    if is_model(target) {
+        return Ok(());
+    }
+    let memory = *MEMORY_BYTES.get_or_init(|| iolab_engine::host::host_info().memory_bytes);
+    check_buffer_bytes(job.max_block(), job.queue_depth, job.threads, memory)
+}
+
+/// [`check_buffer_memory`] for `memory_bytes` of memory (0: unknown, nothing refused).
+fn check_buffer_bytes(block: u64, queue_depth: u32, threads: u32, memory_bytes: u64) -> Result<()> {
+    let needed = u128::from(block) * u128::from(queue_depth) * u128::from(threads);
+    if memory_bytes > 0 && needed > u128::from(memory_bytes) {
+        let shown = u64::try_from(needed).map_or_else(|_| format!("{needed} bytes"), human_size);
+        anyhow::bail!(
+            "--bs {} × --qd {queue_depth} × --threads {threads} needs {shown} of I/O buffers, \
+             more than this machine's {} of memory; lower the block size, queue depth or \
+             threads",
+            format_size(block),
+            human_size(memory_bytes)
+        );
+    }
     Ok(())
 }
 
@@ -176,10 +235,15 @@ impl Subject {
         }
     }
 
-    /// Refuses a job this subject cannot honour (a buffered job on a model).
+    /// Refuses a job this subject cannot honour (a buffered job on a model, buffers larger
+    /// than the machine's memory).
     fn check_job(&self, job: &Job) -> Result<()> {
-        if matches!(self, Subject::Model(_)) {
-            model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+        match self {
+            Subject::Real { target, .. } => check_buffer_memory(&target.path, job)
+                .with_context(|| format!("job '{}'", job.name))?,
+            Subject::Model(_) => {
+                model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+            }
         }
         Ok(())
     }
@@ -245,9 +309,12 @@ impl Subject {
     }
 
     /// Waits `seconds`: really, or in virtual time (background work on the model drains).
+    /// Commands refuse a pause over a day up front; here a value no wait can honour (NaN,
+    /// negative) waits nothing and a huge one is cut to [`MAX_IDLE_S`], never a panic.
     pub fn idle(&mut self, seconds: f64) {
+        let seconds = idle_seconds(seconds);
         match self {
-            Subject::Real { .. } => std::thread::sleep(std::time::Duration::from_secs_f64(seconds)),
+            Subject::Real { .. } => sleep_unless_interrupted(seconds),
             Subject::Model(sim) => sim.idle(seconds),
         }
     }
@@ -276,5 +343,40 @@ impl Drop for Subject {
                 );
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_seconds_never_asks_for_a_wait_that_cannot_be_held() {
+        assert_eq!(idle_seconds(2.5), 2.5);
+        assert_eq!(idle_seconds(1e30), MAX_IDLE_S);
+        assert_eq!(idle_seconds(f64::INFINITY), MAX_IDLE_S);
+        assert_eq!(idle_seconds(f64::NAN), 0.0);
+        assert_eq!(idle_seconds(-1.0), 0.0);
+        // What used to panic in Duration::from_secs_f64 returns at once.
+        sleep_unless_interrupted(f64::NAN);
+        sleep_unless_interrupted(-1e30);
+    }
+
+    #[test]
+    fn buffers_larger_than_memory_are_refused_naming_the_options() {
+        let gib = 1u64 << 30;
+        // 64 MiB × 4096 × 1 = 256 GiB, on 8 GiB.
+        let e = check_buffer_bytes(64 << 20, 4096, 1, 8 * gib)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("--bs 64m × --qd 4096 × --threads 1 needs 256g"),
+            "{e}"
+        );
+        check_buffer_bytes(1 << 20, 32, 4, 8 * gib).unwrap();
+        // Unknown memory: nothing refused here (the allocation itself still fails cleanly).
+        check_buffer_bytes(64 << 20, 4096, 1, 0).unwrap();
+        // No overflow at the largest values.
+        assert!(check_buffer_bytes(u64::MAX, u32::MAX, u32::MAX, 8 * gib).is_err());
     }
 }

@@ -181,6 +181,49 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
             &["quick", "--catalog", ".", "t.bin"],
             "--catalog applies to a model target",
         ),
+        // quick's timing options, each named (inf and 1e30 once panicked in the sleep).
+        (&["quick", "--warmup", "nan", "t.bin"], "--warmup NaN"),
+        (&["quick", "--warmup=-1", "t.bin"], "--warmup -1"),
+        (&["quick", "--warmup", "inf", "t.bin"], "--warmup inf"),
+        (&["quick", "--interval", "nan", "t.bin"], "--interval NaN"),
+        (&["quick", "--interval=-1", "t.bin"], "--interval -1"),
+        (
+            &["quick", "--interval", "1e30", "t.bin"],
+            "up to 86400 (a day)",
+        ),
+        (&["quick", "--interval", "inf", "t.bin"], "--interval inf"),
+        // Checked before anything is measured, naming the option.
+        (
+            &[
+                "run",
+                "--size",
+                "1m",
+                "--json",
+                "no/such/dir/r.json",
+                "t.bin",
+            ],
+            "--json no/such/dir/r.json: the directory no/such/dir does not exist",
+        ),
+        (
+            &["quick", "--size", "1m", "--json", ".", "t.bin"],
+            "--json . is a directory",
+        ),
+        // I/O buffers far beyond any machine's memory: an error, not an abort (exit 134).
+        (
+            &[
+                "run",
+                "--size",
+                "1m",
+                "--bs",
+                "1m",
+                "--qd",
+                "4096",
+                "--threads",
+                "1024",
+                "t.bin",
+            ],
+            "--bs 1m × --qd 4096 × --threads 1024 needs 4t of I/O buffers",
+        ),
     ];
     for (args, hint) in cases {
         let out = iolab(args, dir.path());
@@ -189,6 +232,77 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
         assert!(err.contains(hint), "{args:?}: expected '{hint}' in: {err}");
         assert!(!err.contains("panicked"), "{err}");
     }
+    // Refused before the target is opened: no test file is created for them.
+    let fresh = tempfile::tempdir().unwrap();
+    for args in [
+        &["run", "--size", "1m", "--json", "no/dir/r.json", "t.bin"][..],
+        &[
+            "run",
+            "--size",
+            "1m",
+            "--bs",
+            "1m",
+            "--qd",
+            "4096",
+            "--threads",
+            "1024",
+            "t.bin",
+        ],
+    ] {
+        assert_eq!(iolab(args, fresh.path()).status.code(), Some(2), "{args:?}");
+        assert!(!fresh.path().join("t.bin").exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn an_interrupted_warm_up_is_not_counted_as_a_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = iolab_cmd(
+        &[
+            "quick",
+            "--size",
+            "8m",
+            "--count",
+            "2",
+            "--duration",
+            "0.5",
+            "--warmup",
+            "30",
+            "--read-only",
+            "--no-probe",
+            "--json",
+            "q.json",
+            "t.bin",
+        ],
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
+    // Into the first test's 30 s warm-up.
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let r = json(&dir.path().join("q.json"));
+    assert_eq!(r["complete"], false);
+    // The warm-up's figure is nowhere: no job, no "mean of 1 counted run(s)".
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 0, "{r}");
+    assert!(!text(&out).contains("counted run"), "{}", text(&out));
+    assert!(
+        r["incomplete_reason"]
+            .as_str()
+            .is_some_and(|s| s.contains("warm-up")),
+        "{}",
+        r["incomplete_reason"]
+    );
+    assert!(
+        text(&out).contains("stopped during its warm-up (interrupted); nothing measured"),
+        "{}",
+        text(&out)
+    );
 }
 
 /// An operating-system error is part of its message, so it must not also come back as the

@@ -21,6 +21,26 @@ use std::sync::atomic::Ordering;
 /// The file `quick` creates when no target is given (removed afterwards).
 pub const DEFAULT_FILE: &str = "iolab-quick.iolab-tmp";
 
+/// The longest warm-up, run or pause `quick` accepts: a day. Anything longer is a typo (or
+/// `inf`), and would otherwise stall the run or overflow the sleep that waits it out.
+pub const MAX_SECONDS: f64 = 86_400.0;
+
+/// Refuses a timing option that is not a number of seconds `quick` can wait out, naming it.
+/// `zero_ok` says whether 0 means "none" (warm-up, interval) rather than nothing to measure.
+fn check_seconds(option: &str, value: f64, zero_ok: bool) -> Result<()> {
+    let range = if zero_ok {
+        "from 0 (none)"
+    } else {
+        "more than 0,"
+    };
+    anyhow::ensure!(
+        value.is_finite() && value <= MAX_SECONDS && (value > 0.0 || (zero_ok && value == 0.0)),
+        "{option} {value} is not a usable number of seconds: give {range} up to {MAX_SECONDS} \
+         (a day)"
+    );
+    Ok(())
+}
+
 /// `iolab quick`.
 #[derive(Args, Debug)]
 pub struct QuickArgs {
@@ -160,6 +180,11 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     if args.count == 0 {
         anyhow::bail!("--count 0 would measure nothing; use 1 or more");
     }
+    // Checked before the target is opened, so a typo costs no test file and no warm-up.
+    check_seconds("--duration", args.duration, false)?;
+    check_seconds("--warmup", args.warmup, true)?;
+    check_seconds("--interval", args.interval, true)?;
+    session::check_output(args.safety.json.as_deref())?;
     let target = args
         .target
         .clone()
@@ -206,6 +231,8 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         }
         let mut runs = Vec::new();
         let mut error = None;
+        // Why the warm-up was cut short, if it was: the test then has no counted run.
+        let mut warmup_cut = None;
         let stages = (args.warmup > 0.0)
             .then_some(args.warmup)
             .into_iter()
@@ -226,7 +253,18 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             let outcome = subject.run_job(&job, &label, Some(left));
             left -= secs;
             match outcome {
-                Ok(run) if warmup && run.result.complete => {}
+                Ok(run) if warmup => {
+                    // A warm-up is never a counted run, least of all one cut short: its
+                    // figure is of a device not yet warmed up, over part of the time.
+                    if !run.result.complete {
+                        warmup_cut = Some(
+                            run.result
+                                .stop_reason
+                                .unwrap_or_else(|| "stopped early".into()),
+                        );
+                        break;
+                    }
+                }
                 Ok(run) => {
                     let stop = !run.result.complete;
                     runs.push(run);
@@ -251,6 +289,15 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         if let Some(mut combined) = mean_of_repeats(&job, &runs) {
             combined.job.span_bytes = Some(subject.size_bytes().min(args.size.0));
             result.jobs.push(combined);
+        }
+        if let Some(why) = warmup_cut {
+            eprintln!("{name}: stopped during its warm-up ({why}); nothing measured");
+            result.notes.push(format!(
+                "{name}: stopped during its warm-up ({why}); nothing measured for this test"
+            ));
+            result.complete = false;
+            result.incomplete_reason = Some(format!("job '{name}' warm-up: {why}"));
+            break;
         }
         if let Some(e) = error {
             result.complete = false;

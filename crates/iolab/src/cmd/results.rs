@@ -74,25 +74,32 @@ pub fn db_path(flag: Option<&Path>) -> (PathBuf, &'static str) {
     (base.join("results.sqlite"), "the default location")
 }
 
-/// Records a finished (or interrupted) run in the results store. The JSON result is already
-/// saved: a store that cannot be opened or written costs a warning, never the run.
-pub fn record(result: &RunResult) {
+/// Records a finished (or interrupted) run in the results store; returns its run number. The
+/// JSON result is saved apart from it: a store that cannot be opened or written costs a
+/// warning, never the run.
+pub fn record(result: &RunResult) -> Option<i64> {
     let (path, _) = db_path(None);
     let finished_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
     match Store::open(&path).and_then(|mut store| store.insert(result, finished_unix_s)) {
-        Ok(rec) => eprintln!(
-            "recorded as run {} (key {}) in {}",
-            rec.id,
-            &rec.key[..12],
-            path.display()
-        ),
-        Err(e) => eprintln!(
-            "warning: could not record the run in the results store {}: {:#} (the JSON result is kept; set IOLAB_DB to use another database)",
-            path.display(),
-            anyhow::Error::new(e)
-        ),
+        Ok(rec) => {
+            eprintln!(
+                "recorded as run {} (key {}) in {}",
+                rec.id,
+                &rec.key[..12],
+                path.display()
+            );
+            Some(rec.id)
+        }
+        Err(e) => {
+            eprintln!(
+                "warning: could not record the run in the results store {}: {:#} (the JSON result is saved apart from it; set IOLAB_DB to use another database)",
+                path.display(),
+                anyhow::Error::new(e)
+            );
+            None
+        }
     }
 }
 

@@ -238,6 +238,11 @@ pub fn run(args: RunArgs) -> Result<i32> {
         .iter()
         .map(|s| s.validate())
         .collect::<Result<_, _>>()?;
+    // Before the target is opened (and a test file created): bad input costs nothing.
+    for job in &jobs {
+        crate::subject::check_buffer_memory(&target, job)?;
+    }
+    session::check_output(args.safety.json.as_deref())?;
     iolab_engine::sys::install_interrupt_handler();
     // The job that writes, if any, decides what the guard checks; the others share the target.
     let first_writer = jobs.iter().position(|j| j.writes()).unwrap_or(0);

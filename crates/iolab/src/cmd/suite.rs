@@ -143,7 +143,7 @@ impl Executor for DirExecutor {
     }
 
     fn idle(&mut self, seconds: f64) {
-        std::thread::sleep(std::time::Duration::from_secs_f64(seconds));
+        crate::subject::sleep_unless_interrupted(seconds);
     }
 
     fn interrupted(&self) -> bool {
@@ -250,6 +250,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // Checked at the run's own scale too, so a suite invalid only there is refused as bad
     // input before anything runs.
     suite.check_plan(args.scale)?;
+    session::check_output(args.safety.json.as_deref())?;
     if suite.steps().any(|(_, s)| s.files.is_some()) {
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite);
