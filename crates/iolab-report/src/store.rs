@@ -12,7 +12,7 @@
 //! older database upgrades it, a newer one is refused.
 
 use iolab_core::job::Job;
-use iolab_core::result::{JobResult, RunResult, SeriesResult, SweepValue};
+use iolab_core::result::{JobResult, RunResult, SeriesResult, SteadyStateReport, SweepValue};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -154,6 +154,9 @@ pub enum StoreError {
     /// No run has that id or key.
     #[error("no run '{0}' in the results store: give a run's number or key as `iolab results list` shows them")]
     UnknownRun(String),
+    /// Too few characters to be taken as a key prefix (and not a run's number).
+    #[error("'{0}' is too short for a key prefix: give at least {MIN_KEY_PREFIX} characters of the run's key, or the run's number, as `iolab results list` shows them")]
+    ShortKeyPrefix(String),
     /// A key prefix that matches several runs.
     #[error("'{given}' matches several runs ({}): give more of the key, or the run's number", matches.join(", "))]
     AmbiguousRun {
@@ -351,6 +354,8 @@ pub struct RunDetail {
     pub scores: Vec<StoredScore>,
     /// The run's notes.
     pub notes: Vec<String>,
+    /// Steady-state verdicts of a suite's looped steps (SNIA PTS), from the saved result.
+    pub steady_state: Vec<SteadyStateReport>,
 }
 
 /// One row of a comparison: a job's metric (or a score) across runs.
@@ -740,6 +745,20 @@ impl Store {
         Ok(Recorded { id: run_id, key })
     }
 
+    /// Every kind of run recorded (`quick`, `suite:cdm`, …), sorted.
+    pub fn kinds(&self) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT kind FROM runs ORDER BY kind")
+            .map_err(self.err("listing the kinds of run"))?;
+        let kinds = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(self.err("listing the kinds of run"))?
+            .collect::<rusqlite::Result<Vec<String>>>()
+            .map_err(self.err("listing the kinds of run"))?;
+        Ok(kinds)
+    }
+
     /// Runs matching `filter`, newest first, and how many matched in all.
     pub fn list(&self, filter: &RunFilter) -> Result<(Vec<RunSummary>, u64)> {
         let cond = "(?1 IS NULL OR r.kind = ?1 OR substr(r.kind, 1, length(?1) + 1) = ?1 || ':')
@@ -782,7 +801,13 @@ impl Store {
             }
         }
         if given.len() < MIN_KEY_PREFIX {
-            return Err(StoreError::UnknownRun(given.to_string()));
+            // A number is taken as a run's number that does not exist; anything else as a
+            // key prefix too short to pick one run out.
+            return Err(if given.parse::<i64>().is_ok() {
+                StoreError::UnknownRun(given.to_string())
+            } else {
+                StoreError::ShortKeyPrefix(given.to_string())
+            });
         }
         let mut stmt = self
             .conn
@@ -861,6 +886,14 @@ impl Store {
             .map_err(self.err("reading a run's target"))?;
         let steps = self.steps(id)?;
         let scores = self.scores(id)?;
+        // The verdicts have no table of their own: the saved result keeps them.
+        let result: serde_json::Value = serde_json::from_str(&self.export(id)?)
+            .map_err(|source| StoreError::Json { run: id, source })?;
+        let steady_state = match result.pointer("/suite/steady_state") {
+            Some(v) => serde_json::from_value(v.clone())
+                .map_err(|source| StoreError::Json { run: id, source })?,
+            None => Vec::new(),
+        };
         Ok(RunDetail {
             summary,
             cpu_model,
@@ -868,6 +901,7 @@ impl Store {
             steps,
             scores,
             notes,
+            steady_state,
         })
     }
 
@@ -1382,11 +1416,22 @@ mod tests {
             store.resolve("99"),
             Err(StoreError::UnknownRun(_))
         ));
-        // Too short to be taken as a key prefix.
+        // Too short to be taken as a key prefix, and said so.
         assert!(matches!(
             store.resolve(&a.key[..2]),
+            Err(StoreError::UnknownRun(_) | StoreError::ShortKeyPrefix(_))
+        ));
+        let short = store.resolve("ee6").unwrap_err();
+        assert!(matches!(short, StoreError::ShortKeyPrefix(_)), "{short}");
+        assert!(
+            short.to_string().contains("at least 4 characters"),
+            "{short}"
+        );
+        assert!(matches!(
+            store.resolve("999"),
             Err(StoreError::UnknownRun(_))
         ));
+        assert_eq!(store.kinds().unwrap(), ["quick", "run", "suite:cdm"]);
 
         let ids =
             |f: RunFilter| -> Vec<i64> { store.list(&f).unwrap().0.iter().map(|r| r.id).collect() };

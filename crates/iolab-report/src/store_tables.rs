@@ -230,6 +230,9 @@ pub fn show_table(d: &RunDetail) -> String {
         out.push('\n');
         out.push_str(&columns(&rows, &[false, true, false, false]));
     }
+    for ss in &d.steady_state {
+        let _ = writeln!(out, "\n{}", crate::terminal::steady_state_line(ss));
+    }
     out
 }
 
@@ -459,6 +462,20 @@ job2  write_iops            -  900.0
                 rule: "a rule".into(),
             }],
             notes: vec!["psync fallback".into()],
+            steady_state: vec![iolab_core::result::SteadyStateReport {
+                step: "IOPS".into(),
+                tracking: "write_iops".into(),
+                attained: false,
+                rounds: 25,
+                max_rounds: 25,
+                window: 5,
+                window_mean: 1000.0,
+                range: 300.0,
+                range_limit: 200.0,
+                slope_excursion: 50.0,
+                slope_limit: 100.0,
+                ..Default::default()
+            }],
         };
         assert_eq!(
             show_table(&d),
@@ -477,6 +494,8 @@ job 1: 4K QD4 (phase measure, step 4K, queue_depth=4, 1.50 s, INCOMPLETE: interr
 
 score         value  unit    rule
 Read   578.5 ± 1.50  points  a rule
+
+steady state of 'IOPS' (write_iops): NOT attained after 25 of at most 25 rounds; window mean 1000.00, range 300.00 (limit 200.00), slope excursion 50.00 (limit 100.00)
 "
         );
     }

@@ -1,7 +1,7 @@
 //! Plain-text tables for a terminal: the CrystalDiskMark-like table of `iolab quick` and the
 //! per-job table of `iolab run`.
 
-use iolab_core::result::{DirectionResult, JobResult, RunResult};
+use iolab_core::result::{DirectionResult, JobResult, RunResult, SteadyStateReport};
 use iolab_core::size::human_size;
 use std::fmt::Write;
 
@@ -278,6 +278,23 @@ pub fn run_table(r: &RunResult) -> String {
     out
 }
 
+/// A steady-state verdict in one line, as `suite`, `report` and `results show` print it.
+pub fn steady_state_line(ss: &SteadyStateReport) -> String {
+    format!(
+        "steady state of '{}' ({}): {} after {} of at most {} rounds; window mean {:.2}, range {:.2} (limit {:.2}), slope excursion {:.2} (limit {:.2})",
+        ss.step,
+        ss.tracking,
+        if ss.attained { "ATTAINED" } else { "NOT attained" },
+        ss.rounds,
+        ss.max_rounds,
+        ss.window_mean,
+        ss.range,
+        ss.range_limit,
+        ss.slope_excursion,
+        ss.slope_limit
+    )
+}
+
 /// The table of `iolab suite`: preparation, each step's jobs with their headline figures, the
 /// scores and the steady-state verdicts.
 pub fn suite_table(r: &RunResult) -> String {
@@ -328,20 +345,7 @@ pub fn suite_table(r: &RunResult) -> String {
         }
     }
     for ss in &s.steady_state {
-        let _ = writeln!(
-            out,
-            "\nsteady state of '{}' ({}): {} after {} of at most {} rounds; window mean {:.2}, range {:.2} (limit {:.2}), slope excursion {:.2} (limit {:.2})",
-            ss.step,
-            ss.tracking,
-            if ss.attained { "ATTAINED" } else { "NOT attained" },
-            ss.rounds,
-            ss.max_rounds,
-            ss.window_mean,
-            ss.range,
-            ss.range_limit,
-            ss.slope_excursion,
-            ss.slope_limit
-        );
+        let _ = writeln!(out, "\n{}", steady_state_line(ss));
     }
     out.push('\n');
     ceiling_lines(r, &mut out);

@@ -130,6 +130,27 @@ fn runs_are_recorded_and_listed_shown_compared_and_exported() {
         .key;
     let exported = ok(&iolab(&["results", "export", &key[..8]], d));
     assert_eq!(exported, std::fs::read_to_string(d.join("q.json")).unwrap());
+    // `-o -` is standard output, as `--json -` is, not a file named `-`.
+    let exported = ok(&iolab(&["results", "export", &key[..8], "-o", "-"], d));
+    assert_eq!(exported, std::fs::read_to_string(d.join("q.json")).unwrap());
+    assert!(!d.join("-").exists());
+
+    // A kind no run can have is refused naming the kinds; a real kind not recorded is a note.
+    let out = iolab(&["results", "list", "--kind", "bogus"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--kind bogus is not a kind of run")
+            && err.contains("kinds recorded: quick, run"),
+        "{err}"
+    );
+    let out = iolab(&["results", "list", "--kind", "suite:atto"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("no recorded run is of kind 'suite:atto'; kinds recorded: quick, run"),
+        "{}",
+        text(&out)
+    );
 
     // Bad run names: a clear error and a non-zero exit.
     for bad in [
@@ -147,6 +168,14 @@ fn runs_are_recorded_and_listed_shown_compared_and_exported() {
             "{err}"
         );
     }
+    // A key prefix too short to pick a run: said so, not "no run".
+    let out = iolab(&["results", "show", "ee6"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'ee6' is too short for a key prefix: give at least 4 characters"),
+        "{err}"
+    );
 }
 
 #[test]

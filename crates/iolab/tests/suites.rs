@@ -143,6 +143,60 @@ fn snia_pts_on_a_temp_file() {
         .find(|j| j["step"]["step"] == "WSAT")
         .unwrap();
     assert_eq!(wsat["write"]["bytes"].as_u64().unwrap(), 4 * (64 << 20));
+    // `results show` says each verdict as `suite` and `report` do.
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["results", "show", "1"])
+        .current_dir(dir.path())
+        .env("IOLAB_DB", dir.path().join("results.sqlite"))
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{shown}");
+    for s in ss {
+        let verdict = if s["attained"] == true {
+            "ATTAINED"
+        } else {
+            "NOT attained"
+        };
+        let line = format!(
+            "steady state of '{}' ({}): {verdict} after {} of at most {} rounds",
+            s["step"].as_str().unwrap(),
+            s["tracking"].as_str().unwrap(),
+            s["rounds"],
+            s["max_rounds"]
+        );
+        assert!(shown.contains(&line), "missing {line} in:\n{shown}");
+    }
+}
+
+#[test]
+fn no_html_report_beside_a_json_target_that_is_not_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // A result written through a link to /dev/null: the report would have been a stray
+    // `null.html` beside /dev/null (here: beside the link).
+    std::os::unix::fs::symlink("/dev/null", dir.path().join("out.json")).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "suite",
+            "cdm",
+            "--scale",
+            "0.01",
+            "--size",
+            "32m",
+            "--no-probe",
+            "--json",
+            "out.json",
+        ])
+        .current_dir(dir.path())
+        .env("IOLAB_DB", dir.path().join("results.sqlite"))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains("no HTML report"), "{text}");
+    assert!(!dir.path().join("out.html").exists());
+    // Still recorded in the store.
+    assert!(text.contains("recorded as run 1"), "{text}");
 }
 
 #[test]

@@ -49,7 +49,7 @@ enum Action {
     Export {
         /// The run's number or key prefix.
         run: String,
-        /// Write it to this file instead of standard output.
+        /// Write it to this file instead of standard output (`-`: standard output).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
@@ -116,6 +116,33 @@ fn open(flag: Option<&Path>) -> Result<Store> {
     }
 }
 
+/// The kinds of run iolab records, as `--kind` takes them (`suite` also as `suite:NAME`).
+const KINDS: &[&str] = &["run", "quick", "replay", "suite"];
+
+/// Refuses a `--kind` that no run could have (a typo, say), naming the kinds there are: an
+/// empty list would look as if no such run had been recorded yet.
+fn check_kind(kind: &str, store: &Store) -> Result<()> {
+    let base = kind.split_once(':').map_or(kind, |(base, _)| base);
+    let known = KINDS.contains(&kind) || (base == "suite" && kind.len() > "suite:".len());
+    anyhow::ensure!(
+        known,
+        "--kind {kind} is not a kind of run: give {}, or suite:NAME (kinds recorded: {})",
+        KINDS.join(", "),
+        recorded_kinds(store)?
+    );
+    Ok(())
+}
+
+/// The kinds recorded in `store`, for messages.
+fn recorded_kinds(store: &Store) -> Result<String> {
+    let kinds = store.kinds()?;
+    Ok(if kinds.is_empty() {
+        "none yet".into()
+    } else {
+        kinds.join(", ")
+    })
+}
+
 /// Runs `iolab results`; returns the exit code.
 pub fn run(args: ResultsArgs) -> Result<i32> {
     let store = open(args.db.as_deref())?;
@@ -125,12 +152,21 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
             target,
             limit,
         } => {
+            if let Some(k) = kind.as_deref() {
+                check_kind(k, &store)?;
+            }
             let (runs, total) = store.list(&RunFilter {
-                kind,
+                kind: kind.clone(),
                 target,
                 limit: Some(limit),
             })?;
             print!("{}", store_tables::list_table(&runs, total));
+            if let (Some(k), 0) = (kind, total) {
+                eprintln!(
+                    "note: no recorded run is of kind '{k}'; kinds recorded: {}",
+                    recorded_kinds(&store)?
+                );
+            }
         }
         Action::Show { run } => {
             let id = store.resolve(&run)?;
@@ -146,7 +182,8 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
         Action::Export { run, output } => {
             let id = store.resolve(&run)?;
             let text = store.export(id)? + "\n";
-            match output {
+            // `-` is standard output, as for `--json -`, not a file named `-`.
+            match output.filter(|f| f.as_os_str() != "-") {
                 Some(file) => {
                     std::fs::write(&file, text)
                         .with_context(|| format!("writing run {id} to {}", file.display()))?;
