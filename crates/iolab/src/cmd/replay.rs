@@ -129,6 +129,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // as aligned below, at most the 64 MiB slot).
     let (mut planned, mut writes, mut skipped) = (0u64, 0u64, 0u64);
     let mut sizes = std::collections::BTreeMap::<u64, u64>::new();
+    // Requests that start where the device's previous one ended, in file order (the job
+    // says how sequential the trace is, as analyze would, roughly).
+    let (mut sequential, mut ends) = (0u64, std::collections::HashMap::<u32, u64>::new());
     for rec in args.input.open()? {
         let rec = rec?;
         match rec.op {
@@ -141,6 +144,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             }
         }
         planned += 1;
+        let end = rec.offset_bytes + rec.len_bytes;
+        if ends.insert(rec.device, end) == Some(rec.offset_bytes) {
+            sequential += 1;
+        }
         *sizes
             .entry((rec.len_bytes.div_ceil(4096) * 4096).clamp(4096, MAX_SLOT_BYTES))
             .or_default() += 1;
@@ -169,16 +176,21 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         .map(|(bytes, n)| format!("{bytes}/{n}"))
         .collect::<Vec<_>>()
         .join(":");
-    let access = match (writes, planned - writes) {
-        (0, _) => Access::RandRead,
-        (_, 0) => Access::RandWrite,
-        _ => Access::RandRw,
+    let random_pct = 100.0 * (planned - sequential) as f64 / planned as f64;
+    let access = match (writes, planned - writes, random_pct >= 50.0) {
+        (0, _, true) => Access::RandRead,
+        (0, _, false) => Access::Read,
+        (_, 0, true) => Access::RandWrite,
+        (_, 0, false) => Access::Write,
+        (_, _, true) => Access::RandRw,
+        (_, _, false) => Access::Rw,
     };
     let mut job = JobSpec {
         name: Some(format!("replay {}", args.input.file.display())),
         access: Some(access),
-        read_pct: (access == Access::RandRw)
+        read_pct: matches!(access, Access::RandRw | Access::Rw)
             .then(|| 100.0 * (planned - writes) as f64 / planned as f64),
+        random_pct: Some(random_pct),
         bssplit: Some(bssplit),
         queue_depth: Some(qd),
         size: (!args.target.exists() && !is_model(&args.target)).then_some(args.size),
