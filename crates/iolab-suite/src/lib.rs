@@ -190,6 +190,10 @@ mod tests {
                 "phase 'p', key prepare.fill_block_size: the fill job: a block size of 0 bytes",
             ),
             (
+                prep("{ fill_passes = 1, fill_size = 'lots' }"),
+                "phase 'p', key prepare.fill_size: 'lots' is not a size",
+            ),
+            (
                 prep("{ idle_s = inf }"),
                 "phase 'p', key prepare.idle_s: inf must be zero or more",
             ),

@@ -126,13 +126,22 @@ pub fn fill_job(
             e.to_string(),
         )
     })?;
+    let size = match phase.prepare.as_ref().and_then(|p| p.fill_size.as_deref()) {
+        Some(text) => Some(text.parse::<ByteSize>().map_err(|e| {
+            suite.error(
+                format!("phase '{}', key prepare.fill_size", phase.name),
+                e.to_string(),
+            )
+        })?),
+        None => suite.job.size,
+    };
     let mut spec = JobSpec {
         name: Some(format!("{}: fill pass {pass}", phase.name)),
         access: Some(Access::Write),
         block_size: Some(block_size),
         queue_depth: Some(8),
         offset: suite.job.offset,
-        size: suite.job.size,
+        size,
         ..JobSpec::default()
     };
     scale_job(&mut spec, scale);

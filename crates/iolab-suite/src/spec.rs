@@ -90,6 +90,10 @@ pub struct PrepareSpec {
     /// Block size of the fill (default 128k, as SNIA's WIPC).
     #[serde(default)]
     pub fill_block_size: Option<String>,
+    /// Bytes the fill covers from the span's start (default: the suite's span, else the
+    /// whole target): AS SSD writes its 1 GB test file, not the drive.
+    #[serde(default)]
+    pub fill_size: Option<String>,
     /// Seconds of idle time afterwards (scaled; finite, ≥ 0).
     #[serde(default)]
     pub idle_s: f64,
