@@ -7,10 +7,10 @@ use iolab_testkit::{
 };
 use serde_json::Value;
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 
 mod common;
-use common::{iolab, iolab_cmd, json, text};
+use common::{interrupt, iolab, iolab_cmd, json, text};
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
@@ -280,12 +280,7 @@ fn an_interrupted_warm_up_is_not_counted_as_a_run() {
     .unwrap();
     // Into the first test's 30 s warm-up.
     std::thread::sleep(std::time::Duration::from_millis(2000));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    let out = interrupt(child);
     let r = json(&dir.path().join("q.json"));
     assert_eq!(r["complete"], false);
     // The warm-up's figure is nowhere: no job, no "mean of 1 counted run(s)".
@@ -471,12 +466,7 @@ fn ctrl_c_stops_cleanly_and_saves_what_was_measured() {
     .unwrap();
     // Let it create the file and run a while.
     std::thread::sleep(std::time::Duration::from_millis(2500));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    interrupt(child);
     let r = json(&dir.path().join("i.json"));
     assert_eq!(r["complete"], false);
     assert_eq!(

@@ -2,11 +2,11 @@
 //! `iolab report` re-renders and overlays saved results, and bad input names the file.
 
 use std::path::Path;
-use std::process::{Command, Output};
+use std::process::Output;
 use std::time::{Duration, Instant};
 
 mod common;
-use common::{iolab, iolab_cmd, text};
+use common::{interrupt, iolab, iolab_cmd, text};
 
 fn cdm(dir: &Path, json: &str) -> Output {
     iolab(
@@ -143,12 +143,7 @@ fn an_interrupted_suite_still_gets_its_report() {
     }
     assert!(d.join("i.json").exists(), "no partial result within 120 s");
     std::thread::sleep(Duration::from_millis(1500));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    interrupt(child);
     let html = std::fs::read_to_string(d.join("i.html")).expect("i.html beside i.json");
     assert!(html.contains("INCOMPLETE"), "incomplete marker");
     assert!(

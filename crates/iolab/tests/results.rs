@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output};
 
 mod common;
-use common::{iolab, iolab_cmd, text};
+use common::{interrupt, iolab, iolab_cmd, text};
 
 fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
@@ -342,12 +342,7 @@ fn an_interrupted_run_is_recorded_as_incomplete() {
     .unwrap();
     // Let it create the file and measure a while.
     std::thread::sleep(std::time::Duration::from_millis(2000));
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    interrupt(child);
     let store = Store::open_existing(&db(d)).unwrap();
     let (runs, total) = store.list(&RunFilter::default()).unwrap();
     assert_eq!(total, 1);

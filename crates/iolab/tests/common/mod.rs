@@ -25,6 +25,18 @@ pub fn iolab(args: &[&str], dir: &Path) -> Output {
     iolab_cmd(args, dir).output().expect("run iolab")
 }
 
+/// Interrupts a running `iolab` as Ctrl-C does (SIGINT), waits for it and checks that it
+/// ended as an interrupted run does (exit 130, after saving what it measured).
+pub fn interrupt(child: std::process::Child) -> Output {
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    let out = child.wait_with_output().expect("wait for iolab");
+    assert_eq!(out.status.code(), Some(130), "{}", text(&out));
+    out
+}
+
 /// Standard output and error together, for assertion messages.
 pub fn text(o: &Output) -> String {
     format!(
