@@ -132,6 +132,20 @@ fn limits_issue_exactly_the_asked_ios_and_bytes_on_both_engines() {
     assert!(meta.blocks() * 512 >= meta.len(), "created file is sparse");
 }
 
+/// I/O buffers far beyond any machine's memory (4 TiB).
+const HUGE_BUFFERS: &[&str] = &[
+    "run",
+    "--size",
+    "1m",
+    "--bs",
+    "1m",
+    "--qd",
+    "4096",
+    "--threads",
+    "1024",
+    "t.bin",
+];
+
 #[test]
 fn bad_jobs_get_one_clear_error_naming_the_key() {
     let dir = tempfile::tempdir().unwrap();
@@ -210,18 +224,7 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
         ),
         // I/O buffers far beyond any machine's memory: an error, not an abort (exit 134).
         (
-            &[
-                "run",
-                "--size",
-                "1m",
-                "--bs",
-                "1m",
-                "--qd",
-                "4096",
-                "--threads",
-                "1024",
-                "t.bin",
-            ],
+            HUGE_BUFFERS,
             "--bs 1m × --qd 4096 × --threads 1024 needs 4t of I/O buffers",
         ),
     ];
@@ -236,18 +239,7 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
     let fresh = tempfile::tempdir().unwrap();
     for args in [
         &["run", "--size", "1m", "--json", "no/dir/r.json", "t.bin"][..],
-        &[
-            "run",
-            "--size",
-            "1m",
-            "--bs",
-            "1m",
-            "--qd",
-            "4096",
-            "--threads",
-            "1024",
-            "t.bin",
-        ],
+        HUGE_BUFFERS,
     ] {
         assert_eq!(iolab(args, fresh.path()).status.code(), Some(2), "{args:?}");
         assert!(!fresh.path().join("t.bin").exists(), "{args:?}");
