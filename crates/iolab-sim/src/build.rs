@@ -311,12 +311,13 @@ impl Builder<'_> {
                         &format!("{label} member {i}"),
                     )?);
                 }
-                Ok(raid_volume(
-                    &self.leaves,
-                    members,
-                    c.raid == "raid0",
-                    c.stripe_bytes,
-                ))
+                raid_volume(&self.leaves, members, c.raid == "raid0", c.stripe_bytes).map_err(
+                    |message| SimError::Catalog {
+                        file: file.to_string(),
+                        key: "card.stripe_bytes".into(),
+                        message,
+                    },
+                )
             }
             DriveKind::Tiered => {
                 let t = drive.tiered.as_ref().expect("validated");
@@ -592,7 +593,13 @@ fn build_on(
                 at.lat_ns += port_spec.latency_ns;
                 members.push(b.build_drive(&dspec, &at, m)?);
             }
-            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes)
+            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes).map_err(
+                |message| SimError::Catalog {
+                    file: plat_file.to_string(),
+                    key: format!("ports.{port_name}.raid.stripe_bytes"),
+                    message,
+                },
+            )?
         }
         None => {
             let at = b.attach_at(port_spec);
@@ -673,7 +680,7 @@ fn raid_volume(
     members: Vec<Vol>,
     striped: bool,
     stripe_bytes: Option<u64>,
-) -> Vol {
+) -> Result<Vol, String> {
     let smallest = members
         .iter()
         .map(|m| match m {
@@ -683,9 +690,15 @@ fn raid_volume(
         .min()
         .unwrap_or(0);
     let stripe = if striped { stripe_bytes } else { None };
-    Vol::Raid {
+    if let Some(s) = stripe.filter(|&s| s > smallest) {
+        return Err(format!(
+            "a stripe of {s} bytes is larger than a member ({smallest} bytes): the volume would \
+             hold nothing"
+        ));
+    }
+    Ok(Vol::Raid {
         stripe,
         member_bytes: stripe.map_or(smallest, |s| smallest / s * s),
         members,
-    }
+    })
 }

@@ -890,12 +890,61 @@ impl DriveSpec {
                         return Err(bad(file, k, "must be positive"));
                     }
                 }
-                if cap.usable_bytes < 4096 {
+                if cap.usable_bytes < MIN_DRIVE_BYTES {
                     return Err(bad(
                         file,
                         "capacity.usable_bytes",
-                        "must hold at least one 4 KiB logical page (4096 bytes)",
+                        format!("must be at least {MIN_DRIVE_BYTES} (1 MiB)"),
                     ));
+                }
+                if cap.usable_bytes > MAX_SSD_BYTES {
+                    return Err(bad(
+                        file,
+                        "capacity.usable_bytes",
+                        format!(
+                            "at most {MAX_SSD_BYTES} (16 TB): the model maps every 4 KiB page, \
+                             4 bytes each, in memory"
+                        ),
+                    ));
+                }
+                if ctl.cores.is_some_and(|c| c > MAX_CORES) {
+                    return Err(bad(
+                        file,
+                        "controller.cores",
+                        format!("at most {MAX_CORES}"),
+                    ));
+                }
+                if nand.bus_bytes.is_some_and(|b| !(1..=8).contains(&b)) {
+                    return Err(bad(
+                        file,
+                        "nand.bus_bytes",
+                        "must be 1 to 8: the NAND bus's width in bytes (1 for ONFI and Toggle)",
+                    ));
+                }
+                // Bounds far outside any NAND, so the arithmetic on the geometry and the
+                // energy of booked work stay meaningful.
+                let at_most = [
+                    ("nand.planes", nand.planes as u64, 16),
+                    ("nand.pages_per_block", nand.pages_per_block as u64, 1 << 14),
+                    ("nand.page_bytes", nand.page_bytes as u64, 1 << 16),
+                    (
+                        "nand.blocks_per_plane",
+                        nand.blocks_per_plane as u64,
+                        1 << 20,
+                    ),
+                    ("nand.dies", nand.dies as u64, 1 << 12),
+                    ("nand.read_ns", nand.read_ns, 10_000_000),
+                    ("nand.program_ns", nand.program_ns, 100_000_000),
+                    ("nand.erase_ns", nand.erase_ns, 1_000_000_000),
+                ];
+                for (k, v, max) in at_most {
+                    if v > max {
+                        return Err(bad(
+                            file,
+                            k,
+                            format!("{v} is more than any NAND has: at most {max}"),
+                        ));
+                    }
                 }
                 if ftl
                     .min_stored_fraction
@@ -932,7 +981,24 @@ impl DriveSpec {
                 if nand.bus_mt_per_s.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
                     return Err(bad(file, "nand.bus_mt_per_s", "must be positive"));
                 }
-                let raw = nand_raw_bytes(nand);
+                let raw = [
+                    nand.planes as u64,
+                    nand.pages_per_block as u64,
+                    nand.page_bytes as u64,
+                    nand.blocks_per_plane as u64,
+                    nand.dies as u64,
+                ]
+                .iter()
+                .try_fold(1u64, |acc, &x| acc.checked_mul(x))
+                .filter(|&raw| raw <= u64::MAX / 2)
+                .ok_or_else(|| {
+                    bad(
+                        file,
+                        "nand",
+                        "dies × planes × blocks × pages × page size is more bytes than the \
+                         model can count",
+                    )
+                })?;
                 if cap.usable_bytes > raw {
                     return Err(bad(
                         file,
@@ -1045,7 +1111,25 @@ impl DriveSpec {
             DriveKind::Card => {
                 let c = self.card.as_ref().ok_or_else(|| missing("card"))?;
                 need_source(file, "card", &c.source)?;
-                check_link(file, "card.member_link", &c.member_link, &self.links)?;
+                if parse_std_link(&c.member_link).is_none() {
+                    return Err(bad(
+                        file,
+                        "card.member_link",
+                        format!(
+                            "'{}' must be a standard link (sata1.5, sata3, sata6 or \
+                             pcie<gen>x<lanes>): the members' own ports on the card's chip, not \
+                             one of the card's [links]",
+                            c.member_link
+                        ),
+                    ));
+                }
+                if c.count > MAX_CARD_MEMBERS {
+                    return Err(bad(
+                        file,
+                        "card.count",
+                        format!("at most {MAX_CARD_MEMBERS} members: each is a whole drive model"),
+                    ));
+                }
                 for (i, p) in c.path.iter().enumerate() {
                     check_link(file, &format!("card.path[{i}]"), p, &self.links)?;
                 }
@@ -1102,6 +1186,13 @@ impl DriveSpec {
                         "a cache tracks the 4 KiB blocks it holds of each line: at most 131072 (128 KiB)",
                     ));
                 }
+                if t.ram_bytes > MAX_RAM_TIER_BYTES {
+                    return Err(bad(
+                        file,
+                        "tiered.ram_bytes",
+                        format!("at most {MAX_RAM_TIER_BYTES} (1 TiB)"),
+                    ));
+                }
                 if t.ram_bytes % 4096 != 0 {
                     return Err(bad(
                         file,
@@ -1122,8 +1213,38 @@ impl DriveSpec {
     }
 }
 
+/// A name a target spec can address (`sim:DRIVE@PLATFORM/PORT`): letters, digits, `-`, `_`
+/// and `.`, not empty.
+fn check_name(file: &str, key: &str, name: &str) -> Result<(), SimError> {
+    let fits = |c: char| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.');
+    if name.is_empty() || !name.chars().all(fits) {
+        return Err(bad(
+            file,
+            key,
+            format!(
+                "'{name}' cannot be addressed as sim:DRIVE@PLATFORM/PORT: use letters, digits, \
+                 '-', '_' and '.'"
+            ),
+        ));
+    }
+    Ok(())
+}
+
 /// The smallest drive the model takes: a job needs room for a few blocks.
 const MIN_DRIVE_BYTES: u64 = 1 << 20;
+
+/// The largest SSD the model takes: its page map is 4 bytes per 4 KiB page in memory (16 GB
+/// for 16 TB).
+const MAX_SSD_BYTES: u64 = 16_000_000_000_000;
+
+/// Controller cores at most (each is a resource of the model).
+const MAX_CORES: u32 = 256;
+
+/// Members of a card at most (each is a whole drive model).
+const MAX_CARD_MEMBERS: u32 = 64;
+
+/// A RAM tier at most (the model keeps a line per 4 KiB).
+const MAX_RAM_TIER_BYTES: u64 = 1 << 40;
 
 /// Bytes in one multi-plane block (all planes of a die erased together).
 pub fn block_bytes(n: &NandSpec) -> u64 {
@@ -1312,6 +1433,7 @@ impl Catalog {
             message: e.to_string(),
         })?;
         check_numbers(file, &raw_table(file, text)?, "")?;
+        check_name(file, "name", &d.name)?;
         d.validate(file)?;
         let name = d.name.clone();
         self.drives.insert(name.clone(), (file.to_string(), d));
@@ -1326,6 +1448,10 @@ impl Catalog {
             message: e.to_string(),
         })?;
         check_numbers(file, &raw_table(file, text)?, "")?;
+        check_name(file, "name", &p.name)?;
+        for port in p.ports.keys() {
+            check_name(file, &format!("ports.{port}"), port)?;
+        }
         p.validate(file)?;
         let name = p.name.clone();
         self.platforms.insert(name.clone(), (file.to_string(), p));
@@ -1337,7 +1463,20 @@ impl Catalog {
         for (file, d) in self.drives.values() {
             if let Some(c) = &d.card {
                 match self.drives.get(&c.member) {
-                    Some((_, m)) if m.kind == DriveKind::Ssd => {}
+                    Some((member_file, m)) if m.kind == DriveKind::Ssd => {
+                        let member = m.capacity.as_ref().map_or(0, |c| c.usable_bytes);
+                        if c.stripe_bytes.is_some_and(|s| s > member) {
+                            return Err(bad(
+                                file,
+                                "card.stripe_bytes",
+                                format!(
+                                    "larger than a member '{}' ({member_file}: {member} bytes): \
+                                     the volume would hold nothing",
+                                    c.member
+                                ),
+                            ));
+                        }
+                    }
                     _ => {
                         return Err(bad(
                             file,
@@ -1360,21 +1499,42 @@ impl Catalog {
                         }
                     }
                 }
-                let fast = &self.drives[&t.fast].1;
-                let fast_size = fast
-                    .capacity
-                    .as_ref()
-                    .map(|c| c.usable_bytes)
-                    .or(fast.hdd.as_ref().map(|h| h.capacity_bytes));
-                if let Some(size) = fast_size.filter(|&size| t.fast_bytes > size) {
-                    return Err(bad(
-                        file,
-                        "tiered.fast_bytes",
-                        format!(
-                            "{} is more than the fast drive '{}' holds ({size}); use at most that",
-                            t.fast_bytes, t.fast
-                        ),
-                    ));
+                // The drives named may be a user's replacements of built-in ones: the message
+                // says which file holds each.
+                let size_of = |name: &str| {
+                    let (f, d) = &self.drives[name];
+                    let size = d
+                        .capacity
+                        .as_ref()
+                        .map(|c| c.usable_bytes)
+                        .or(d.hdd.as_ref().map(|h| h.capacity_bytes));
+                    (size, f.as_str())
+                };
+                if let (Some(size), slow_file) = size_of(&t.slow) {
+                    if t.extent_bytes > size {
+                        return Err(bad(
+                            file,
+                            "tiered.extent_bytes",
+                            format!(
+                                "{} is more than the slow drive '{}' ({slow_file}) holds ({size}): \
+                                 the volume would have no extent",
+                                t.extent_bytes, t.slow
+                            ),
+                        ));
+                    }
+                }
+                if let (Some(size), fast_file) = size_of(&t.fast) {
+                    if t.fast_bytes > size {
+                        return Err(bad(
+                            file,
+                            "tiered.fast_bytes",
+                            format!(
+                                "{} is more than the fast drive '{}' ({fast_file}) holds ({size}); \
+                                 use at most that",
+                                t.fast_bytes, t.fast
+                            ),
+                        ));
+                    }
                 }
             }
         }

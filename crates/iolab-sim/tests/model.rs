@@ -86,6 +86,20 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         e.to_string().contains("bad.toml") && e.to_string().contains("bogus"),
         "{e}"
     );
+    // A name a target spec could not address.
+    for name in ["a@b", "", " "] {
+        let text = include_str!("../../../catalog/drives/ssd750-400.toml")
+            .replace("name = \"ssd750-400\"", &format!("name = \"{name}\""));
+        assert_drive_refused("user/drives/n.toml", &text, "n.toml: name");
+    }
+    // A card's members attach over a standard link, not one of the card's own (a panic).
+    let local = include_str!("../../../catalog/drives/ibis-100.toml")
+        .replace("member_link = \"sata3\"", "member_link = \"hsdl\"");
+    assert_drive_refused(
+        "user/drives/card.toml",
+        &local,
+        "card.toml: card.member_link",
+    );
     let card = include_str!("../../../catalog/drives/revodrive-120-jbod.toml")
         .replace("queue_depth = 1", "queue_depth = 0");
     assert_drive_refused(
@@ -237,7 +251,29 @@ fn numbers_out_of_range_are_rejected_naming_the_key() {
         (
             "usable_bytes = 400000000000",
             "usable_bytes = 100",
-            "capacity.usable_bytes: must hold at least one 4 KiB",
+            "capacity.usable_bytes: must be at least 1048576 (1 MiB)",
+        ),
+        // Sizes that set the model's memory, and values no NAND has (each broke a run: an
+        // abort, watts by the million, a bus of 0 bytes giving infinite channel times).
+        (
+            "usable_bytes = 400000000000",
+            "usable_bytes = 100000000000000000",
+            "capacity.usable_bytes: at most 16000000000000 (16 TB)",
+        ),
+        (
+            "read_ns = 80000",
+            "read_ns = 1000000000",
+            "nand.read_ns: 1000000000 is more than any NAND has",
+        ),
+        (
+            "bus = \"sync\"",
+            "bus = \"sync\"\nbus_bytes = 0",
+            "nand.bus_bytes: must be 1 to 8",
+        ),
+        (
+            "pages_per_block = 512",
+            "pages_per_block = 67108865",
+            "nand.pages_per_block: 67108865 is more than any NAND has",
         ),
         (
             "max_w = 25.0",
@@ -645,6 +681,18 @@ fn user_entries_are_checked_against_each_other_and_their_members() {
             include_str!("../../../catalog/drives/storemi.toml")
                 .replace("fast_bytes = 256000000000", "fast_bytes = 900000000000"),
         )]),
+        // Nor its extent more than its slow drive; nor a card's stripe more than a member
+        // (each built a volume of 0 bytes, on which `sim explain` panicked).
+        load(&[(
+            "tier.toml",
+            include_str!("../../../catalog/drives/storemi.toml")
+                .replace("extent_bytes = 1048576", "extent_bytes = 1099511627776000"),
+        )]),
+        load(&[(
+            "card.toml",
+            include_str!("../../../catalog/drives/revodrive-120.toml")
+                .replace("stripe_bytes = 65536", "stripe_bytes = 100000000000"),
+        )]),
     ];
     std::fs::remove_dir_all(&dir).unwrap();
     assert_eq!(results[0], Ok(()));
@@ -657,6 +705,29 @@ fn user_entries_are_checked_against_each_other_and_their_members() {
     assert!(
         tier.contains("tier.toml: tiered.fast_bytes") && tier.contains("nvme2018-500"),
         "{tier}"
+    );
+    for (result, says) in [
+        (&results[3], "tier.toml: tiered.extent_bytes"),
+        (&results[4], "card.toml: card.stripe_bytes"),
+    ] {
+        let e = result.as_ref().unwrap_err();
+        assert!(e.contains(says), "{e}");
+    }
+}
+
+#[test]
+fn a_raid_port_striping_more_than_a_member_holds_is_refused() {
+    let mut cat = Catalog::load(None).unwrap();
+    let z97 = include_str!("../../../catalog/platforms/z97.toml")
+        .replace("stripe_bytes = 131072", "stripe_bytes = 1000000000000000");
+    cat.add_platform("user/platforms/z97.toml", &z97).unwrap();
+    let e = open_with("sim:forcegt-240@z97/sata-raid0", cat)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("z97.toml: ports.sata-raid0.raid.stripe_bytes"),
+        "{e}"
     );
 }
 
