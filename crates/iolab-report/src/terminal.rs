@@ -137,13 +137,16 @@ pub fn quick_table(r: &RunResult) -> String {
 
 fn direction_row(name: &str, d: &DirectionResult) -> String {
     let us = |ns: f64| ns / 1e3;
+    let counts = format!(
+        "{:<6}{:>12}{:>12.0}{:>10.2}{:>10.2}",
+        name, d.ios, d.iops, d.bw_mb_per_s, d.bw_mib_per_s,
+    );
+    if d.ios == 0 {
+        // No I/O completed: there is no latency to show, not one of 0 µs.
+        return format!("{counts}  -");
+    }
     format!(
-        "{:<6}{:>12}{:>12.0}{:>10.2}{:>10.2}  {:.1} / {:.1} / {:.1} / {:.1} / {:.1} / {:.1}",
-        name,
-        d.ios,
-        d.iops,
-        d.bw_mb_per_s,
-        d.bw_mib_per_s,
+        "{counts}  {:.1} / {:.1} / {:.1} / {:.1} / {:.1} / {:.1}",
         us(d.lat_ns.min as f64),
         us(d.lat_ns.mean),
         us(d.lat_ns.p50 as f64),
@@ -351,4 +354,21 @@ pub fn suite_table(r: &RunResult) -> String {
     ceiling_lines(r, &mut out);
     notes(r, &mut out);
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_direction_without_io_shows_no_latency() {
+        let none = direction_row("write", &DirectionResult::default());
+        assert!(none.ends_with("0.00  -"), "{none}");
+        let mut one = DirectionResult {
+            ios: 1,
+            ..DirectionResult::default()
+        };
+        one.lat_ns.mean = 1500.0;
+        assert!(direction_row("read", &one).contains("/ 1.5 /"));
+    }
 }
