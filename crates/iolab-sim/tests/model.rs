@@ -421,6 +421,18 @@ fn hdd_and_tiers_behave_like_their_mechanisms() {
         "{}",
         sr.read.bw_mb_per_s
     );
+    // Zoned recording: the rate follows the track's radius and LBAs fill the platter by area,
+    // so the middle LBA of a 150 -> 75 MB/s disk reads at about 119 MB/s (a rate linear in
+    // the LBA gave 100).
+    let middle = r(
+        "sim:hdd-7200@h67",
+        "access = \"read\"\nblock_size = \"1m\"\nqueue_depth = 4\noffset = \"500g\"\nsize = \"8g\"\nduration_s = 1",
+    );
+    assert!(
+        middle.read.bw_mb_per_s > 110.0 && middle.read.bw_mb_per_s < 122.0,
+        "{}",
+        middle.read.bw_mb_per_s
+    );
     // Power: a busy disk draws idle plus seeking (5.5 + 2.5 W), never more, however short
     // the job (each job used to be charged the whole of the seek its last command left
     // running: 8.04 W).
