@@ -202,6 +202,15 @@ mod tests {
     }
 
     #[test]
+    fn as_ssd_writes_its_1_gb_test_file_not_the_target() {
+        let s = crate::load("asssd").unwrap();
+        let prepare = s.phases.iter().find(|p| p.prepare.is_some()).unwrap();
+        let fill = fill_job(&s, prepare, 1, 1.0).unwrap();
+        assert_eq!(fill.size, Some(ByteSize(1 << 30)));
+        assert_eq!(fill.block_size, Some(ByteSize(512 << 10)));
+    }
+
+    #[test]
     fn sweeps_form_a_nested_product_outermost_first() {
         let s = suite(
             r#"name = "t"
