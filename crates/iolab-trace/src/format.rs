@@ -78,6 +78,12 @@ impl Format {
         )
     }
 
+    /// Whether the format numbers devices by their `dev_t` (`major << 20 | minor`), as blkparse
+    /// and blktrace do, rather than by a small index (a disk number, ASU, volume or LUN).
+    pub fn dev_t_devices(self) -> bool {
+        matches!(self, Format::Blkparse | Format::Blktrace)
+    }
+
     /// All names, comma-separated, for error messages.
     pub fn names() -> String {
         ALL_FORMATS.map(Format::name).join(", ")

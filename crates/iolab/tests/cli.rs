@@ -734,4 +734,23 @@ fn converting_a_calendar_clock_to_a_relative_one_counts_from_the_first_record() 
         .nth(1)
         .unwrap()
         .starts_with("12816638529."));
+    // blkparse's devices are dev_t numbers; MSR counts disks from 0 (it got 271581184).
+    let blkparse = msr.with_file_name("blktrace_merge_nvme0n1_blkparse.txt");
+    let out = iolab(
+        &[
+            "trace",
+            "convert",
+            blkparse.to_str().unwrap(),
+            "--to",
+            "msr",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let disks: std::collections::BTreeSet<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| l.split(',').nth(2).unwrap().to_string())
+        .collect();
+    assert_eq!(disks.into_iter().collect::<Vec<_>>(), ["0"]);
 }

@@ -263,18 +263,26 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
     // of centuries (MSR's 2007 FILETIME as a first fio wait was 406 years): count from the
     // first record instead.
     let mut origin = (reader.format().calendar_clock() && !a.to.calendar_clock()).then_some(None);
-    let mut put = |r: TraceRecord| -> anyhow::Result<()> {
-        match &mut origin {
-            Some(o) => {
-                let from = *o.get_or_insert(r.time_ns);
-                w.write(&TraceRecord {
-                    time_ns: r.time_ns.saturating_sub(from),
-                    completion_ns: r.completion_ns.map(|c| c.saturating_sub(from)),
-                    ..r
-                })?;
-            }
-            None => w.write(&r)?,
+    // Likewise a dev_t (8,16 is 8388624) written where a format counts disks from 0: devices
+    // are numbered in the order they appear.
+    let mut devices: Option<Vec<u32>> =
+        (reader.format().dev_t_devices() && !a.to.dev_t_devices()).then(Vec::new);
+    let mut put = |mut r: TraceRecord| -> anyhow::Result<()> {
+        if let Some(o) = &mut origin {
+            let from = *o.get_or_insert(r.time_ns);
+            r.time_ns = r.time_ns.saturating_sub(from);
+            r.completion_ns = r.completion_ns.map(|c| c.saturating_sub(from));
         }
+        if let Some(seen) = &mut devices {
+            r.device = match seen.iter().position(|&d| d == r.device) {
+                Some(i) => i as u32,
+                None => {
+                    seen.push(r.device);
+                    seen.len() as u32 - 1
+                }
+            };
+        }
+        w.write(&r)?;
         Ok(())
     };
     if a.sort_window > 0 {
