@@ -478,7 +478,7 @@ impl Iterator for Synth {
 }
 
 /// Deepest window the open-ended depth bucket (>32) is given when reaching for the profile's
-/// average depth: the deepest queue a host keeps (NVMe allows 64K; 1024 bounds the search).
+/// average depth: a bound on the search, not on hosts (NVMe allows 64K per queue).
 pub const MAX_OPEN_WINDOW: u32 = 1024;
 
 /// Where each depth bucket's runs put their window (the depth their requests reach).
