@@ -123,11 +123,6 @@ pub struct Worker<S = JobSource> {
     pub queue_depth: u32,
 }
 
-/// Splits `total` into `parts` shares that add up to it exactly.
-fn share(total: u64, parts: u32, index: u32) -> u64 {
-    total / parts as u64 + u64::from((index as u64) < total % parts as u64)
-}
-
 /// The workers of a job whose span is resolved. `start_ns` is when the run begins on the
 /// driver's clock (paced requests are scheduled from it).
 pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
@@ -169,7 +164,8 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
                 index: i,
                 source: JobSource {
                     gen,
-                    ios_left: job.ios_limit.map(|t| share(t, n, i)),
+                    // I/Os are shared as bytes in granules of one.
+                    ios_left: job.ios_limit.map(|t| byte_share(t, 1, n, i)),
                     bytes_left: job
                         .io_limit_bytes
                         .map(|t| byte_share(t, granule, n, i))
