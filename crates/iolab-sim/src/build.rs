@@ -398,6 +398,7 @@ fn power_of(d: &DriveSpec) -> Power {
     let p = d.power.clone().unwrap_or_default();
     Power {
         idle_w: p.idle_w,
+        active_w: p.active_w,
         controller_w: p.controller_w,
         die_read_w: p.die_read_w,
         die_program_w: p.die_program_w,

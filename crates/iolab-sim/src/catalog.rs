@@ -344,6 +344,10 @@ pub struct FtlSpec {
 pub struct PowerSpec {
     /// Idle power of the whole drive.
     pub idle_w: f64,
+    /// Added power while the drive holds at least one host command: its host interface, DRAM
+    /// and controller out of their idle states, however little work each command is.
+    #[serde(default)]
+    pub active_w: f64,
     /// Added power per busy controller core.
     #[serde(default)]
     pub controller_w: f64,
@@ -1062,14 +1066,16 @@ impl DriveSpec {
                 }
                 if let Some(p) = &self.power {
                     need_source(file, "power", &p.source)?;
-                    let busy_w = p.idle_w + p.controller_w * ctl.cores.unwrap_or(1).max(1) as f64;
+                    let busy_w = p.idle_w
+                        + p.active_w
+                        + p.controller_w * ctl.cores.unwrap_or(1).max(1) as f64;
                     if p.max_w.is_some_and(|m| !(m.is_finite() && m > busy_w)) {
                         return Err(bad(
                             file,
                             "power.max_w",
                             format!(
-                                "must be above idle_w plus controller_w for every core ({busy_w} W): \
-                                 the limit has to leave the NAND some power"
+                                "must be above idle_w, active_w and controller_w for every \
+                                 core ({busy_w} W): the limit has to leave the NAND some power"
                             ),
                         ));
                     }

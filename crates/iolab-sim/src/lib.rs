@@ -335,7 +335,8 @@ impl SimSetup {
                     }
                     let p = &s.power;
                     energy += p.joules(s.energy.less(ahead.energy))
-                        + (s.controller_busy(&self.world.res) as f64 * p.controller_w
+                        + (s.awake.ns_at(now) as f64 * p.active_w
+                            + s.controller_busy(&self.world.res) as f64 * p.controller_w
                             + s.channel_busy(&busy) as f64 * p.channel_w)
                             / 1e9;
                     host += s.host_bytes;

@@ -153,6 +153,11 @@ pub struct World {
     planned_lpns: [u64; NODE_LAG],
     /// Requests planned so far (the ring's position).
     planned: u32,
+    /// Whether a drive draws power while it holds a command ([`Power::active_w`]), so that
+    /// which drives each request holds is kept.
+    track_awake: bool,
+    /// The leaves each request holds, by tag, while `track_awake`.
+    held: Vec<Vec<u32>>,
 }
 
 /// How many requests after starting to load a request's map entry [`World::prefetch`] starts
@@ -170,6 +175,9 @@ impl World {
         driver_ns: u64,
         max_outstanding: u32,
     ) -> World {
+        let track_awake = leaves
+            .iter()
+            .any(|l| matches!(&l.dev, Dev::Ssd(s) if s.power.active_w > 0.0));
         World {
             res,
             leaves,
@@ -185,6 +193,8 @@ impl World {
             errors: 0,
             planned_lpns: [0; NODE_LAG],
             planned: 0,
+            track_awake,
+            held: Vec::new(),
         }
     }
 
@@ -197,6 +207,9 @@ impl World {
     pub fn prepare(&mut self, slots: u32, now: u64) {
         self.ios = vec![Io::default(); slots as usize];
         self.stored_share = vec![1.0; slots as usize];
+        if self.track_awake {
+            self.held = vec![Vec::new(); slots as usize];
+        }
         // The last job's requests are gone; background work (a tier's copies, a hard disk's
         // destages) carries on into this one.
         self.events.retain(|ev| ev.tag == INTERNAL);
@@ -205,6 +218,9 @@ impl World {
         self.outstanding = 0;
         for li in 0..self.leaves.len() {
             let busy = self.events.items().any(|ev| ev.leaf == li as u32);
+            if let Dev::Ssd(s) = &mut self.leaves[li].dev {
+                s.awake.drop_all(now);
+            }
             if let Dev::Hdd(h) = &mut self.leaves[li].dev {
                 h.in_flight = busy;
                 h.queue.retain(|c| c.tag == INTERNAL);
@@ -324,6 +340,15 @@ impl World {
     fn leaf_submit(&mut self, li: u32, tag: u32, dir: Direction, offset: u64, len: u64, t: u64) {
         let leaf = &mut self.leaves[li as usize];
         let res = &mut self.res[..];
+        if self.track_awake && tag != INTERNAL {
+            if let Dev::Ssd(ssd) = &mut leaf.dev {
+                let held = &mut self.held[tag as usize];
+                if !held.contains(&li) {
+                    held.push(li);
+                    ssd.awake.begin(t);
+                }
+            }
+        }
         // Down the path: the command (and a write's data) crosses every pipe.
         let mut at = t + leaf.lat_down_ns;
         if let Some((sata, ns)) = leaf.sata_cmd {
@@ -641,6 +666,15 @@ impl World {
     fn complete_next(&mut self) -> (u32, u64) {
         let (t, tag) = self.done.pop().expect("a completion is due");
         self.outstanding -= 1;
+        if self.track_awake {
+            // Held until the request is done, before the host's stack hands it back.
+            let done = t - self.ios[tag as usize].fin_ns;
+            for li in self.held[tag as usize].drain(..) {
+                if let Dev::Ssd(ssd) = &mut self.leaves[li as usize].dev {
+                    ssd.awake.end(done);
+                }
+            }
+        }
         if let Some((wt, wd, wo, wl)) = self.waiting.pop_front() {
             self.start(wt, wd, wo, wl, t);
         }

@@ -1,6 +1,6 @@
 //! An SSD: controller cores, write buffer, FTL, channels × dies, page registers, SLC cache.
 
-use super::power::{Energy, Power, PowerLimit};
+use super::power::{Awake, Energy, Power, PowerLimit};
 use super::resource::{occupy, reserve, Pipe, Res, ResId, ResKind};
 use crate::buffered::BufferedLpns;
 use crate::earliest::Earliest;
@@ -455,6 +455,8 @@ pub struct Ssd {
     pub power: Power,
     /// Energy counters.
     pub energy: Energy,
+    /// How long the drive has held host commands, for [`Power::active_w`].
+    pub awake: Awake,
     /// The power limit NAND work waits for, when the drive has one.
     power_limit: Option<PowerLimit>,
     /// SLC write cache of a multi-bit array.
@@ -756,10 +758,13 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
     let dies: Vec<ResId> = (0..p.dies)
         .map(|_| add(ResKind::Die, format!("{group} NAND dies")))
         .collect();
-    // What the limit leaves NAND work: above idle and every controller core busy (validated
-    // positive in the catalog).
+    // What the limit leaves NAND work: above idle, a command held and every controller core
+    // busy (validated positive in the catalog).
     let power_limit = p.power.max_w.map(|max_w| {
-        let budget_w = max_w - p.power.idle_w - p.power.controller_w * p.cores.max(1) as f64;
+        let budget_w = max_w
+            - p.power.idle_w
+            - p.power.active_w
+            - p.power.controller_w * p.cores.max(1) as f64;
         let r = add(ResKind::Power, format!("{group} power limit ({max_w} W)"));
         PowerLimit::new(r, budget_w)
     });
@@ -819,6 +824,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         size: p.size / 4096 * 4096,
         power: p.power,
         energy: Energy::default(),
+        awake: Awake::default(),
         power_limit,
         slc: p.slc,
         carried: Carried::default(),
