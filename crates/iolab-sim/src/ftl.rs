@@ -450,7 +450,8 @@ impl Ftl {
     /// Puts the drive in the state a full sequential fill leaves (every LPN valid, blocks full,
     /// the spare area free), analytically: no write is simulated.
     pub fn fill_sequential(&mut self, stripe_lpns: u64) {
-        self.fill_with(stripe_lpns, |_, _| 1.0);
+        let blocks = self.fill_blocks(stripe_lpns, |_, _| 1.0);
+        self.place_in_order(stripe_lpns, &blocks);
     }
 
     /// Puts the drive in the steady state of uniform random writes under greedy GC,
@@ -458,9 +459,10 @@ impl Ftl {
     /// a block's valid share decays exponentially with its age, ages are uniform over a GC
     /// cycle, so block `i` of `n` (oldest last) holds `u^(i/(n−1))` of a block, where the
     /// victim share `u` makes the valid total equal the user data. Write amplification then
-    /// starts at its steady value `1/(1−u)`.
+    /// starts at its steady value `1/(1−u)`. Random writes leave every block holding LPNs from
+    /// all over the drive, so the LPNs are scattered over the blocks ([`Ftl::place_scattered`]).
     pub fn fill_steady(&mut self, stripe_lpns: u64) {
-        self.fill_with(stripe_lpns, |n, want| {
+        let blocks = self.fill_blocks(stripe_lpns, |n, want| {
             // Bisection on u: Σ u^(i/(n−1)) = want (in blocks).
             let total = |u: f64| -> f64 {
                 if n <= 1 {
@@ -479,11 +481,18 @@ impl Ftl {
             }
             lo
         });
+        self.place_scattered(&blocks);
     }
 
-    /// Shared analytic fill: `victim_share(n, want_blocks)` gives the valid share of the
-    /// emptiest of `n` blocks (1.0 = all blocks full).
-    fn fill_with(&mut self, stripe_lpns: u64, victim_share: impl Fn(u64, f64) -> f64) {
+    /// Shared analytic fill: seals each die's blocks holding as many LPNs as the die's share
+    /// of a striped fill, `victim_share(n, want_blocks)` giving the valid share of the
+    /// emptiest of `n` blocks (1.0 = all blocks full). Returns each die's blocks as
+    /// `(node, LPNs)`; the map is left to a placement.
+    fn fill_blocks(
+        &mut self,
+        stripe_lpns: u64,
+        victim_share: impl Fn(u64, f64) -> f64,
+    ) -> Vec<Vec<(u32, u64)>> {
         self.reset_dies();
         let dies = self.dies.len() as u64;
         let lpns = self.map.len() as u64;
@@ -492,10 +501,12 @@ impl Ftl {
             self.sizes.fill(lpn_units as u8);
         }
         let bu = self.block_units as u64;
+        let block_lpns = bu / lpn_units as u64;
+        let mut blocks = Vec::with_capacity(dies as usize);
         for d in 0..dies as u32 {
             // LPNs on this die: every `dies`-th stripe.
             let stripes_before = d as u64;
-            let per_die = {
+            let want = {
                 let full = lpns / (stripe_lpns * dies);
                 let rem = lpns % (stripe_lpns * dies);
                 full * stripe_lpns
@@ -503,80 +514,134 @@ impl Ftl {
                         .saturating_sub(stripes_before * stripe_lpns)
                         .min(stripe_lpns)
             };
-            let want_units = per_die * lpn_units as u64;
             // Blocks available for data: all but the GC reserve. The open host and GC blocks
             // are written from that reserve, so free space sits at the GC threshold and the
             // steady state's GC runs from the first write (leaving two more blocks free would
             // let a short run see no GC at all).
             let usable_blocks = (self.die_units / bu).saturating_sub(self.gc_low_units / bu);
-            let full_blocks = want_units.div_ceil(bu);
-            let share = victim_share(usable_blocks, want_units as f64 / bu as f64);
+            let full_blocks = want.div_ceil(block_lpns);
+            let share = victim_share(usable_blocks, want as f64 / block_lpns as f64);
             let n = if share >= 1.0 {
                 full_blocks
             } else {
                 usable_blocks
             };
-            // Valid units per block, oldest (emptiest) last; the rounding remainder goes to the
-            // first blocks so the total is exact.
+            // LPNs per block, oldest (emptiest) last; the rounding remainder goes to the first
+            // blocks so the total is exact.
             let mut valid: Vec<u64> = (0..n)
                 .map(|i| {
                     if share >= 1.0 {
-                        bu
+                        block_lpns
                     } else {
-                        (bu as f64 * share.powf(i as f64 / (n.max(2) - 1) as f64)).floor() as u64
+                        (block_lpns as f64 * share.powf(i as f64 / (n.max(2) - 1) as f64)).floor()
+                            as u64
                     }
                 })
                 .collect();
             let mut sum: u64 = valid.iter().sum();
             let mut i = 0usize;
-            while sum < want_units && !valid.is_empty() {
-                let add = (bu - valid[i]).min(want_units - sum);
+            while sum < want && !valid.is_empty() {
+                let add = (block_lpns - valid[i]).min(want - sum);
                 valid[i] += add;
                 sum += add;
                 i = (i + 1) % valid.len();
             }
-            while sum > want_units {
+            while sum > want {
                 let last = valid.len() - 1 - (i % valid.len());
-                let cut = valid[last].min(sum - want_units);
+                let cut = valid[last].min(sum - want);
                 valid[last] -= cut;
                 sum -= cut;
                 i += 1;
             }
+            let mut die_blocks = Vec::with_capacity(valid.len());
             for v in valid {
                 let id = self.new_node(d);
                 let node = &mut self.nodes[id as usize];
-                node.valid = v as u32;
+                node.valid = (v * lpn_units as u64) as u32;
                 node.foot = bu as u32;
                 self.dies[d as usize].sealed.push(id);
                 self.dies[d as usize].free_units -= bu;
+                die_blocks.push((id, v));
             }
+            blocks.push(die_blocks);
         }
-        // Hand each die's LPNs to its blocks in order, each block taking its valid count: the
-        // drive written in LPN order, `stripe_lpns` consecutive LPNs per die round-robin (what
-        // a controller does with a sequential fill). A stripe's LPNs go to a block in runs:
-        // one LPN at a time, a fill of the 1.2 TB drive took 1.6-1.7 s; in runs, 0.6 s.
-        let mut cursor: Vec<(usize, u32)> = vec![(0, 0); dies as usize];
+        self.mapped = lpns;
+        self.set_compact_at();
+        blocks
+    }
+
+    /// Maps each die's LPNs to its blocks in order, each block taking its count: the drive
+    /// written in LPN order, `stripe_lpns` consecutive LPNs per die round-robin (what a
+    /// controller does with a sequential fill). A stripe's LPNs go to a block in runs: one LPN
+    /// at a time, a fill of the 1.2 TB drive took 1.6-1.7 s; in runs, 0.6 s.
+    fn place_in_order(&mut self, stripe_lpns: u64, blocks: &[Vec<(u32, u64)>]) {
+        let dies = blocks.len();
+        let lpns = self.map.len() as u64;
+        let mut cursor: Vec<(usize, u64)> = vec![(0, 0); dies];
         for (stripe, first) in (0..lpns).step_by(stripe_lpns as usize).enumerate() {
-            let d = stripe % dies as usize;
-            let die = &self.dies[d];
+            let d = stripe % dies;
             let (block, used) = &mut cursor[d];
             let end = (first + stripe_lpns).min(lpns);
             let mut lpn = first;
             while lpn < end {
-                let mut valid = self.nodes[die.sealed[*block] as usize].valid;
-                while valid <= *used {
+                while blocks[d][*block].1 <= *used {
                     *block += 1;
                     *used = 0;
-                    valid = self.nodes[die.sealed[*block] as usize].valid;
                 }
-                let run = ((valid - *used).div_ceil(lpn_units) as u64).min(end - lpn);
-                self.map[lpn as usize..(lpn + run) as usize].fill(die.sealed[*block]);
-                *used += run as u32 * lpn_units;
+                let (node, count) = blocks[d][*block];
+                let run = (count - *used).min(end - lpn);
+                self.map[lpn as usize..(lpn + run) as usize].fill(node);
+                *used += run;
                 lpn += run;
             }
         }
-        self.mapped = lpns;
-        self.set_compact_at();
+    }
+
+    /// Maps the LPNs over every die's blocks as uniform random writes leave them: LPN `k`
+    /// takes slot `k·a mod n` of the blocks' `n` slots laid end to end (dies in order, each
+    /// block as many slots as it holds LPNs), with `a` prime to `n` and near `n/φ`. That is a
+    /// one-to-one map, so every block gets exactly its count; and the golden-ratio sequence
+    /// spreads any run of consecutive LPNs evenly over all the slots, so a sequential rewrite
+    /// empties every block a little, as it does after random writes, instead of a few blocks
+    /// whole; and a sequential read finds its LPNs on many dies, each in another page. The
+    /// map is written in order.
+    fn place_scattered(&mut self, blocks: &[Vec<(u32, u64)>]) {
+        let slots: Vec<(u32, u64)> = blocks.iter().flatten().copied().collect();
+        let n: u64 = slots.iter().map(|&(_, c)| c).sum();
+        debug_assert_eq!(n, self.map.len() as u64);
+        if n == 0 {
+            return;
+        }
+        // Slot ends, and for each range of 2^shift slots the first block it reaches, so a
+        // slot's block is found in a step or two.
+        let ends: Vec<u64> = slots
+            .iter()
+            .scan(0u64, |end, &(_, c)| {
+                *end += c;
+                Some(*end)
+            })
+            .collect();
+        let table_bits = (64 - (slots.len() as u64 * 4).leading_zeros()).max(1);
+        let shift = (64 - n.leading_zeros()).saturating_sub(table_bits);
+        let first: Vec<u32> = (0..=(n - 1) >> shift)
+            .map(|k| ends.partition_point(|&e| e <= k << shift) as u32)
+            .collect();
+        let mut a = ((n as f64 * 0.618_033_988_749_895) as u64).max(1);
+        while gcd(a, n) != 1 {
+            a += 1;
+        }
+        let mut slot = 0u64;
+        for entry in self.map.iter_mut() {
+            let mut b = first[(slot >> shift) as usize] as usize;
+            while ends[b] <= slot {
+                b += 1;
+            }
+            *entry = slots[b].0;
+            slot += a;
+            if slot >= n {
+                slot -= n;
+            }
+        }
     }
 
     /// Whether the node table has grown enough since its last compaction to be worth
@@ -654,6 +719,14 @@ impl Ftl {
     }
 }
 
+/// Greatest common divisor.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -703,6 +776,49 @@ mod tests {
         }
         assert!(gc_runs > 0);
         assert_eq!(f.valid_units(), lpns);
+    }
+
+    #[test]
+    fn a_steady_fill_scatters_consecutive_lpns_over_the_blocks_and_dies() {
+        // Which blocks (and dies) the first tenth of the LPNs sit in.
+        let spread = |f: &mut Ftl| {
+            let mut blocks = std::collections::HashSet::new();
+            let mut dies = std::collections::HashSet::new();
+            for l in 0..f.lpns() / 10 {
+                let (node, die) = f.block_of(l).expect("mapped");
+                blocks.insert(node);
+                dies.insert(die);
+            }
+            (blocks.len(), dies.len())
+        };
+        let mut sequential = small();
+        sequential.fill_sequential(8);
+        let mut steady = small();
+        steady.fill_steady(8);
+        let holding = steady.nodes.iter().filter(|n| n.valid > 0).count();
+        let (seq_blocks, _) = spread(&mut sequential);
+        let (steady_blocks, steady_dies) = spread(&mut steady);
+        // In LPN order a tenth of the drive fills a tenth of the blocks; after random writes
+        // it is in nearly every block that holds data, on every die.
+        assert!(seq_blocks <= holding / 8, "{seq_blocks} of {holding}");
+        assert!(
+            steady_blocks * 10 >= holding * 9,
+            "{steady_blocks} of {holding}"
+        );
+        assert_eq!(steady_dies, 4);
+        // Rewriting that tenth in order then costs collections at once, as random writes do.
+        let lpns = steady.lpns();
+        let (host_before, gc_before) = (steady.counters.host_units, steady.counters.gc_units);
+        for l in 0..lpns / 10 {
+            let die = (l % 4) as u32;
+            if steady.write(l, die, 1) {
+                steady.collect(die);
+            }
+        }
+        let moved = steady.counters.gc_units - gc_before;
+        let written = steady.counters.host_units - host_before;
+        assert!(moved > written, "{moved} units moved for {written} written");
+        assert_eq!(steady.valid_units(), lpns);
     }
 
     #[test]
