@@ -103,7 +103,8 @@ fn write_file(
 }
 
 /// Runs `op` on `set` under `root` (`far` is the second tree's root for copies) and returns
-/// its result: bytes and time, with one "I/O" per file.
+/// its result: bytes and time, with one "I/O" per file (FC-Test times whole files), so the
+/// job's block size is the file size and its IOPS are files per second.
 pub fn run_file_op(
     root: &Path,
     far: &Path,
@@ -174,7 +175,7 @@ pub fn run_file_op(
         name: Some(format!("{} {op:?}", set.name)),
         access: Some(access),
         read_pct: (access == Access::Rw).then_some(50.0),
-        block_size: Some(ByteSize(CHUNK as u64)),
+        block_size: Some(ByteSize(set.file_bytes)),
         direct: Some(false),
         ..JobSpec::default()
     }
@@ -217,6 +218,9 @@ mod tests {
             let moved = r.read.bytes.max(r.write.bytes);
             assert_eq!(moved, 150 * 10_000, "{op:?}");
             assert!(r.measured_ns > 0);
+            // One I/O per file: the job says so, so I/Os times its block size is the bytes.
+            assert_eq!(r.read.ios.max(r.write.ios), 150, "{op:?}");
+            assert_eq!(r.job.block_sizes[0].bytes, 10_000, "{op:?}");
         }
         let original = fs::read(file_path(&tree(dir.path(), "small", "src"), 149)).unwrap();
         let near = fs::read(file_path(&tree(dir.path(), "small", "copy"), 149)).unwrap();

@@ -65,6 +65,8 @@ mod tests {
             ("name='x'\ntitle='x'\n[[phase]]\nname='p'\n[[phase.step]]\nname='s'\nsweep=[{key='qd',values=[1]}]\n", "unknown sweep key 'qd'"),
             ("name='x'\ntitle='x'\n[[phase]]\nname='p'\n[[phase.step]]\nname='s'\n[[score]]\nname='a'\nrule='mean'\nstep='t'\nmetric='read_iops'\n", "no step named 't'"),
             ("name='x'\ntitle='x'\n[[phase]]\nname='p'\n[[phase.step]]\nname='s'\n[[score]]\nname='a'\nrule='mean'\nstep='s'\nmetric='iops'\n", "unknown metric 'iops'"),
+            // A file is one I/O of the step's result, and an I/O is at most 1 GiB.
+            ("name='x'\ntitle='x'\n[[phase]]\nname='p'\n[[phase.step]]\nname='s'\nfiles={set='big',op='create',count=1,file_size='2g'}\n", "key files.file_size: files of 2g each"),
         ];
         for (text, hint) in cases {
             let e = super::SuiteSpec::parse(text, "my.toml")

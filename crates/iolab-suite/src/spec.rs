@@ -543,6 +543,17 @@ impl SuiteSpec {
                         "files of 0 bytes; give a size such as \"1m\"".into(),
                     ))
                 }
+                // Each file is one I/O of the step's result, and a job's I/O is at most 1 GiB.
+                Ok(bytes) if bytes > 1 << 30 => {
+                    return Err(fail(
+                        "files.file_size",
+                        format!(
+                            "files of {} each: a file counts as one I/O, which is at most 1 GiB; \
+                             use more files of at most \"1g\"",
+                            f.file_size
+                        ),
+                    ))
+                }
                 Ok(_) => {}
                 Err(e) => return Err(fail("files.file_size", e.to_string())),
             }
