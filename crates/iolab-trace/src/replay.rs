@@ -131,6 +131,9 @@ pub struct ReplayOptions {
     pub writes: bool,
     /// Replay only these devices (as the reader numbers them); `None` replays all.
     pub devices: Option<Vec<u32>>,
+    /// The longest request issued (the replayer's buffer per request); longer ones are cut to
+    /// it. Rounded down to `align`.
+    pub max_len: u64,
 }
 
 impl ReplayOptions {
@@ -149,6 +152,7 @@ impl ReplayOptions {
             reads: true,
             writes: true,
             devices: None,
+            max_len: u64::MAX,
         }
     }
 }
@@ -170,7 +174,7 @@ pub struct ReplayStats {
     pub gaps_capped: u64,
     /// Trace time removed by the cap, in ns (before scaling).
     pub idle_removed_ns: u64,
-    /// Requests longer than the usable span, cut to it.
+    /// Requests longer than the usable span or `max_len`, cut to it.
     pub clamped: u64,
     /// Records earlier than their predecessor (issued with no gap).
     pub late: u64,
@@ -206,6 +210,12 @@ impl ReplayPlanner {
                 "the span start {} is not a multiple of the alignment {}; align it or lower \
                  the alignment",
                 opts.span_start, opts.align
+            )));
+        }
+        if opts.max_len < opts.align {
+            return Err(bad(format!(
+                "the longest request ({} bytes) is shorter than the alignment ({} bytes)",
+                opts.max_len, opts.align
             )));
         }
         if opts.span_len < opts.align {
@@ -335,10 +345,11 @@ impl ReplayPlanner {
             0 if len > 0 => len,
             r => len.saturating_add(align - r),
         };
-        if len > usable || len % align != 0 {
-            // Longer than the span (or rounding saturated): cut to the span.
+        let longest = usable.min(self.opts.max_len - self.opts.max_len % align);
+        if len > longest || len % align != 0 {
+            // Longer than the span or a request may be (or rounding saturated): cut to that.
             self.stats.clamped += 1;
-            len = usable;
+            len = longest;
         }
         if off > usable - len {
             off = usable - len;
@@ -788,6 +799,17 @@ mod tests {
         let io = p.plan(&rec(0, Op::Write, 0, 3 << 20)).unwrap();
         assert_eq!((io.offset, io.len), (1 << 20, 1 << 20));
         assert_eq!(p.stats().clamped, 1);
+        // Longer than a request may be, even near u64::MAX: cut to the longest (aligned).
+        let mut short = ReplayPlanner::new(ReplayOptions {
+            max_len: 10_000,
+            ..ReplayOptions::new(1 << 20, 1 << 20)
+        })
+        .unwrap();
+        for len in [100_000_000, u64::MAX - 1] {
+            let io = short.plan(&rec(0, Op::Write, 4096, len)).unwrap();
+            assert_eq!((io.offset, io.len), ((1 << 20) + 4096, 8192), "{len}");
+        }
+        assert_eq!(short.stats().clamped, 2);
         // Scale: the trace's 1 TiB onto the 1 MiB span keeps relative position.
         let opts = ReplayOptions {
             remap: Remap::Scale {

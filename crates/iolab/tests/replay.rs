@@ -165,3 +165,90 @@ fn replay_on_zram_matches_the_kernel_counters() {
         d.read_bytes() - rb
     );
 }
+
+/// `iolab trace replay` in `dir` with `args`: exit code and everything it printed.
+fn replay_cmd(dir: &Path, args: &[&str]) -> (Option<i32>, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args(["trace", "replay"])
+        .args(args)
+        .current_dir(dir)
+        .env("IOLAB_DB", dir.join("results.sqlite"))
+        .env("XDG_DATA_HOME", dir) // results saved without --json stay in the temp dir too
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.code(), text)
+}
+
+#[test]
+fn preparing_the_target_is_judged_as_a_write_even_when_the_trace_only_reads() {
+    let dir = tempfile::tempdir().unwrap();
+    // A read-only trace, and a file of the user's that iolab did not create.
+    std::fs::write(dir.path().join("reads.csv"), "0,h,0,Read,0,4096,10\n").unwrap();
+    let data: Vec<u8> = (0..1u32 << 20).map(|i| (i * 7 + 3) as u8).collect();
+    std::fs::write(dir.path().join("user.bin"), &data).unwrap();
+    for state in ["filled", "empty"] {
+        let (code, text) = replay_cmd(
+            dir.path(),
+            &[
+                "reads.csv",
+                "user.bin",
+                "--target-state",
+                state,
+                "--no-probe",
+            ],
+        );
+        assert_eq!(code, Some(2), "{state}: {text}");
+        assert!(text.contains("was not created by iolab"), "{state}: {text}");
+        assert_eq!(std::fs::read(dir.path().join("user.bin")).unwrap(), data);
+    }
+    // --reads-only does not make filling a read either.
+    let (code, text) = replay_cmd(
+        dir.path(),
+        &[
+            "reads.csv",
+            "user.bin",
+            "--reads-only",
+            "--target-state",
+            "filled",
+            "--no-probe",
+        ],
+    );
+    assert_eq!(code, Some(2), "{text}");
+    assert_eq!(std::fs::read(dir.path().join("user.bin")).unwrap(), data);
+}
+
+#[test]
+fn a_request_longer_than_the_replay_buffer_is_cut_to_it() {
+    let dir = tempfile::tempdir().unwrap();
+    // 100 MB and an absurd length: both issued as the 64 MiB the replayer holds at most.
+    std::fs::write(
+        dir.path().join("big.csv"),
+        "0,h,0,Write,0,100000000,10\n1,h,0,Read,0,18446744073709551000,10\n",
+    )
+    .unwrap();
+    // On a file longer than the buffer, where the span alone does not cut them.
+    let (code, text) = replay_cmd(
+        dir.path(),
+        &[
+            "big.csv",
+            "t.bin",
+            "--size",
+            "80m",
+            "--as-fast-as-possible",
+            "--json",
+            "r.json",
+            "--no-probe",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let job = &r["jobs"][0];
+    assert_eq!(job["write"]["bytes"], 64u64 << 20, "{job}");
+    assert_eq!(job["read"]["bytes"], 64u64 << 20, "{job}");
+}

@@ -149,7 +149,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             sequential += 1;
         }
         *sizes
-            .entry((rec.len_bytes.div_ceil(4096) * 4096).clamp(4096, MAX_SLOT_BYTES))
+            .entry((rec.len_bytes.min(MAX_SLOT_BYTES).div_ceil(4096) * 4096).max(4096))
             .or_default() += 1;
     }
     if planned == 0 {
@@ -209,7 +209,26 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     } else {
         ModelState::Fresh
     };
-    let mut subject = Subject::open(&args.target, &mut job, &args.safety, default_state, false)?;
+    // Emptying or filling the target writes all of it, whatever the trace does (a read-only
+    // trace, --reads-only): the target is then opened for that, so the guard and the file
+    // checks judge a writer.
+    let mut fill = JobSpec {
+        name: Some("fill".into()),
+        access: Some(Access::Write),
+        block_size: Some(ByteSize(128 << 10)),
+        queue_depth: Some(8),
+        size: job.span_bytes.map(ByteSize),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    let mut subject = if args.target_state == "as-is" {
+        Subject::open(&args.target, &mut job, &args.safety, default_state, false)?
+    } else {
+        let subject = Subject::open(&args.target, &mut fill, &args.safety, default_state, false)?;
+        job.resolve_span(subject.size_bytes())?;
+        job.check_alignment(subject.logical_block_bytes())?;
+        subject
+    };
     let mut prepared = Vec::new();
     match args.target_state.as_str() {
         "empty" => match subject.purge(&args.safety) {
@@ -217,14 +236,6 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             Err(why) => bail!("cannot empty the target: {why}"),
         },
         "filled" => {
-            let mut fill = JobSpec {
-                name: Some("fill".into()),
-                access: Some(Access::Write),
-                block_size: Some(ByteSize(128 << 10)),
-                queue_depth: Some(8),
-                ..JobSpec::default()
-            }
-            .validate()?;
             fill.resolve_span(subject.size_bytes())?;
             let r = subject.run_job(&fill, "fill", None)?;
             subject.set_model_state("full (one sequential pass of 128 KiB writes)");
@@ -252,6 +263,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         timing,
         align: subject.logical_block_bytes().max(4096),
         writes: !args.reads_only,
+        max_len: MAX_SLOT_BYTES,
         ..ReplayOptions::new(0, subject.size_bytes())
     };
     let replay = Replay::new(Reorder::new(args.input.open()?, DEFAULT_WINDOW), opts)?;
