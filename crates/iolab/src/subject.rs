@@ -123,6 +123,33 @@ fn check_buffer_bytes(block: u64, queue_depth: u32, threads: u32, memory_bytes: 
     Ok(())
 }
 
+/// A missing target is a test file to create, except where that is surely a mistake: a
+/// symbolic link to nothing (the file would appear at the link's far end, and removing the
+/// test file afterwards would remove the link), and a path under /dev, which names a device
+/// that does not exist (a mistyped partition, say), not a file to keep in that RAM filesystem.
+fn refuse_unlikely_new_file(target: &Path) -> Result<()> {
+    if target.exists() {
+        return Ok(());
+    }
+    if let Ok(to) = std::fs::read_link(target) {
+        anyhow::bail!(
+            "target {} is a symbolic link to {}, which does not exist; name an existing file or \
+             device, or a new file's own path",
+            target.display(),
+            to.display()
+        );
+    }
+    let absolute = std::path::absolute(target).unwrap_or_else(|_| target.to_path_buf());
+    if absolute.starts_with("/dev") {
+        anyhow::bail!(
+            "target {} does not exist: there is no such device (lsblk lists them), and iolab \
+             does not create test files under /dev",
+            target.display()
+        );
+    }
+    Ok(())
+}
+
 /// Whether a target argument names a model rather than a path.
 pub fn is_model(target: &Path) -> bool {
     target.to_str().is_some_and(|t| t.starts_with("sim:"))
@@ -187,6 +214,7 @@ impl Subject {
                 target.display()
             );
         }
+        refuse_unlikely_new_file(target)?;
         let prepared = prepare_target(target, first, &flags.policy(), flags.engine)
             .with_context(|| format!("target {}", target.display()))?;
         Ok(Subject::Real {

@@ -379,6 +379,31 @@ fn a_file_iolab_did_not_create_is_not_overwritten_without_overwrite() {
 }
 
 #[test]
+fn a_link_to_nothing_or_a_missing_device_is_not_made_a_test_file() {
+    let dir = tempfile::tempdir().unwrap();
+    // quick used to create the file at the link's far end, then remove the link.
+    std::os::unix::fs::symlink(
+        dir.path().join("elsewhere.bin"),
+        dir.path().join("dangling"),
+    )
+    .unwrap();
+    let out = iolab(&["quick", "dangling", "--size", "16m"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("symbolic link"), "{}", text(&out));
+    assert!(std::fs::symlink_metadata(dir.path().join("dangling")).is_ok());
+    assert!(!dir.path().join("elsewhere.bin").exists());
+    // A mistyped device would have become a file in /dev's RAM filesystem.
+    let missing = "/dev/iolab-test-no-such-device";
+    let out = iolab(
+        &["run", "--access", "write", "--size", "1m", missing],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no such device"), "{}", text(&out));
+    assert!(!Path::new(missing).exists());
+}
+
+#[test]
 fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     // Create the file, then shrink it under a running read job: reads past the new end come
