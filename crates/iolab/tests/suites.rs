@@ -256,3 +256,34 @@ fn filecopy_through_the_temp_filesystem_leaves_nothing_behind() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn filecopy_with_a_far_directory_that_is_not_there_leaves_nothing_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+        .args([
+            "suite",
+            "filecopy",
+            ".",
+            "--far",
+            "no/such/dir",
+            "--scale",
+            "0.005",
+        ])
+        .current_dir(dir.path())
+        .env("IOLAB_DB", dir.path().join("results.sqlite"))
+        .env("XDG_DATA_HOME", dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{text}");
+    assert!(text.contains("--far no/such/dir"), "{text}");
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name())
+        // The data directory given as XDG_DATA_HOME.
+        .filter(|n| n != "iolab")
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}

@@ -182,14 +182,21 @@ fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<
         .as_ref()
         .unwrap_or(&parent)
         .join(format!("iolab-{tag}-far.iolab-tmp"));
+    if let Some(far) = args.far.as_ref().filter(|f| !f.is_dir()) {
+        anyhow::bail!(
+            "--far {}: copies far go to a directory there; give an existing directory",
+            far.display()
+        );
+    }
+    // Each directory is removed as soon as it exists, so a failure to make the next one
+    // leaves nothing behind.
+    let mut cleanup = RemoveDirsOnDrop(Vec::new());
     for d in [&root, &far] {
         std::fs::create_dir(d).with_context(|| format!("creating {}", d.display()))?;
+        if !args.keep {
+            cleanup.0.push(d.clone());
+        }
     }
-    let _cleanup = RemoveDirsOnDrop(if args.keep {
-        Vec::new()
-    } else {
-        vec![root.clone(), far.clone()]
-    });
     let info = TargetInfo {
         path: root.display().to_string(),
         kind: "directory".into(),
