@@ -7,6 +7,7 @@ use iolab_engine::driver::Progress;
 use iolab_engine::open::{EngineChoice, PreparedTarget};
 use iolab_engine::sys::INTERRUPTED;
 use std::io::{IsTerminal, Write};
+use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -170,6 +171,9 @@ pub fn check_output(json: Option<&Path>) -> Result<()> {
                     "--json {shown} is a directory: give a file path, e.g. {}",
                     p.join("result.json").display()
                 ),
+                Ok(m) if m.file_type().is_block_device() => {
+                    return Err(block_device_output(p)).context("--json")
+                }
                 // Standard output, /dev/null, a FIFO: written through as they are.
                 Ok(m) if !m.is_file() => return Ok(()),
                 _ => {}
@@ -267,7 +271,7 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
 /// rename would replace it.
 pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
     if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
-        return std::fs::write(path, text);
+        return write_output(path, text.as_bytes());
     }
     let name = path.file_name().unwrap_or_default().to_string_lossy();
     let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
@@ -276,6 +280,30 @@ pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
         .inspect_err(|_| {
             let _ = std::fs::remove_file(&tmp);
         })
+}
+
+/// Creates (or truncates) the output file `path`. A block device is refused: a result, report
+/// or trace written there lands on the device's data, which no output option offers to
+/// destroy (only `--destroy-data` does, for the run's target). Standard output, /dev/null and
+/// pipes are written through.
+pub fn create_output(path: &Path) -> std::io::Result<std::fs::File> {
+    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device()) {
+        return Err(block_device_output(path));
+    }
+    std::fs::File::create(path)
+}
+
+/// Writes `contents` to the output file `path` (see [`create_output`]).
+pub fn write_output(path: &Path, contents: &[u8]) -> std::io::Result<()> {
+    create_output(path)?.write_all(contents)
+}
+
+fn block_device_output(path: &Path) -> std::io::Error {
+    std::io::Error::other(format!(
+        "{} is a block device: an output written there would overwrite its data; give a file \
+         path",
+        path.display()
+    ))
 }
 
 /// `YYYYmmddTHHMMSSZ` for a Unix time.

@@ -404,6 +404,90 @@ fn a_link_to_nothing_or_a_missing_device_is_not_made_a_test_file() {
 }
 
 #[test]
+fn outputs_are_never_written_onto_a_block_device() {
+    let dir = tempfile::tempdir().unwrap();
+    // A block device node for a loop device that does not exist (minor 1048000): nothing can
+    // be harmed, and what matters is that iolab refuses before it tries.
+    let node = dir.path().join("blk");
+    let made = std::process::Command::new("mknod")
+        .args([node.to_str().unwrap(), "b", "7", "1048000"])
+        .status()
+        .unwrap();
+    assert!(made.success(), "mknod needs root");
+    let trace = dir.path().join("t.csv");
+    std::fs::write(&trace, "0,h,0,Read,0,4096,10\n").unwrap();
+    let run = iolab(
+        &[
+            "run",
+            "--ios-limit",
+            "1",
+            "--size",
+            "1m",
+            "t.bin",
+            "--json",
+            "blk",
+        ],
+        dir.path(),
+    );
+    let json = dir.path().join("r.json");
+    let saved = iolab(
+        &[
+            "run",
+            "--ios-limit",
+            "1",
+            "--size",
+            "1m",
+            "t.bin",
+            "--json",
+            "r.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(saved.status.code(), Some(0), "{}", text(&saved));
+    for (what, out) in [
+        ("run --json", run),
+        (
+            "trace convert -o",
+            iolab(
+                &["trace", "convert", "t.csv", "--to", "msr", "-o", "blk"],
+                dir.path(),
+            ),
+        ),
+        (
+            "trace synth -o",
+            iolab(
+                &[
+                    "trace",
+                    "synth",
+                    "--profile",
+                    "light",
+                    "--scale",
+                    "0.0001",
+                    "-o",
+                    "blk",
+                ],
+                dir.path(),
+            ),
+        ),
+        (
+            "report -o",
+            iolab(&["report", json.to_str().unwrap(), "-o", "blk"], dir.path()),
+        ),
+        (
+            "results export -o",
+            iolab(&["results", "export", "1", "-o", "blk"], dir.path()),
+        ),
+    ] {
+        assert_ne!(out.status.code(), Some(0), "{what}: {}", text(&out));
+        assert!(
+            text(&out).contains("is a block device"),
+            "{what}: {}",
+            text(&out)
+        );
+    }
+}
+
+#[test]
 fn io_errors_are_reported_with_offset_and_set_the_exit_code() {
     let dir = tempfile::tempdir().unwrap();
     // Create the file, then shrink it under a running read job: reads past the new end come

@@ -51,9 +51,9 @@ pub fn html_path_for(json: &Path) -> PathBuf {
 /// Writes the HTML report of `result` beside its JSON at `json`; returns its path.
 pub fn write_beside(result: &RunResult, json: &Path) -> Result<PathBuf> {
     let out = html_path_for(json);
-    std::fs::write(
+    crate::session::write_output(
         &out,
-        iolab_report::html::render_html(std::slice::from_ref(result)),
+        iolab_report::html::render_html(std::slice::from_ref(result)).as_bytes(),
     )
     .with_context(|| format!("writing the report {}", out.display()))?;
     Ok(out)
@@ -84,7 +84,7 @@ pub fn run(args: ReportArgs) -> Result<i32> {
             out.display()
         );
     }
-    std::fs::write(&out, iolab_report::html::render_html(&results))
+    crate::session::write_output(&out, iolab_report::html::render_html(&results).as_bytes())
         .with_context(|| format!("writing the report {}", out.display()))?;
     println!("report written to {}", out.display());
     Ok(0)

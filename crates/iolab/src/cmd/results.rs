@@ -185,7 +185,7 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
             // `-` is standard output, as for `--json -`, not a file named `-`.
             match output.filter(|f| f.as_os_str() != "-") {
                 Some(file) => {
-                    std::fs::write(&file, text)
+                    crate::session::write_output(&file, text.as_bytes())
                         .with_context(|| format!("writing run {id} to {}", file.display()))?;
                     eprintln!("run {id} written to {}", file.display());
                 }

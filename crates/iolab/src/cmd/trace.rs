@@ -1,6 +1,5 @@
 //! `iolab trace …`: analyse, synthesise and convert block I/O traces (logic in `iolab-trace`).
 
-use std::fs::File;
 use std::io::{self, Write};
 use std::path::PathBuf;
 
@@ -121,7 +120,8 @@ impl OutputArgs {
             return Ok(("<stdout>".into(), Box::new(io::stdout().lock())));
         }
         let name = self.output.display().to_string();
-        let f = File::create(&self.output).with_context(|| format!("cannot create {name}"))?;
+        let f = crate::session::create_output(&self.output)
+            .with_context(|| format!("cannot create {name}"))?;
         Ok((name, Box::new(f)))
     }
 }
@@ -201,7 +201,7 @@ fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
     let mut report = analyze(reader.by_ref(), &name, &format, &opts)?;
     report.bad_records = reader.bad_records();
     if let Some(path) = &a.html {
-        std::fs::write(path, iolab_trace::analyze::html::render(&report))
+        crate::session::write_output(path, iolab_trace::analyze::html::render(&report).as_bytes())
             .with_context(|| format!("cannot write {}", path.display()))?;
     }
     let mut out = io::stdout().lock();
