@@ -151,3 +151,60 @@ fn an_interrupted_suite_still_gets_its_report() {
         "the finished fill is in the report"
     );
 }
+
+/// A suite's report goes beside its JSON with the extension .html: a JSON path that already
+/// ends in .html would have the report overwrite the result ("result saved to out.html
+/// (report: out.html)", and the JSON gone). Refused before anything is measured.
+#[test]
+fn a_suite_result_named_like_its_report_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("su")).unwrap();
+    let out = iolab(
+        &[
+            "suite",
+            "atto",
+            "sim:ssd750-400@z97",
+            "--scale",
+            "0.01",
+            "--json",
+            "su/out.html",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--json su/out.html") && err.contains("would overwrite the result"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--json su/out.json"),
+        "the fix is named: {err}"
+    );
+    // Nothing ran: no result, no report, nothing recorded.
+    assert!(!d.join("su/out.html").exists());
+    assert!(!d.join("results/results.sqlite").exists());
+    // A report linked to the result's name is the same file: refused too.
+    std::fs::write(d.join("su/r.json"), "{}").unwrap();
+    std::os::unix::fs::symlink("r.json", d.join("su/r.html")).unwrap();
+    let out = iolab(
+        &[
+            "suite",
+            "atto",
+            "sim:ssd750-400@z97",
+            "--scale",
+            "0.01",
+            "--json",
+            "su/r.json",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("same file as the result"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(std::fs::read_to_string(d.join("su/r.json")).unwrap(), "{}");
+}

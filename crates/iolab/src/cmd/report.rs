@@ -48,8 +48,45 @@ pub fn html_path_for(json: &Path) -> PathBuf {
     json.with_extension("html")
 }
 
+/// Refuses a JSON path whose report, written beside it ([`html_path_for`]), would be the JSON
+/// file itself (`--json r.html`, or a name the report's path links to): the report would
+/// replace the result it was drawn from. Checked before a suite measures anything.
+pub fn check_beside(json: &Path) -> Result<()> {
+    let out = html_path_for(json);
+    // Also the same file under another name (a link), where both exist already.
+    let same_file = || {
+        use std::os::unix::fs::MetadataExt;
+        match (std::fs::metadata(json), std::fs::metadata(&out)) {
+            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+            _ => false,
+        }
+    };
+    if out == json {
+        anyhow::bail!(
+            "--json {}: a suite's HTML report goes beside its JSON result, named like it with \
+             .html, so it would overwrite the result; give the result a .json name (e.g. \
+             --json {}), and the report goes to {}",
+            json.display(),
+            json.with_extension("json").display(),
+            out.display()
+        );
+    }
+    if same_file() {
+        anyhow::bail!(
+            "--json {}: the suite's HTML report would go to {}, which is the same file as the \
+             result; remove or rename {}, or give another --json path",
+            json.display(),
+            out.display(),
+            out.display()
+        );
+    }
+    Ok(())
+}
+
 /// Writes the HTML report of `result` beside its JSON at `json`; returns its path.
 pub fn write_beside(result: &RunResult, json: &Path) -> Result<PathBuf> {
+    // Checked before the suite ran as well; here so that no caller can lose its result.
+    check_beside(json)?;
     let out = html_path_for(json);
     crate::session::write_output(
         &out,

@@ -11,7 +11,7 @@ use iolab_core::size::{format_size, ByteSize};
 use iolab_engine::fileset::{run_file_op, FileOp, FileSet};
 use iolab_engine::sys::INTERRUPTED;
 use iolab_suite::{run_suite, Executor, SkipOrFail};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
@@ -258,6 +258,11 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     session::check_output(args.safety.json.as_deref())?;
+    // The report goes beside a JSON file: refused now if it would take the JSON's place,
+    // rather than after a run of many minutes.
+    if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {
+        crate::cmd::report::check_beside(p)?;
+    }
     if suite.steps().any(|(_, s)| s.files.is_some()) {
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite);
