@@ -500,14 +500,36 @@ fn run_section(out: &mut String, group: &[Run]) {
     if names.is_empty() {
         return;
     }
+    // The chart pairs jobs across results by name and occurrence: a name that repeats within
+    // a result (saved before `run` refused that) is each of its jobs in turn, shown as "a",
+    // "a (2)", …, so that no job loses its bar to an earlier one of its name.
+    let mut bars: Vec<(&str, usize)> = Vec::new();
+    for g in group {
+        let mut seen: Vec<(&str, usize)> = Vec::new();
+        for j in &g.r.jobs {
+            let nth = match seen.iter_mut().find(|(n, _)| *n == j.name) {
+                Some((_, count)) => {
+                    *count += 1;
+                    *count - 1
+                }
+                None => {
+                    seen.push((&j.name, 1));
+                    0
+                }
+            };
+            if !bars.contains(&(j.name.as_str(), nth)) {
+                bars.push((&j.name, nth));
+            }
+        }
+    }
     let mut series = Vec::new();
     for g in group {
         for (read, dir) in [(true, "Read"), (false, "Write")] {
-            let values: Vec<Option<f64>> = names
+            let values: Vec<Option<f64>> = bars
                 .iter()
-                .map(|n| {
+                .map(|&(n, nth)| {
                     // A direction the job does not do gets no bar (rather than a 0).
-                    let j = g.r.jobs.iter().find(|j| j.name == *n)?;
+                    let j = g.r.jobs.iter().filter(|j| j.name == n).nth(nth)?;
                     match read {
                         true if j.job.reads() || j.read.ios > 0 => Some(j.read.bw_mb_per_s),
                         false if j.job.writes() || j.write.ios > 0 => Some(j.write.bw_mb_per_s),
@@ -533,11 +555,18 @@ fn run_section(out: &mut String, group: &[Run]) {
         title: "Throughput per job, MB/s".into(),
         subtitle: String::new(),
         value_label: Figure::Throughput.axis().into(),
-        categories: names.iter().map(|n| n.to_string()).collect(),
+        categories: bars
+            .iter()
+            .map(|&(n, nth)| match nth {
+                0 => n.to_string(),
+                _ => format!("{n} ({})", nth + 1),
+            })
+            .collect(),
         series,
         ceilings: ceilings(group, Figure::Throughput),
     }));
     out.push('\n');
+    // The table shows every job of a name under it, in order.
     let keys: Vec<StepKey> = names
         .iter()
         .map(|n| StepKey {

@@ -213,3 +213,18 @@ fn empty_and_jobless_results_render() {
     let page = render_html(&[r]);
     assert!(page.contains("</html>"));
 }
+
+#[test]
+fn jobs_of_one_name_each_get_their_bar() {
+    // A result saved before job names had to be unique: a read and a write job both named
+    // "a". The chart used to find the first "a" twice and drop the write job's bar.
+    let mut r = run_result();
+    for j in &mut r.jobs {
+        j.name = "a".into();
+    }
+    let page = render_html(&[r.clone(), r]);
+    let j = chart(&page, "Throughput per job")[0];
+    // Read of the first "a", write of the second, in each result.
+    assert_eq!(j.matches("class=\"bar\"").count(), 4, "{j}");
+    assert!(j.contains(">a<") && j.contains(">a (2)<"), "{j}");
+}
