@@ -246,6 +246,60 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
     }
 }
 
+/// Results, reports and `results compare` tell a run's jobs apart by name: a name two jobs
+/// share (the HTML chart used to drop the later one) or an empty one is refused, naming the
+/// file and the jobs, before anything runs.
+#[test]
+fn job_names_are_refused_when_repeated_or_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let two = |a: &str, b: &str| {
+        format!("[[job]]\n{a}access = \"randread\"\nios_limit = 100\n[[job]]\n{b}access = \"randwrite\"\nios_limit = 100\n")
+    };
+    std::fs::write(d.join("dup.toml"), two("name = \"a\"\n", "name = \"a\"\n")).unwrap();
+    std::fs::write(d.join("unnamed.toml"), two("", "")).unwrap();
+    std::fs::write(d.join("empty.toml"), two("name = \"a\"\n", "name = \"\"\n")).unwrap();
+    std::fs::write(d.join("default.toml"), two("", "name = \"job1\"\n")).unwrap();
+    let sim = "sim:ssd750-400@z97";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "dup.toml", sim],
+            "dup.toml: jobs 1 and 2 are both named 'a'; give each job its own `name`",
+        ),
+        (
+            &["run", "unnamed.toml", sim, "--name", "same"],
+            "--name same would name all 2 jobs of unnamed.toml that have no name of their own",
+        ),
+        (
+            &["run", "empty.toml", sim],
+            "empty.toml: job 2 has an empty name",
+        ),
+        (
+            &["run", "default.toml", sim],
+            "default.toml: jobs 1 and 2 are both named 'job1' (job 1 by default)",
+        ),
+        (&["run", sim, "--name", ""], "--name is empty"),
+    ];
+    for (args, hint) in cases {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(hint), "{args:?}: expected '{hint}' in: {err}");
+    }
+    // Nothing ran, nothing was recorded.
+    assert!(!d.join("results").exists());
+    // Unnamed jobs still get job1, job2; --name names a single job.
+    let out = iolab(&["run", "unnamed.toml", sim, "--json", "u.json"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let names: Vec<_> = json(&d.join("u.json"))["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["name"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["job1", "job2"]);
+}
+
 #[test]
 fn an_interrupted_warm_up_is_not_counted_as_a_run() {
     let dir = tempfile::tempdir().unwrap();

@@ -197,6 +197,83 @@ pub fn read_job_file(path: &Path) -> Result<Vec<JobSpec>> {
     }
 }
 
+/// Where a job's name came from, for errors.
+#[derive(Clone, Copy, PartialEq)]
+enum NameFrom {
+    File,
+    Flag,
+    Default,
+}
+
+/// Names every job: its own `name`, else `--name`, else `job1`, `job2`, … by position. Refuses
+/// an empty name and a name two jobs share, naming the file and the jobs: results, reports and
+/// `results compare` tell a run's jobs apart by name, and a report drew only the first of a
+/// repeated name.
+fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> Result<()> {
+    let place = file.map_or_else(String::new, |f| format!("{}: ", f.display()));
+    if flag.is_some_and(|n| n.trim().is_empty()) {
+        bail!("--name is empty; give the job a name, or leave --name out");
+    }
+    let mut from = Vec::with_capacity(specs.len());
+    for (i, spec) in specs.iter_mut().enumerate() {
+        let (name, source) = match (spec.name.take(), flag) {
+            (Some(n), _) => (n, NameFrom::File),
+            (None, Some(n)) => (n.to_string(), NameFrom::Flag),
+            (None, None) => (format!("job{}", i + 1), NameFrom::Default),
+        };
+        if name.trim().is_empty() {
+            bail!(
+                "{place}job {} has an empty name; give it a name, or leave `name` out for \
+                 job{}",
+                i + 1,
+                i + 1
+            );
+        }
+        spec.name = Some(name);
+        from.push(source);
+    }
+    for (i, spec) in specs.iter().enumerate() {
+        let name = spec.name.as_deref().unwrap_or_default();
+        let Some(first) = specs[..i]
+            .iter()
+            .position(|s| s.name.as_deref() == Some(name))
+        else {
+            continue;
+        };
+        if from[i] == NameFrom::Flag && from[first] == NameFrom::Flag {
+            let unnamed = from.iter().filter(|f| **f == NameFrom::Flag).count();
+            bail!(
+                "--name {name} would name all {unnamed} jobs of {} that have no name of their \
+                 own (jobs {} and {} among them); give each job its own `name` in the file, \
+                 or leave --name out",
+                file.map_or_else(|| "the job file".into(), |f| f.display().to_string()),
+                first + 1,
+                i + 1
+            );
+        }
+        let given: Vec<String> = [first, i]
+            .iter()
+            .filter_map(|&k| match from[k] {
+                NameFrom::File => None,
+                NameFrom::Flag => Some(format!("job {} by --name", k + 1)),
+                NameFrom::Default => Some(format!("job {} by default", k + 1)),
+            })
+            .collect();
+        let given = if given.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", given.join(", "))
+        };
+        bail!(
+            "{place}jobs {} and {} are both named '{name}'{given}; give each job its own \
+             `name`: results and reports tell jobs apart by name",
+            first + 1,
+            i + 1
+        );
+    }
+    Ok(())
+}
+
 /// Runs `iolab run`; returns the exit code.
 pub fn run(args: RunArgs) -> Result<i32> {
     let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
@@ -217,11 +294,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
         Some(f) => read_job_file(f)?,
         None => vec![JobSpec::default()],
     };
-    for (i, spec) in specs.iter_mut().enumerate() {
+    let origin = files.first().map(|f| f.as_path());
+    name_jobs(&mut specs, origin, args.name.as_deref())?;
+    for spec in &mut specs {
         args.job.apply(spec);
-        if spec.name.is_none() {
-            spec.name = Some(args.name.clone().unwrap_or_else(|| format!("job{}", i + 1)));
-        }
     }
     let target = match targets.first() {
         Some(t) => t.to_path_buf(),
