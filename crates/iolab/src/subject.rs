@@ -223,6 +223,14 @@ impl Subject {
         })
     }
 
+    /// Removes the test file this run created when the subject is dropped, as for a run
+    /// refused after opening (a file it did not create is left alone).
+    pub fn remove_created_on_drop(&mut self) {
+        if let Subject::Real { remove_created, .. } = self {
+            *remove_created = true;
+        }
+    }
+
     /// Bytes the target offers.
     pub fn size_bytes(&self) -> u64 {
         match self {

@@ -300,6 +300,57 @@ fn job_names_are_refused_when_repeated_or_empty() {
     assert_eq!(names, ["job1", "job2"]);
 }
 
+/// A job file's new test file is laid out to every job's span (as fio lays out each job's
+/// file), not only the first writer's; and every job is checked against it before it is made.
+#[test]
+fn a_new_file_is_sized_for_every_job_of_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let file = |name: &str, reader: &str, writer: &str| {
+        std::fs::write(
+            d.join(name),
+            format!(
+                "[[job]]\nname = \"r\"\naccess = \"read\"\nios_limit = 16\n{reader}\
+                 [[job]]\nname = \"w\"\naccess = \"write\"\nios_limit = 16\n{writer}"
+            ),
+        )
+        .unwrap();
+    };
+    // A reader of 8 MiB before a writer of 4 MiB: the file is made 8 MiB (it was made 4 MiB,
+    // then the reader refused: "runs past the end of the target (4194304 bytes)").
+    file("smaller.toml", "size = \"8m\"\n", "size = \"4m\"\n");
+    // A writer with no size takes the file the reader's size makes (it was refused: "does not
+    // exist; give the job a size").
+    file("unsized.toml", "size = \"8m\"\n", "");
+    for (jobs, writer_span) in [("smaller.toml", 4 << 20), ("unsized.toml", 8 << 20)] {
+        let out = iolab(
+            &["run", jobs, "new.bin", "--no-probe", "--json", "r.json"],
+            d,
+        );
+        assert_eq!(out.status.code(), Some(0), "{jobs}: {}", text(&out));
+        assert_eq!(std::fs::metadata(d.join("new.bin")).unwrap().len(), 8 << 20);
+        let r = json(&d.join("r.json"));
+        let spans: Vec<u64> = r["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|j| u(&j["job"]["span_bytes"]))
+            .collect();
+        assert_eq!(spans, [8 << 20, writer_span], "{jobs}");
+        std::fs::remove_file(d.join("new.bin")).unwrap();
+    }
+    // A job that cannot fit the file is refused before the file is made.
+    file("past.toml", "offset = \"16m\"\n", "size = \"4m\"\n");
+    let out = iolab(&["run", "past.toml", "new.bin", "--no-probe"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("job 'r': offset: 16777216 is at or past the end"),
+        "{}",
+        text(&out)
+    );
+    assert!(!d.join("new.bin").exists(), "the file was made");
+}
+
 #[test]
 fn an_interrupted_warm_up_is_not_counted_as_a_run() {
     let dir = tempfile::tempdir().unwrap();

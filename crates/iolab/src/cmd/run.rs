@@ -274,6 +274,67 @@ fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> 
     Ok(())
 }
 
+/// The end of `job`'s span, where its size is known before the target is.
+fn span_end(job: &Job) -> Option<u64> {
+    job.span_bytes.map(|s| job.offset_bytes.saturating_add(s))
+}
+
+/// The job the target is opened for: the first job that writes, if any, so that the guard
+/// checks the target as a writer's, and its data fills a new file. A new file is made (or a
+/// file of iolab's grown) to the end of the job that reaches furthest, as fio lays a job's file
+/// out to its size, so the layout takes that job's span and name (errors then name it).
+fn layout_job(jobs: &[Job]) -> Job {
+    let base = jobs.iter().find(|j| j.writes()).unwrap_or(&jobs[0]);
+    let mut layout = base.clone();
+    let furthest = jobs.iter().fold(
+        base,
+        |far, j| {
+            if span_end(j) > span_end(far) {
+                j
+            } else {
+                far
+            }
+        },
+    );
+    if !std::ptr::eq(furthest, base) {
+        layout.name.clone_from(&furthest.name);
+        // Its offset where the layout's alignment check is the one that job gets itself (a
+        // buffered job's offset need not be sector-aligned, a writer's direct check would
+        // refuse it); else the same end from 0.
+        let end = span_end(furthest).unwrap_or(0);
+        layout.offset_bytes = if furthest.direct || !layout.direct {
+            furthest.offset_bytes
+        } else {
+            0
+        };
+        layout.span_bytes = Some(end - layout.offset_bytes);
+    }
+    layout
+}
+
+/// Checks every job against the size a file target will have once `layout` has made or grown
+/// it, before it is: a job that cannot fit (an offset past the end) must not leave a new file
+/// behind. Devices and models are checked once open, which changes nothing on them.
+fn check_spans_before_layout(target: &Path, layout: &Job, jobs: &[Job]) -> Result<()> {
+    if crate::subject::is_model(target) {
+        return Ok(());
+    }
+    let now = match std::fs::metadata(target) {
+        Ok(m) if m.is_file() => m.len(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => 0,
+        _ => return Ok(()),
+    };
+    let size = now.max(span_end(layout).unwrap_or(0));
+    // No size at all: opening says that the file needs one.
+    if size == 0 {
+        return Ok(());
+    }
+    for job in jobs {
+        job.clone().resolve_span(size)?;
+    }
+    Ok(())
+}
+
 /// Runs `iolab run`; returns the exit code.
 pub fn run(args: RunArgs) -> Result<i32> {
     let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
@@ -320,19 +381,18 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     session::check_output(args.safety.json.as_deref())?;
     iolab_engine::sys::install_interrupt_handler();
-    // The job that writes, if any, decides what the guard checks; the others share the target.
-    let first_writer = jobs.iter().position(|j| j.writes()).unwrap_or(0);
-    let mut subject = Subject::open(
-        &target,
-        &mut jobs[first_writer],
-        &args.safety,
-        ModelState::Full,
-        false,
-    )?;
-    for (i, job) in jobs.iter_mut().enumerate() {
-        if i != first_writer {
-            job.resolve_span(subject.size_bytes())?;
-            job.check_alignment(subject.logical_block_bytes())?;
+    let mut layout = layout_job(&jobs);
+    check_spans_before_layout(&target, &layout, &jobs)?;
+    let mut subject = Subject::open(&target, &mut layout, &args.safety, ModelState::Full, false)?;
+    for job in &mut jobs {
+        let fits = job
+            .resolve_span(subject.size_bytes())
+            .and_then(|()| job.check_alignment(subject.logical_block_bytes()));
+        if let Err(e) = fits {
+            // A file made for jobs that cannot run on it (a 4 KiB-sector device under it,
+            // known only once it exists) goes again: a refused run leaves nothing behind.
+            subject.remove_created_on_drop();
+            return Err(e.into());
         }
     }
     let mut result = subject.new_result("run", !args.safety.no_probe);
