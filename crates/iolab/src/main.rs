@@ -4,6 +4,7 @@
 use clap::{Parser, Subcommand};
 
 mod cmd;
+mod jobfile;
 mod session;
 mod subject;
 

@@ -246,6 +246,73 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
     }
 }
 
+/// A job file's refused value names the file, the line and the job (wrong types and unknown
+/// keys did, through TOML's message; a value out of range said only "job 'job1': queue_depth:
+/// 0 is outside 1–4096"). A file with no job, or keys outside its [[job]] tables, is refused
+/// with what the format is; a job file is told by its extension in any case.
+#[test]
+fn job_file_errors_name_the_file_the_line_and_the_job() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let files = [
+        (
+            "two.toml",
+            "[[job]]\nname = \"a\"\n\n[[job]]\nname = \"b\"\nqueue_depth = 0\n",
+        ),
+        ("one.toml", "# one job\naccess = \"read\"\nthreads = 0\n"),
+        ("past.toml", "[[job]]\nname = \"a\"\nsize = \"1t\"\n"),
+        ("empty.toml", ""),
+        ("comments.toml", "# nothing yet\n\n"),
+        ("top.toml", "access = \"read\"\n[[job]]\nname = \"x\"\n"),
+        ("RR.TOML", "queue_depth = 0\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(d.join(name), text).unwrap();
+    }
+    let sim = "sim:ssd750-400@z97";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &["run", "two.toml", sim],
+            "two.toml, line 6: job 'b': queue_depth: 0 is outside 1–4096",
+        ),
+        (
+            &["run", "one.toml", sim],
+            "one.toml, line 3: job 'job1': threads: 0 is outside 1–1024",
+        ),
+        // Refused once the target's size is known, still at its line.
+        (
+            &["run", "past.toml", sim],
+            "past.toml, line 3: job 'a': size: offset 0 + size 1099511627776 runs past the end",
+        ),
+        // A flag's value is the command line's, not the file's.
+        (
+            &["run", "two.toml", sim, "--qd", "5000"],
+            "job 'a': queue_depth: 5000 is outside 1–4096 (`queue_depth` set on the command \
+             line, for job 1 of two.toml)",
+        ),
+        (&["run", "empty.toml", sim], "no [[job]] in empty.toml"),
+        (
+            &["run", "comments.toml", sim],
+            "no [[job]] in comments.toml",
+        ),
+        (
+            &["run", "top.toml", sim],
+            "top.toml, line 1: `access` is outside the [[job]] tables",
+        ),
+        (
+            &["run", "RR.TOML", sim],
+            "RR.TOML, line 1: job 'job1': queue_depth: 0 is outside 1–4096",
+        ),
+    ];
+    for (args, hint) in cases {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(hint), "{args:?}: expected '{hint}' in: {err}");
+    }
+    assert!(!d.join("results/results.sqlite").exists(), "nothing ran");
+}
+
 /// Results, reports and `results compare` tell a run's jobs apart by name: a name two jobs
 /// share (the HTML chart used to drop the later one) or an empty one is refused, naming the
 /// file and the jobs, before anything runs.
@@ -264,7 +331,7 @@ fn job_names_are_refused_when_repeated_or_empty() {
     let cases: &[(&[&str], &str)] = &[
         (
             &["run", "dup.toml", sim],
-            "dup.toml: jobs 1 and 2 are both named 'a'; give each job its own `name`",
+            "dup.toml, line 6: jobs 1 and 2 are both named 'a'; give each job its own `name`",
         ),
         (
             &["run", "unnamed.toml", sim, "--name", "same"],
@@ -272,11 +339,11 @@ fn job_names_are_refused_when_repeated_or_empty() {
         ),
         (
             &["run", "empty.toml", sim],
-            "empty.toml: job 2 has an empty name",
+            "empty.toml, line 6: job 2 has an empty name",
         ),
         (
             &["run", "default.toml", sim],
-            "default.toml: jobs 1 and 2 are both named 'job1' (job 1 by default)",
+            "default.toml, line 5: jobs 1 and 2 are both named 'job1' (job 1 by default)",
         ),
         (&["run", sim, "--name", ""], "--name is empty"),
     ];

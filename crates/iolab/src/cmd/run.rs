@@ -1,14 +1,14 @@
 //! `iolab run [JOB.toml] [TARGET] [flags]`: any workload, from a job file, from flags, or both
 //! (flags override the file's keys for every job in it).
 
+use crate::jobfile::{is_job_file, JobFile};
 use crate::session;
 use crate::subject::{ModelState, Subject};
-use anyhow::{bail, Context, Result};
+use anyhow::{bail, Result};
 use clap::Args;
-use iolab_core::job::{Access, DataKind, Job, JobSpec};
+use iolab_core::job::{Access, DataKind, Job, JobError, JobSpec};
 use iolab_core::size::ByteSize;
-use iolab_engine::open::{EngineChoice, WritePolicy};
-use serde::Deserialize;
+use iolab_engine::open::{EngineChoice, OpenError, WritePolicy};
 use std::path::{Path, PathBuf};
 
 /// The workload flags: each one sets the job key of the same name.
@@ -170,33 +170,6 @@ pub struct RunArgs {
     pub safety: SafetyFlags,
 }
 
-/// A job file: either one job at the top level, or `[[job]]` tables.
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct JobList {
-    job: Vec<JobSpec>,
-}
-
-/// Reads a job file into its job specs, naming the file (and line, via TOML's message) on error.
-pub fn read_job_file(path: &Path) -> Result<Vec<JobSpec>> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("reading job file {}", path.display()))?;
-    let origin = path.display();
-    let parsed: toml::Table =
-        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
-    if parsed.contains_key("job") {
-        let list: JobList = toml::from_str(&text).map_err(|e| anyhow::anyhow!("{origin}: {e}"))?;
-        if list.job.is_empty() {
-            bail!("{origin}: no [[job]] tables; add at least one job");
-        }
-        Ok(list.job)
-    } else {
-        Ok(vec![
-            JobSpec::from_toml(&text, &origin.to_string()).map_err(anyhow::Error::msg)?
-        ])
-    }
-}
-
 /// Where a job's name came from, for errors.
 #[derive(Clone, Copy, PartialEq)]
 enum NameFrom {
@@ -209,8 +182,8 @@ enum NameFrom {
 /// an empty name and a name two jobs share, naming the file and the jobs: results, reports and
 /// `results compare` tell a run's jobs apart by name, and a report drew only the first of a
 /// repeated name.
-fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> Result<()> {
-    let place = file.map_or_else(String::new, |f| format!("{}: ", f.display()));
+fn name_jobs(specs: &mut [JobSpec], file: Option<&JobFile>, flag: Option<&str>) -> Result<()> {
+    let place = |i: usize| file.map_or_else(String::new, |f| format!("{}: ", f.place(i, "name")));
     if flag.is_some_and(|n| n.trim().is_empty()) {
         bail!("--name is empty; give the job a name, or leave --name out");
     }
@@ -223,8 +196,8 @@ fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> 
         };
         if name.trim().is_empty() {
             bail!(
-                "{place}job {} has an empty name; give it a name, or leave `name` out for \
-                 job{}",
+                "{}job {} has an empty name; give it a name, or leave `name` out for job{}",
+                place(i),
                 i + 1,
                 i + 1
             );
@@ -246,7 +219,7 @@ fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> 
                 "--name {name} would name all {unnamed} jobs of {} that have no name of their \
                  own (jobs {} and {} among them); give each job its own `name` in the file, \
                  or leave --name out",
-                file.map_or_else(|| "the job file".into(), |f| f.display().to_string()),
+                file.map_or_else(|| "the job file".into(), |f| f.path.display().to_string()),
                 first + 1,
                 i + 1
             );
@@ -265,8 +238,9 @@ fn name_jobs(specs: &mut [JobSpec], file: Option<&Path>, flag: Option<&str>) -> 
             format!(" ({})", given.join(", "))
         };
         bail!(
-            "{place}jobs {} and {} are both named '{name}'{given}; give each job its own \
-             `name`: results and reports tell jobs apart by name",
+            "{}jobs {} and {} are both named '{name}'{given}; give each job its own `name`: \
+             results and reports tell jobs apart by name",
+            place(i),
             first + 1,
             i + 1
         );
@@ -315,7 +289,12 @@ fn layout_job(jobs: &[Job]) -> Job {
 /// Checks every job against the size a file target will have once `layout` has made or grown
 /// it, before it is: a job that cannot fit (an offset past the end) must not leave a new file
 /// behind. Devices and models are checked once open, which changes nothing on them.
-fn check_spans_before_layout(target: &Path, layout: &Job, jobs: &[Job]) -> Result<()> {
+/// Returns the index of the job at fault with the error.
+fn check_spans_before_layout(
+    target: &Path,
+    layout: &Job,
+    jobs: &[Job],
+) -> Result<(), (usize, JobError)> {
     if crate::subject::is_model(target) {
         return Ok(());
     }
@@ -329,17 +308,37 @@ fn check_spans_before_layout(target: &Path, layout: &Job, jobs: &[Job]) -> Resul
     if size == 0 {
         return Ok(());
     }
-    for job in jobs {
-        job.clone().resolve_span(size)?;
+    for (i, job) in jobs.iter().enumerate() {
+        job.clone().resolve_span(size).map_err(|e| (i, e))?;
     }
     Ok(())
+}
+
+/// The job keys the command line's flags set (they override the job file's).
+fn flag_keys(flags: &JobFlags) -> Vec<String> {
+    match serde_json::to_value(flags.to_spec()) {
+        Ok(serde_json::Value::Object(keys)) => keys.keys().cloned().collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The job error behind a failure to open the target (a model's span, a file's), if that is
+/// what it is.
+fn job_error(e: &anyhow::Error) -> Option<&JobError> {
+    e.chain().find_map(|c| {
+        c.downcast_ref::<JobError>()
+            .or(match c.downcast_ref::<OpenError>() {
+                Some(OpenError::Job(j)) => Some(j),
+                _ => None,
+            })
+    })
 }
 
 /// Runs `iolab run`; returns the exit code.
 pub fn run(args: RunArgs) -> Result<i32> {
     let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
     for p in &args.inputs {
-        if p.extension().is_some_and(|e| e == "toml") {
+        if is_job_file(p) {
             files.push(p);
         } else {
             targets.push(p);
@@ -351,15 +350,22 @@ pub fn run(args: RunArgs) -> Result<i32> {
             args.inputs
         );
     }
-    let mut specs = match files.first() {
-        Some(f) => read_job_file(f)?,
-        None => vec![JobSpec::default()],
-    };
-    let origin = files.first().map(|f| f.as_path());
-    name_jobs(&mut specs, origin, args.name.as_deref())?;
+    let file = files.first().map(|f| JobFile::read(f)).transpose()?;
+    let mut specs = file
+        .as_ref()
+        .map_or_else(|| vec![JobSpec::default()], |f| f.specs.clone());
+    name_jobs(&mut specs, file.as_ref(), args.name.as_deref())?;
     for spec in &mut specs {
         args.job.apply(spec);
     }
+    // A job's refused value, with where the file sets it.
+    let flag_keys = flag_keys(&args.job);
+    let locate = |i: usize, e: &JobError| -> anyhow::Error {
+        match &file {
+            Some(f) => f.locate(i, e, &flag_keys),
+            None => e.clone().into(),
+        }
+    };
     let target = match targets.first() {
         Some(t) => t.to_path_buf(),
         None => {
@@ -373,8 +379,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
     };
     let mut jobs: Vec<Job> = specs
         .iter()
-        .map(|s| s.validate())
-        .collect::<Result<_, _>>()?;
+        .enumerate()
+        .map(|(i, s)| s.validate().map_err(|e| locate(i, &e)))
+        .collect::<Result<_>>()?;
     // Before the target is opened (and a test file created): bad input costs nothing.
     for job in &jobs {
         crate::subject::check_buffer_memory(&target, job)?;
@@ -382,9 +389,17 @@ pub fn run(args: RunArgs) -> Result<i32> {
     session::check_output(args.safety.json.as_deref())?;
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
-    check_spans_before_layout(&target, &layout, &jobs)?;
-    let mut subject = Subject::open(&target, &mut layout, &args.safety, ModelState::Full, false)?;
-    for job in &mut jobs {
+    check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
+    let mut subject = Subject::open(&target, &mut layout, &args.safety, ModelState::Full, false)
+        .map_err(|e| {
+            // The layout job carries the name of the job whose span it takes.
+            let at = job_error(&e).and_then(|je| {
+                let i = jobs.iter().position(|j| j.name == je.job)?;
+                Some(locate(i, je))
+            });
+            at.unwrap_or(e)
+        })?;
+    for (i, job) in jobs.iter_mut().enumerate() {
         let fits = job
             .resolve_span(subject.size_bytes())
             .and_then(|()| job.check_alignment(subject.logical_block_bytes()));
@@ -392,7 +407,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
             // A file made for jobs that cannot run on it (a 4 KiB-sector device under it,
             // known only once it exists) goes again: a refused run leaves nothing behind.
             subject.remove_created_on_drop();
-            return Err(e.into());
+            return Err(locate(i, &e));
         }
     }
     let mut result = subject.new_result("run", !args.safety.no_probe);
@@ -431,7 +446,7 @@ mod tests {
         let mut seen = 0;
         for entry in std::fs::read_dir(&dir).unwrap() {
             let path = entry.unwrap().path();
-            for spec in read_job_file(&path).unwrap() {
+            for spec in JobFile::read(&path).unwrap().specs {
                 spec.validate()
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
                 seen += 1;
