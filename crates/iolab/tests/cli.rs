@@ -532,6 +532,31 @@ fn a_file_iolab_did_not_create_is_not_overwritten_without_overwrite() {
         dir.path(),
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A read past its end would need the file grown: that is what is refused, and said (it
+    // was "this job would overwrite it", of a job that only reads).
+    let out = iolab(
+        &[
+            "run",
+            "--access",
+            "randread",
+            "--size",
+            "2m",
+            "--ios-limit",
+            "100",
+            "precious.bin",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("precious.bin is 1m, and job 'job1' reads up to 2m")
+            && err.contains("would have to be grown")
+            && err.contains("--overwrite")
+            && !err.contains("would overwrite it"),
+        "{err}"
+    );
+    assert_eq!(checksum(&file).unwrap(), before, "content changed");
     let out = iolab(
         &[
             "run",
