@@ -537,6 +537,17 @@ impl JobSpec {
             continue_on_error: self.continue_on_error.unwrap_or(false),
         };
         if let Some(size) = self.size {
+            // The span's end must be a byte count too: past 2^64 it would wrap to a small one.
+            if offset_bytes.checked_add(size.0).is_none() {
+                return Err(fail(
+                    "size",
+                    format!(
+                        "offset {offset_bytes} + size {} is past the largest byte count \
+                         (2^64 - 1); shrink size or offset",
+                        size.0
+                    ),
+                ));
+            }
             job.set_span(size.0)?;
         }
         Ok(job)
@@ -651,7 +662,7 @@ impl Job {
             ));
         }
         match self.span_bytes {
-            Some(span) if self.offset_bytes + span > target_bytes => Err(self.error(
+            Some(span) if self.offset_bytes.saturating_add(span) > target_bytes => Err(self.error(
                 "size",
                 format!(
                     "offset {} + size {} runs past the end of the target ({} bytes); \
@@ -833,6 +844,11 @@ mod tests {
             ("ramp_s = 1e12\nduration_s = 1", "ramp_s", "more than"),
             ("duration_s = 1e12", "duration_s", "more than"),
             ("io_limit = 1000", "io_limit", "less than one block"),
+            (
+                "offset = \"1m\"\nsize = \"18446744073708503040\"",
+                "size",
+                "past the largest",
+            ),
         ];
         for (text, key, hint) in cases {
             let e = spec(text).validate().unwrap_err();

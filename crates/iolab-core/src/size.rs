@@ -34,7 +34,6 @@ pub fn parse_size(input: &str) -> Result<u64, SizeError> {
     if num.is_empty() {
         return Err(err("it does not start with a number"));
     }
-    let value: f64 = num.parse().map_err(|_| err("the number is malformed"))?;
     let mult: u64 = match unit.trim().to_ascii_lowercase().as_str() {
         "" | "b" => 1,
         "k" | "kib" | "ki" => 1 << 10,
@@ -47,14 +46,59 @@ pub fn parse_size(input: &str) -> Result<u64, SizeError> {
         "tb" => 1_000_000_000_000,
         _ => return Err(err("the unit is unknown")),
     };
-    let bytes = value * mult as f64;
-    if bytes.fract() != 0.0 {
-        return Err(err("it is not a whole number of bytes"));
+    // In integers, not through f64: a double holds integers exactly only up to 2^53, so
+    // offsets near the end of a large device came out rounded (2^64 - 512 as u64::MAX).
+    let (whole, fraction) = num.split_once('.').unwrap_or((num, ""));
+    if fraction.contains('.') || (whole.is_empty() && fraction.is_empty()) {
+        return Err(err("the number is malformed"));
     }
-    if bytes > u64::MAX as f64 {
-        return Err(err("it is too large"));
+    let too_large = || err("it is too large (more than 18446744073709551615 bytes, 16 EiB)");
+    let whole_bytes = digits(whole)
+        .ok_or_else(too_large)?
+        .checked_mul(u128::from(mult))
+        .ok_or_else(too_large)?;
+    let fraction_bytes = fraction_of(fraction.trim_end_matches('0'), mult)
+        .ok_or_else(|| err("it is not a whole number of bytes"))?
+        .ok_or_else(too_large)?;
+    whole_bytes
+        .checked_add(fraction_bytes)
+        .and_then(|b| u64::try_from(b).ok())
+        .ok_or_else(too_large)
+}
+
+/// The value of a string of decimal digits; `None` past what u128 holds (empty is 0).
+fn digits(s: &str) -> Option<u128> {
+    s.bytes().try_fold(0u128, |v, d| {
+        v.checked_mul(10)?.checked_add(u128::from(d - b'0'))
+    })
+}
+
+/// `0.fraction` × `mult` in bytes: `None` if that is not a whole number, `Some(None)` if it is
+/// one too large to hold.
+fn fraction_of(fraction: &str, mult: u64) -> Option<Option<u128>> {
+    if fraction.is_empty() {
+        return Some(Some(0));
     }
-    Ok(bytes as u64)
+    // 10^38 is the largest power of ten u128 holds; a byte count written with more decimal
+    // places than that is refused as not whole (with a multiplier of at most 2^40 or 10^12,
+    // past 40 places none is).
+    let places = u32::try_from(fraction.len()).ok().filter(|&p| p <= 38)?;
+    let numerator = digits(fraction)?;
+    let denominator = 10u128.pow(places);
+    let common = gcd(u128::from(mult), denominator);
+    let (denominator, mult) = (denominator / common, u128::from(mult) / common);
+    if numerator % denominator != 0 {
+        return None;
+    }
+    Some((numerator / denominator).checked_mul(mult))
+}
+
+fn gcd(a: u128, b: u128) -> u128 {
+    if b == 0 {
+        a
+    } else {
+        gcd(b, a % b)
+    }
 }
 
 /// Formats bytes in the shortest exact binary form (`4k`, `1m`, `1536`).
@@ -154,6 +198,47 @@ mod tests {
         assert!(e.to_string().contains("unit is unknown"));
         assert!(parse_size("k").is_err());
         assert!(parse_size("0.3").is_err());
+    }
+
+    #[test]
+    fn integers_are_exact_to_the_last_byte_and_overflow_is_refused() {
+        // Through f64 these were rounded: 2^64 - 512 became u64::MAX ("18446744073709551615 is
+        // not sector-aligned"), 2^64 itself u64::MAX, 2^53 + 1 became 2^53.
+        assert_eq!(
+            parse_size("18446744073709551104").unwrap(),
+            18_446_744_073_709_551_104
+        );
+        assert_eq!(parse_size("18446744073709551615").unwrap(), u64::MAX);
+        assert_eq!(parse_size("9007199254740993").unwrap(), (1 << 53) + 1);
+        assert_eq!(parse_size("16777215t").unwrap(), 16_777_215 << 40);
+        assert_eq!(parse_size("0.5k").unwrap(), 512);
+        assert_eq!(parse_size(".5k").unwrap(), 512);
+        assert_eq!(
+            parse_size("1.50000000000000000000000000000000000000000g").unwrap(),
+            3 << 29
+        );
+        assert_eq!(parse_size("1.25GB").unwrap(), 1_250_000_000);
+        for too_large in [
+            "18446744073709551616",
+            "16777216t",
+            "99999999999999999999999999999999999999999999",
+            "18446744073709551615.5k",
+        ] {
+            let e = parse_size(too_large).unwrap_err();
+            assert!(e.why.contains("too large"), "{too_large}: {e}");
+        }
+        for not_whole in [
+            "1.0000000001k",
+            "0.1",
+            "1.5",
+            "0.00000000000000000000000000000000000000000001g",
+        ] {
+            let e = parse_size(not_whole).unwrap_err();
+            assert!(e.why.contains("whole number"), "{not_whole}: {e}");
+        }
+        for malformed in [".", "1.2.3", "..5"] {
+            assert!(parse_size(malformed).is_err(), "{malformed}");
+        }
     }
 
     #[test]

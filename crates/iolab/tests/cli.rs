@@ -186,6 +186,21 @@ fn bad_jobs_get_one_clear_error_naming_the_key() {
             "zones",
         ),
         (&["run", "missing.bin"], "--size"),
+        // Sizes are exact integers (through f64, 2^64 - 512 was "18446744073709551615 is not
+        // sector-aligned"), and one past u64 is refused, not taken as u64::MAX.
+        (
+            &[
+                "run",
+                "--offset",
+                "18446744073709551104",
+                "sim:ssd750-400@z97",
+            ],
+            "offset: 18446744073709551104 is at or past the end of the target",
+        ),
+        (
+            &["run", "--bs", "18446744073709551616", "sim:ssd750-400@z97"],
+            "'18446744073709551616' is not a size: it is too large",
+        ),
         (&["run", "."], "directory"),
         (
             &["run", "--model-state", "steady", "--size", "1m", "t.bin"],
