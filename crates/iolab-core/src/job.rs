@@ -343,7 +343,7 @@ impl JobSpec {
         if !(0.0..=100.0).contains(&read_pct) {
             return Err(fail("read_pct", format!("{read_pct} is outside 0–100")));
         }
-        let block_sizes = match (&self.block_size, &self.bssplit) {
+        let mut block_sizes = match (&self.block_size, &self.bssplit) {
             (Some(_), Some(_)) => {
                 return Err(fail(
                     "bssplit",
@@ -372,6 +372,9 @@ impl JobSpec {
                 "weights must be finite numbers, none negative, not all zero".into(),
             ));
         }
+        // A size of no weight is never issued, so it must not decide anything either: the
+        // smallest size sets the offsets' alignment and the granule budgets are cut in.
+        block_sizes.retain(|s| s.weight > 0.0);
         let direct = self.direct.unwrap_or(true);
         for s in &block_sizes {
             if s.bytes == 0 {
@@ -899,6 +902,26 @@ mod tests {
         let sum: f64 = job.block_sizes.iter().map(|s| s.weight).sum();
         assert!((sum - 1.0).abs() < 1e-12);
         assert!((job.block_sizes[1].weight - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bssplit_sizes_of_no_weight_are_dropped() {
+        // `512/0:4k/100` issued only 4k I/Os, but at 512-byte offsets: the unused 512 still
+        // set the alignment and the granule, and a 4K-sector target refused it.
+        let job = spec("bssplit = \"512/0:4k/100\"").validate().unwrap();
+        assert_eq!(
+            job.block_sizes,
+            [SizeShare {
+                bytes: 4096,
+                weight: 1.0
+            }]
+        );
+        assert_eq!(job.granule(), 4096);
+        job.check_alignment(4096).unwrap();
+        assert_eq!(job.to_string(), "RandRead 4k QD1 T1");
+        // All of no weight is still refused.
+        let e = spec("bssplit = \"512/0:4k/0\"").validate().unwrap_err();
+        assert!(e.to_string().contains("not all zero"), "{e}");
     }
 
     #[test]
