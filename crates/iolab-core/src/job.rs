@@ -318,6 +318,33 @@ impl JobSpec {
         toml::from_str(text).map_err(|e| format!("{origin}: {e}"))
     }
 
+    /// When `bssplit`'s weights do not add up to 100: what they are taken as, for a warning.
+    /// They are normalised (as fio does, and as documented), but a split that adds up to 80
+    /// or 120 is as likely a typo as a choice, so the shares used are said.
+    pub fn bssplit_note(&self) -> Option<String> {
+        let split = parse_bssplit(self.bssplit.as_deref()?).ok()?;
+        let total: f64 = split.iter().map(|s| s.weight).sum();
+        if !(total.is_finite() && total > 0.0) || (total - 100.0).abs() < 1e-9 {
+            return None;
+        }
+        let pct = |v: f64| {
+            let s = format!("{v:.2}");
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        };
+        let used = split
+            .iter()
+            .filter(|s| s.weight > 0.0)
+            .map(|s| format!("{}/{}", format_size(s.bytes), pct(s.weight / total * 100.0)))
+            .collect::<Vec<_>>()
+            .join(":");
+        Some(format!(
+            "bssplit {}: the weights add up to {}, not 100, so they are taken as shares of it: \
+             {used}",
+            self.bssplit.as_deref().unwrap_or_default(),
+            pct(total)
+        ))
+    }
+
     /// Checks every rule and resolves defaults.
     pub fn validate(&self) -> Result<Job, JobError> {
         let name = self.name.clone().unwrap_or_else(|| "job".to_string());
@@ -902,6 +929,34 @@ mod tests {
         let sum: f64 = job.block_sizes.iter().map(|s| s.weight).sum();
         assert!((sum - 1.0).abs() < 1e-12);
         assert!((job.block_sizes[1].weight - 0.75).abs() < 1e-12);
+    }
+
+    #[test]
+    fn bssplit_weights_that_do_not_add_up_to_100_are_said() {
+        let note = spec("bssplit = \"512/10:4k/60:64k/10\"")
+            .bssplit_note()
+            .unwrap();
+        assert_eq!(
+            note,
+            "bssplit 512/10:4k/60:64k/10: the weights add up to 80, not 100, so they are \
+             taken as shares of it: 512/12.5:4k/75:64k/12.5"
+        );
+        let note = spec("bssplit = \"4k/1:8k/2\"").bssplit_note().unwrap();
+        assert!(
+            note.ends_with(
+                "add up to 3, not 100, so they are taken as shares of it: 4k/33.33:8k/66.67"
+            ),
+            "{note}"
+        );
+        // Nothing to say of a split of 100, of one size, or of a split that does not parse.
+        for text in [
+            "bssplit = \"512/10:4k/60:64k/30\"",
+            "bssplit = \"512/0:4k/100\"",
+            "block_size = \"4k\"",
+            "bssplit = \"4k/x\"",
+        ] {
+            assert_eq!(spec(text).bssplit_note(), None, "{text}");
+        }
     }
 
     #[test]

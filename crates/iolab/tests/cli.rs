@@ -382,6 +382,83 @@ fn job_names_are_refused_when_repeated_or_empty() {
     assert_eq!(names, ["job1", "job2"]);
 }
 
+/// bssplit weights that do not add up to 100 are normalised, as documented, and the shares
+/// used are said (they were normalised silently): on the terminal and in the result's notes.
+#[test]
+fn bssplit_weights_that_do_not_add_up_to_100_are_warned_of() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("split.toml"),
+        "[[job]]\nname = \"a\"\nbssplit = \"4k/1:8k/3\"\nios_limit = 20\n",
+    )
+    .unwrap();
+    let sim = "sim:ssd750-400@z97";
+    let cases: &[(&[&str], &str)] = &[
+        (
+            &[
+                "run",
+                sim,
+                "--bssplit",
+                "512/10:4k/60:64k/10",
+                "--ios-limit",
+                "20",
+            ],
+            "job 'job1': --bssplit 512/10:4k/60:64k/10: the weights add up to 80, not 100, so \
+             they are taken as shares of it: 512/12.5:4k/75:64k/12.5",
+        ),
+        (
+            &["run", "split.toml", sim],
+            "job 'a': bssplit 4k/1:8k/3: the weights add up to 4, not 100, so they are taken \
+             as shares of it: 4k/25:8k/75",
+        ),
+    ];
+    for (args, note) in cases {
+        let mut args = args.to_vec();
+        args.extend(["--json", "r.json"]);
+        let out = iolab(&args, d);
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains(&format!("warning: {note}")), "{args:?}: {err}");
+        let r = json(&d.join("r.json"));
+        assert!(
+            r["notes"].as_array().unwrap().iter().any(|n| n == *note),
+            "{}",
+            r["notes"]
+        );
+    }
+    // A suite's step, the same.
+    std::fs::write(
+        d.join("s.toml"),
+        "name = \"split\"\ntitle = \"t\"\nsource = \"s\"\n[job]\nsize = \"64m\"\n\
+         ios_limit = 20\n[[phase]]\nname = \"p\"\n[[phase.step]]\nname = \"mix\"\n\
+         job = { bssplit = \"4k/1:8k/3\" }\n",
+    )
+    .unwrap();
+    let out = iolab(&["suite", "s.toml", sim, "--json", "s.json"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let note = "suite split, step 'mix': bssplit 4k/1:8k/3: the weights add up to 4, not 100, \
+                so they are taken as shares of it: 4k/25:8k/75";
+    assert!(
+        text(&out).contains(&format!("warning: {note}")),
+        "{}",
+        text(&out)
+    );
+    let r = json(&d.join("s.json"));
+    assert!(
+        r["notes"].as_array().unwrap().iter().any(|n| n == note),
+        "{}",
+        r["notes"]
+    );
+    // A split of 100 says nothing.
+    let out = iolab(
+        &["run", sim, "--bssplit", "4k/50:8k/50", "--ios-limit", "20"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!text(&out).contains("warning"), "{}", text(&out));
+}
+
 /// A job file's new test file is laid out to every job's span (as fio lays out each job's
 /// file), not only the first writer's; and every job is checked against it before it is made.
 #[test]

@@ -382,6 +382,16 @@ pub fn run(args: RunArgs) -> Result<i32> {
         .enumerate()
         .map(|(i, s)| s.validate().map_err(|e| locate(i, &e)))
         .collect::<Result<_>>()?;
+    // Said on the terminal and kept in the result's notes.
+    let mut notes = Vec::new();
+    for (spec, job) in specs.iter().zip(&jobs) {
+        if let Some(note) = spec.bssplit_note() {
+            let from = if args.job.bssplit.is_some() { "--" } else { "" };
+            let note = format!("job '{}': {from}{note}", job.name);
+            eprintln!("warning: {note}");
+            notes.push(note);
+        }
+    }
     // Before the target is opened (and a test file created): bad input costs nothing.
     for job in &jobs {
         crate::subject::check_buffer_memory(&target, job)?;
@@ -411,6 +421,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         }
     }
     let mut result = subject.new_result("run", !args.safety.no_probe);
+    result.notes.extend(notes);
     for job in &jobs {
         if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;

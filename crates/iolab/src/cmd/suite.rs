@@ -238,6 +238,21 @@ fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
     Ok(session::exit_code(result))
 }
 
+/// The steps whose bssplit weights do not add up to 100, and the shares they are taken as:
+/// said on the terminal now, and kept in the result's notes (as `run` does).
+fn bssplit_notes(suite: &iolab_suite::SuiteSpec, scale: f64) -> Result<Vec<String>> {
+    let mut notes = Vec::new();
+    for (_, step) in suite.steps().filter(|(_, s)| s.files.is_none()) {
+        let jobs = iolab_suite::plan::step_jobs(suite, step, scale)?;
+        if let Some(note) = jobs.iter().find_map(|j| j.spec.bssplit_note()) {
+            let note = format!("suite {}, step '{}': {note}", suite.name, step.name);
+            eprintln!("warning: {note}");
+            notes.push(note);
+        }
+    }
+    Ok(notes)
+}
+
 /// Runs `iolab suite`; returns the exit code.
 pub fn run(args: SuiteArgs) -> Result<i32> {
     if args.list || args.suite.is_none() {
@@ -257,6 +272,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // Checked at the run's own scale too, so a suite invalid only there is refused as bad
     // input before anything runs.
     suite.check_plan(args.scale)?;
+    let notes = bssplit_notes(&suite, args.scale)?;
     session::check_output(args.safety.json.as_deref())?;
     // The report goes beside a JSON file: refused now if it would take the JSON's place,
     // rather than after a run of many minutes.
@@ -292,6 +308,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // A suite prepares the drive itself (purge, fills): a model starts as a new drive.
     let mut subject = Subject::open(&target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
     let mut result = subject.new_result(&format!("suite:{}", suite.name), !args.safety.no_probe);
+    result.notes.extend(notes);
     let mut exec = SubjectExecutor {
         subject: &mut subject,
         safety: &args.safety,
