@@ -179,6 +179,23 @@ fn runs_are_recorded_and_listed_shown_compared_and_exported() {
 }
 
 #[test]
+fn a_list_of_no_runs_is_refused_not_shown_as_an_empty_store() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    ok(&small_run(d, "t.bin", "randread", "a.json"));
+    // It printed "no runs recorded (that match)" of a store with a run in it.
+    let out = iolab(&["results", "list", "--limit", "0"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--limit 0 would list nothing; give 1 or more"),
+        "{}",
+        text(&out)
+    );
+    assert!(!text(&out).contains("no runs recorded"), "{}", text(&out));
+    assert!(ok(&iolab(&["results", "list", "--limit", "1"], d)).contains("t.bin"));
+}
+
+#[test]
 fn a_missing_store_is_named_with_how_to_choose_another() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nowhere/r.sqlite");

@@ -145,6 +145,10 @@ fn recorded_kinds(store: &Store) -> Result<String> {
 
 /// Runs `iolab results`; returns the exit code.
 pub fn run(args: ResultsArgs) -> Result<i32> {
+    // An empty list would read as an empty store ("no runs recorded").
+    if let Action::List { limit: 0, .. } = args.action {
+        anyhow::bail!("--limit 0 would list nothing; give 1 or more");
+    }
     let store = open(args.db.as_deref())?;
     match args.action {
         Action::List {
