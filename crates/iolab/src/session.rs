@@ -33,7 +33,7 @@ pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
 /// A new result frame for a run of `kind` on `target`, with host facts and the host-path probe.
 pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult {
     let info = TargetInfo {
-        path: target.path.display().to_string(),
+        path: canonical_path(&target.path),
         kind: target.kind.name().to_string(),
         size_bytes: target.size_bytes,
         logical_block_bytes: target.logical_block_bytes,
@@ -49,6 +49,17 @@ pub fn new_result(kind: &str, target: &PreparedTarget, probe: bool) -> RunResult
         ..TargetInfo::default()
     };
     new_result_for(kind, info, target.notes.clone(), probe)
+}
+
+/// How results and the results store name a file, device or directory: its canonical
+/// absolute path, so that `./t.bin`, `/home/u/t.bin` and a `/dev/disk/by-id/` link are each
+/// one target (`results list --target`, comparisons). The path as given where it cannot be
+/// resolved. A model's `sim:` spec is not a path and never comes here.
+pub fn canonical_path(path: &Path) -> String {
+    std::fs::canonicalize(path)
+        .unwrap_or_else(|_| path.to_path_buf())
+        .display()
+        .to_string()
 }
 
 /// A new result frame for any target described by `info` (a directory, a model).

@@ -196,6 +196,44 @@ fn a_list_of_no_runs_is_refused_not_shown_as_an_empty_store() {
 }
 
 #[test]
+fn a_file_is_recorded_by_its_canonical_path_however_it_was_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("sub")).unwrap();
+    let absolute = d.join("t.bin");
+    // Three names of one file: they were three targets in the store ("./t.bin", …).
+    for (i, name) in ["./t.bin", absolute.to_str().unwrap(), "sub/../t.bin"]
+        .into_iter()
+        .enumerate()
+    {
+        ok(&small_run(d, name, "randread", &format!("{i}.json")));
+    }
+    // A model's spec is kept as it is.
+    ok(&iolab(
+        &[
+            "run",
+            "sim:ssd750-400@z97",
+            "--ios-limit",
+            "10",
+            "--json",
+            "s.json",
+        ],
+        d,
+    ));
+    let canonical = std::fs::canonicalize(&absolute).unwrap();
+    let store = Store::open_existing(&db(d)).unwrap();
+    let (runs, _) = store.list(&RunFilter::default()).unwrap();
+    let mut targets: Vec<&str> = runs.iter().map(|r| r.target_path.as_str()).collect();
+    targets.sort();
+    let file = canonical.to_str().unwrap();
+    assert_eq!(targets, [file, file, file, "sim:ssd750-400@z97/cpu"]);
+    // The JSON result says the same.
+    let r: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("0.json")).unwrap()).unwrap();
+    assert_eq!(r["target"]["path"], file);
+}
+
+#[test]
 fn a_missing_store_is_named_with_how_to_choose_another() {
     let dir = tempfile::tempdir().unwrap();
     let missing = dir.path().join("nowhere/r.sqlite");
@@ -327,7 +365,11 @@ fn two_runs_recording_at_once_both_land_intact() {
     assert_eq!(total, 2);
     let mut targets: Vec<&str> = runs.iter().map(|r| r.target_path.as_str()).collect();
     targets.sort();
-    assert_eq!(targets, ["one.bin", "two.bin"]);
+    let canonical = |name: &str| std::fs::canonicalize(d.join(name)).unwrap();
+    assert_eq!(
+        targets,
+        [canonical("one.bin"), canonical("two.bin")].map(|p| p.display().to_string())
+    );
     for r in &runs {
         let detail = store.show(r.id).unwrap();
         assert_eq!(detail.steps.len(), 1);

@@ -198,7 +198,7 @@ fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<
         }
     }
     let info = TargetInfo {
-        path: root.display().to_string(),
+        path: session::canonical_path(&root),
         kind: "directory".into(),
         engine: "filesystem".into(),
         ..TargetInfo::default()
