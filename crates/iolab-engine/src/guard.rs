@@ -137,16 +137,16 @@ pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
     let sys = PathBuf::from(format!("/sys/class/block/{name}"));
     let mut found = Vec::new();
     let partitions = child_partitions(&sys);
-    // The device itself and its partitions, as MAJ:MIN, for the mount and swap checks.
+    // The device itself and its partitions, by device number, for the mount and swap checks.
     let mut family = vec![name.clone()];
     family.extend(partitions.iter().cloned());
-    let devnums: Vec<String> = family
+    let devnums: Vec<DevNum> = family
         .iter()
         .filter_map(|n| fs::read_to_string(format!("/sys/class/block/{n}/dev")).ok())
-        .map(|s| s.trim().to_string())
+        .filter_map(|s| parse_devnum(&s))
         .collect();
-    for (devnum, mount_point) in mounts()? {
-        if devnums.contains(&devnum) {
+    for (devnum, mount_point) in mounts(Path::new("/sys"))? {
+        if devnums.contains(&devnum) && !found.contains(&Hazard::Mounted(mount_point.clone())) {
             found.push(Hazard::Mounted(mount_point));
         }
     }
@@ -236,18 +236,130 @@ fn child_partitions(sys: &Path) -> Vec<String> {
         .collect()
 }
 
-/// `(MAJ:MIN, mount point)` of every mount this process can see.
-fn mounts() -> io::Result<Vec<(String, String)>> {
-    let text = fs::read_to_string("/proc/self/mountinfo")?;
-    Ok(text
-        .lines()
-        .filter_map(|l| {
-            let mut f = l.split_whitespace();
-            let devnum = f.nth(2)?.to_string();
-            let point = f.nth(1)?.to_string();
-            Some((devnum, point))
+/// A block device number, `(major, minor)`.
+pub type DevNum = (u64, u64);
+
+/// `MAJ:MIN` as sysfs and mountinfo write it.
+fn parse_devnum(s: &str) -> Option<DevNum> {
+    let (major, minor) = s.trim().split_once(':')?;
+    Some((major.parse().ok()?, minor.parse().ok()?))
+}
+
+/// The device number of a block device node (following symlinks), if `path` is one.
+fn node_devnum(path: &Path) -> Option<DevNum> {
+    let meta = fs::metadata(path).ok()?;
+    meta.file_type()
+        .is_block_device()
+        .then(|| (major(meta.rdev()), minor(meta.rdev())))
+}
+
+/// One line of `/proc/self/mountinfo`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct MountLine {
+    /// The device number the kernel reports: the filesystem's `s_dev`, which for btrfs (and
+    /// other filesystems that can span devices) is an anonymous `0:NN`, not the device's.
+    devnum: Option<DevNum>,
+    /// The mount source (`/dev/loop1`, `tmpfs`, …), unescaped.
+    source: String,
+    /// Where it is mounted, unescaped.
+    point: String,
+}
+
+/// Undoes the kernel's octal escapes in mountinfo fields (`\040` for a space, …).
+fn unescape_mount_field(field: &str) -> String {
+    let bytes = field.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        let octal = bytes
+            .get(i + 1..i + 4)
+            .filter(|d| d.iter().all(|c| (b'0'..=b'7').contains(c)));
+        match (bytes[i], octal) {
+            (b'\\', Some(d)) => {
+                out.push((d[0] - b'0') * 64 + (d[1] - b'0') * 8 + (d[2] - b'0'));
+                i += 4;
+            }
+            (b, _) => {
+                out.push(b);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The mounts of a mountinfo text (`proc(5)`: ID, parent, MAJ:MIN, root, mount point, options,
+/// optional fields, `-`, type, source, super options).
+fn parse_mountinfo(text: &str) -> Vec<MountLine> {
+    text.lines()
+        .filter_map(|line| {
+            let fields: Vec<&str> = line.split_whitespace().collect();
+            let point = unescape_mount_field(fields.get(4)?);
+            let dash = fields.iter().skip(6).position(|f| *f == "-")? + 6;
+            let source = unescape_mount_field(fields.get(dash + 2)?);
+            Some(MountLine {
+                devnum: parse_devnum(fields[2]),
+                source,
+                point,
+            })
         })
-        .collect())
+        .collect()
+}
+
+/// `(device number, mount point)` of every mount, listed under each device it sits on: the
+/// number mountinfo reports, the number of its source when that is a block device node
+/// (`resolve`), and for a mounted btrfs every member device (`/sys/fs/btrfs/UUID/devices`
+/// under `sysfs`, which exists only while it is mounted).
+fn mount_table(
+    lines: &[MountLine],
+    sysfs: &Path,
+    resolve: impl Fn(&str) -> Option<DevNum>,
+) -> Vec<(DevNum, String)> {
+    let mut table = Vec::new();
+    for m in lines {
+        table.extend(m.devnum.map(|d| (d, m.point.clone())));
+        if m.source.starts_with('/') {
+            if let Some(d) = resolve(&m.source).filter(|d| Some(*d) != m.devnum) {
+                table.push((d, m.point.clone()));
+            }
+        }
+    }
+    for fs_dir in list_dir(&sysfs.join("fs/btrfs")) {
+        let members: Vec<DevNum> = list_dir(&sysfs.join("fs/btrfs").join(&fs_dir).join("devices"))
+            .iter()
+            .filter_map(|n| fs::read_to_string(sysfs.join("class/block").join(n).join("dev")).ok())
+            .filter_map(|s| parse_devnum(&s))
+            .collect();
+        if members.is_empty() {
+            continue; // `features` and other entries that are not filesystems
+        }
+        let mut points: Vec<String> = table
+            .iter()
+            .filter(|(d, _)| members.contains(d))
+            .map(|(_, p)| p.clone())
+            .collect();
+        points.sort();
+        points.dedup();
+        if points.is_empty() {
+            points.push(format!("btrfs filesystem {fs_dir}"));
+        }
+        for d in members {
+            for p in &points {
+                if !table.contains(&(d, p.clone())) {
+                    table.push((d, p.clone()));
+                }
+            }
+        }
+    }
+    table
+}
+
+/// `(device number, mount point)` of every mount this process can see (see [`mount_table`]).
+fn mounts(sysfs: &Path) -> io::Result<Vec<(DevNum, String)>> {
+    let text = fs::read_to_string("/proc/self/mountinfo")?;
+    Ok(mount_table(&parse_mountinfo(&text), sysfs, |source| {
+        node_devnum(Path::new(source))
+    }))
 }
 
 /// The MD RAID superblock magic, 0xa92b4efc little-endian.
@@ -369,6 +481,84 @@ mod tests {
         assert_eq!((major(dev), minor(dev)), (259, 3));
         let big = ((7u64 & 0xfff) << 8) | (300 & 0xff) | ((300u64 & !0xff) << 12);
         assert_eq!((major(big), minor(big)), (7, 300));
+    }
+
+    /// A btrfs on loop1 and an ext4 on loop2p1, as `/proc/self/mountinfo` shows them.
+    const MOUNTINFO: &str = "\
+22 1 254:0 / / rw,relatime shared:1 - ext4 /dev/vda rw
+43 22 0:39 / /mnt/my\\040disk rw,relatime shared:30 - btrfs /dev/loop1 rw,space_cache=v2
+44 22 259:1 / /mnt/p1 rw,relatime - ext4 /dev/loop2p1 rw
+45 22 0:25 / /tmp rw shared:5 master:1 - tmpfs tmpfs rw,size=100k
+";
+
+    #[test]
+    fn mountinfo_lines_give_device_number_source_and_unescaped_point() {
+        let lines = parse_mountinfo(MOUNTINFO);
+        assert_eq!(lines.len(), 4);
+        assert_eq!(
+            lines[1],
+            MountLine {
+                devnum: Some((0, 39)),
+                source: "/dev/loop1".into(),
+                point: "/mnt/my disk".into(),
+            }
+        );
+        // Optional fields (shared:, master:) do not shift the source.
+        assert_eq!(lines[3].source, "tmpfs");
+        assert_eq!(unescape_mount_field(r"a\011b\134c\040"), "a\tb\\c ");
+        assert_eq!(unescape_mount_field(r"odd\04"), r"odd\04");
+    }
+
+    #[test]
+    fn a_mount_counts_for_its_source_device_as_well_as_the_number_mountinfo_gives() {
+        let no_sysfs = tempfile::tempdir().unwrap();
+        let resolve = |source: &str| match source {
+            "/dev/loop1" => Some((7, 1)),
+            "/dev/loop2p1" => Some((259, 1)),
+            "/dev/vda" => Some((254, 0)),
+            _ => None,
+        };
+        let table = mount_table(&parse_mountinfo(MOUNTINFO), no_sysfs.path(), resolve);
+        // btrfs reports the anonymous 0:39; its source /dev/loop1 is 7:1.
+        assert!(
+            table.contains(&((7, 1), "/mnt/my disk".into())),
+            "{table:?}"
+        );
+        assert!(table.contains(&((0, 39), "/mnt/my disk".into())));
+        assert!(table.contains(&((259, 1), "/mnt/p1".into())));
+        // Listed once when the source is the number mountinfo already gave.
+        assert_eq!(table.iter().filter(|(d, _)| *d == (259, 1)).count(), 1);
+        // A source that is not a device path (tmpfs) adds nothing.
+        assert_eq!(table.iter().filter(|(_, p)| p == "/tmp").count(), 1);
+    }
+
+    #[test]
+    fn every_member_of_a_mounted_btrfs_counts_as_mounted() {
+        // A two-device btrfs on loop1 and loop3, mounted from loop1: sysfs lists both.
+        let sysfs = tempfile::tempdir().unwrap();
+        let root = sysfs.path();
+        for (name, dev) in [("loop1", "7:1"), ("loop3", "7:3")] {
+            fs::create_dir_all(root.join("class/block").join(name)).unwrap();
+            fs::write(
+                root.join("class/block").join(name).join("dev"),
+                format!("{dev}\n"),
+            )
+            .unwrap();
+            fs::create_dir_all(root.join("fs/btrfs/0a1b-uuid/devices").join(name)).unwrap();
+        }
+        fs::create_dir_all(root.join("fs/btrfs/features")).unwrap();
+        let resolve = |source: &str| (source == "/dev/loop1").then_some((7, 1));
+        let table = mount_table(&parse_mountinfo(MOUNTINFO), root, resolve);
+        assert!(
+            table.contains(&((7, 3), "/mnt/my disk".into())),
+            "{table:?}"
+        );
+        // Not mounted from anywhere this process sees: still mounted, named by its UUID.
+        let table = mount_table(&[], root, resolve);
+        assert!(
+            table.contains(&((7, 3), "btrfs filesystem 0a1b-uuid".into())),
+            "{table:?}"
+        );
     }
 
     #[test]

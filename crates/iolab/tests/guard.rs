@@ -1,0 +1,190 @@
+//! The safety guard end to end: the `iolab` binary asked to write to loop devices that hold or
+//! serve something (mounted btrfs, loop devices stacked on them, …) must refuse and leave every
+//! byte as it was. Needs root, loop devices and the filesystem tools; prints `skipped: …` where
+//! the machine cannot provide them.
+
+use iolab_testkit::{
+    checksum, loop_skip_reason, mount_skip_reason, which, LoopDevice, MachineLock,
+};
+use iolab_testkit::{run, Mount};
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+mod common;
+use common::{iolab, text};
+
+/// Why these tests cannot run here (beyond loop devices and mounts: `tools` and the kernel's
+/// filesystem `fs`), or `None`.
+fn skip_reason(tools: &[&str], fs: Option<&str>) -> Option<String> {
+    loop_skip_reason()
+        .or_else(mount_skip_reason)
+        .or_else(|| {
+            tools
+                .iter()
+                .find(|t| !which(t))
+                .map(|t| format!("{t} not installed"))
+        })
+        .or_else(|| {
+            let fs = fs?;
+            let known = std::fs::read_to_string("/proc/filesystems").unwrap_or_default();
+            (!known
+                .lines()
+                .any(|l| l.split_whitespace().last() == Some(fs)))
+            .then(|| format!("the kernel has no {fs} (not in /proc/filesystems)"))
+        })
+}
+
+/// Ten random 4K writes to `dev`, offering `destroy` to --destroy-data.
+fn small_write(dev: &Path, destroy: Option<&Path>) -> Output {
+    let dir = tempfile::tempdir().unwrap();
+    let flag = destroy.map(|d| format!("--destroy-data={}", d.display()));
+    let mut args = vec![
+        "run",
+        "--access",
+        "randwrite",
+        "--ios-limit",
+        "10",
+        "--json",
+        "-",
+    ];
+    args.extend(flag.as_deref());
+    args.push(dev.to_str().unwrap());
+    iolab(&args, dir.path())
+}
+
+/// A write to `dev` (offering `destroy` to --destroy-data) is refused with exit 2, naming
+/// `expect`, and not one byte of `dev` changes.
+fn refused_unchanged(dev: &Path, destroy: Option<&Path>, expect: &str) -> String {
+    let before = checksum(dev).unwrap();
+    let out = small_write(dev, destroy);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("refusing to write") && err.contains(expect),
+        "expected '{expect}': {err}"
+    );
+    assert_eq!(
+        checksum(dev).unwrap(),
+        before,
+        "{}: not one byte may change",
+        dev.display()
+    );
+    err
+}
+
+/// A loop device that can carry partitions (`losetup -P`), with partitions added through BLKPG
+/// (`addpart`, so a kernel without partition-table parsers has them too); detached on drop.
+struct PartitionedLoop {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl PartitionedLoop {
+    /// A device of `size_bytes` with partitions at `(start, sectors)` in 512-byte sectors.
+    fn new(size_bytes: u64, parts: &[(u64, u64)]) -> Result<PartitionedLoop, String> {
+        let dir = tempfile::Builder::new()
+            .prefix("iolab-ploop-")
+            .tempdir()
+            .map_err(|e| e.to_string())?;
+        let backing = dir.path().join("disk.img");
+        let f = std::fs::File::create(&backing).map_err(|e| e.to_string())?;
+        f.set_len(size_bytes).map_err(|e| e.to_string())?;
+        drop(f);
+        let dev = run(
+            "losetup",
+            &["-f", "--show", "-P", backing.to_str().unwrap()],
+        )?;
+        let me = PartitionedLoop {
+            path: PathBuf::from(dev),
+            _dir: dir,
+        };
+        for (i, (start, sectors)) in parts.iter().enumerate() {
+            run(
+                "addpart",
+                &[
+                    me.path.to_str().unwrap(),
+                    &(i + 1).to_string(),
+                    &start.to_string(),
+                    &sectors.to_string(),
+                ],
+            )?;
+        }
+        // udev may be absent; wait for devtmpfs to show the nodes.
+        for i in 1..=parts.len() {
+            let node = me.partition(i);
+            for _ in 0..50 {
+                if node.exists() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+        }
+        Ok(me)
+    }
+
+    /// Partition `n`'s node, e.g. `/dev/loop3p2`.
+    fn partition(&self, n: usize) -> PathBuf {
+        PathBuf::from(format!("{}p{n}", self.path.display()))
+    }
+}
+
+impl Drop for PartitionedLoop {
+    fn drop(&mut self) {
+        if let Err(e) = run("losetup", &["-d", self.path.to_str().unwrap()]) {
+            eprintln!("cleanup: {e}");
+        }
+    }
+}
+
+#[test]
+fn a_mounted_btrfs_is_refused_even_with_destroy_data() {
+    if let Some(why) = skip_reason(&["mkfs.btrfs"], Some("btrfs")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    // btrfs reports an anonymous device number (0:NN) in mountinfo, not the device's.
+    let dev = LoopDevice::new(160 << 20).unwrap();
+    run("mkfs.btrfs", &["-q", "-f", dev.path.to_str().unwrap()]).unwrap();
+    let mount = Mount::existing(&dev.path, "btrfs", &["ro"]).unwrap();
+    let err = refused_unchanged(&dev.path, Some(&dev.path), "mounted");
+    assert!(err.contains("Unmount"), "{err}");
+    drop(mount);
+}
+
+#[test]
+fn a_disk_whose_partition_holds_a_mounted_btrfs_is_refused_even_with_destroy_data() {
+    if let Some(why) = skip_reason(&["mkfs.btrfs", "addpart"], Some("btrfs")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let disk = PartitionedLoop::new(200 << 20, &[(2048, 32768), (34816, 360448)]).unwrap();
+    let p2 = disk.partition(2);
+    run("mkfs.btrfs", &["-q", "-f", p2.to_str().unwrap()]).unwrap();
+    let mount = Mount::existing(&p2, "btrfs", &["ro"]).unwrap();
+    refused_unchanged(&disk.path, Some(&disk.path), "mounted");
+    refused_unchanged(&p2, Some(&p2), "mounted");
+    drop(mount);
+}
+
+#[test]
+fn every_member_of_a_mounted_multi_device_btrfs_is_refused() {
+    if let Some(why) = skip_reason(&["mkfs.btrfs"], Some("btrfs")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let a = LoopDevice::new(128 << 20).unwrap();
+    let b = LoopDevice::new(128 << 20).unwrap();
+    let (pa, pb) = (a.path.to_str().unwrap(), b.path.to_str().unwrap());
+    run(
+        "mkfs.btrfs",
+        &["-q", "-f", "-d", "raid1", "-m", "raid1", pa, pb],
+    )
+    .unwrap();
+    let mount = Mount::existing(&a.path, "btrfs", &["ro"]).unwrap();
+    // Mounted from `a`: mountinfo names only `a`; `b` is just as live.
+    refused_unchanged(&b.path, Some(&b.path), "mounted");
+    drop(mount);
+}
