@@ -134,41 +134,7 @@ pub fn same_device(a: &Path, b: &Path) -> bool {
 /// Every hazard of writing to block device `dev`; empty means safe to write.
 pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
     let name = block_name(dev)?;
-    let sys = PathBuf::from(format!("/sys/class/block/{name}"));
-    let mut found = Vec::new();
-    let partitions = child_partitions(&sys);
-    // The device itself and its partitions, by device number, for the mount and swap checks.
-    let mut family = vec![name.clone()];
-    family.extend(partitions.iter().cloned());
-    let devnums: Vec<DevNum> = family
-        .iter()
-        .filter_map(|n| fs::read_to_string(format!("/sys/class/block/{n}/dev")).ok())
-        .filter_map(|s| parse_devnum(&s))
-        .collect();
-    for (devnum, mount_point) in mounts(Path::new("/sys"))? {
-        if devnums.contains(&devnum) && !found.contains(&Hazard::Mounted(mount_point.clone())) {
-            found.push(Hazard::Mounted(mount_point));
-        }
-    }
-    for swap in fs::read_to_string("/proc/swaps")
-        .unwrap_or_default()
-        .lines()
-        .skip(1)
-    {
-        let Some(path) = swap.split_whitespace().next() else {
-            continue;
-        };
-        if block_name(Path::new(path)).is_ok_and(|n| family.contains(&n)) {
-            found.push(Hazard::Swap(path.to_string()));
-        }
-    }
-    if !partitions.is_empty() {
-        found.push(Hazard::Partitions(partitions));
-    }
-    let holders = list_dir(&sys.join("holders"));
-    if !holders.is_empty() {
-        found.push(Hazard::Holders(holders));
-    }
+    let mut found = stack_hazards(&System::read()?, &name);
     if let Some(sig) = read_signature(dev)? {
         found.push(Hazard::Signature(sig));
     }
@@ -187,6 +153,116 @@ pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
         }
     }
     Ok(found)
+}
+
+/// What the guard reads of the machine besides the device's own bytes: sysfs, the mounts and
+/// the active swap areas. [`System::read`] takes the real ones; tests build one over a fake
+/// sysfs tree.
+#[derive(Clone, Debug, Default)]
+struct System {
+    /// The sysfs root (`/sys`).
+    sysfs: PathBuf,
+    /// `(device number, mount point)` of every mount (see [`mount_table`]).
+    mounts: Vec<(DevNum, String)>,
+    /// `(device number, path)` of every active swap area; no number where the path is not a
+    /// block device node.
+    swaps: Vec<(Option<DevNum>, String)>,
+}
+
+impl System {
+    /// The machine's sysfs, mounts and swap areas, as this process sees them.
+    fn read() -> io::Result<System> {
+        let sysfs = PathBuf::from("/sys");
+        let mounts = mounts(&sysfs)?;
+        let swaps = fs::read_to_string("/proc/swaps")
+            .unwrap_or_default()
+            .lines()
+            .skip(1)
+            .filter_map(|l| l.split_whitespace().next())
+            .map(|path| (node_devnum(Path::new(path)), path.to_string()))
+            .collect();
+        Ok(System {
+            sysfs,
+            mounts,
+            swaps,
+        })
+    }
+
+    /// The sysfs directory of block device `name` (`/sys/class/block/NAME`).
+    fn block(&self, name: &str) -> PathBuf {
+        self.sysfs.join("class/block").join(name)
+    }
+
+    fn devnum(&self, name: &str) -> Option<DevNum> {
+        parse_devnum(&fs::read_to_string(self.block(name).join("dev")).ok()?)
+    }
+
+    /// The partitions of block device `name`.
+    fn partitions(&self, name: &str) -> Vec<String> {
+        let dir = self.block(name);
+        list_dir(&dir)
+            .into_iter()
+            .filter(|n| dir.join(n).join("partition").exists())
+            .collect()
+    }
+
+    /// What is stacked directly on block device `name` (dm, md, bcache: its `holders/`).
+    fn holders(&self, name: &str) -> Vec<String> {
+        list_dir(&self.block(name).join("holders"))
+    }
+
+    /// Where block device `name` is mounted.
+    fn mount_points(&self, name: &str) -> Vec<String> {
+        let Some(devnum) = self.devnum(name) else {
+            return Vec::new();
+        };
+        let mut points: Vec<String> = self
+            .mounts
+            .iter()
+            .filter(|(d, _)| *d == devnum)
+            .map(|(_, p)| p.clone())
+            .collect();
+        points.dedup();
+        points
+    }
+
+    /// The active swap areas on block device `name`, by path.
+    fn swap_paths(&self, name: &str) -> Vec<String> {
+        let devnum = self.devnum(name);
+        self.swaps
+            .iter()
+            .filter(|(d, _)| d.is_some() && *d == devnum)
+            .map(|(_, p)| p.clone())
+            .collect()
+    }
+}
+
+/// The hazards that sysfs, the mounts and the swap areas show for writing to block device
+/// `name`: everything but its contents and exclusive openers.
+fn stack_hazards(sys: &System, name: &str) -> Vec<Hazard> {
+    let mut found = Vec::new();
+    let partitions = sys.partitions(name);
+    // The device itself and its partitions.
+    let mut family = vec![name.to_string()];
+    family.extend(partitions.iter().cloned());
+    for member in &family {
+        for point in sys.mount_points(member) {
+            if !found.contains(&Hazard::Mounted(point.clone())) {
+                found.push(Hazard::Mounted(point));
+            }
+        }
+    }
+    for member in &family {
+        found.extend(sys.swap_paths(member).into_iter().map(Hazard::Swap));
+    }
+    if !partitions.is_empty() {
+        found.push(Hazard::Partitions(partitions));
+    }
+    let holders = sys.holders(name);
+    if !holders.is_empty() {
+        found.push(Hazard::Holders(holders));
+    }
+    found
 }
 
 /// Refuses a write to `dev` unless it is safe or the user named it to `--destroy-data`.
@@ -227,13 +303,6 @@ fn list_dir(dir: &Path) -> Vec<String> {
         .unwrap_or_default();
     names.sort();
     names
-}
-
-fn child_partitions(sys: &Path) -> Vec<String> {
-    list_dir(sys)
-        .into_iter()
-        .filter(|n| sys.join(n).join("partition").exists())
-        .collect()
 }
 
 /// A block device number, `(major, minor)`.
