@@ -211,6 +211,15 @@ impl System {
         list_dir(&self.block(name).join("holders"))
     }
 
+    /// The devices built directly on block device `name`, each with how it is built on it
+    /// (`"which holds sda1"`).
+    fn users(&self, name: &str) -> Vec<(String, String)> {
+        self.holders(name)
+            .into_iter()
+            .map(|h| (h, format!("which holds {name}")))
+            .collect()
+    }
+
     /// Where block device `name` is mounted.
     fn mount_points(&self, name: &str) -> Vec<String> {
         let Some(devnum) = self.devnum(name) else {
@@ -258,12 +267,40 @@ fn stack_hazards(sys: &System, name: &str) -> Vec<Hazard> {
     if !partitions.is_empty() {
         found.push(Hazard::Partitions(partitions));
     }
-    let holders = sys.holders(name);
+    // What is stacked on the device or on any of its partitions (a RAID member is usually a
+    // partition, not the whole disk).
+    let mut holders: Vec<String> = family.iter().flat_map(|m| sys.holders(m)).collect();
+    holders.sort();
+    holders.dedup();
     if !holders.is_empty() {
         found.push(Hazard::Holders(holders));
     }
+    // A device stacked on it, however deep (LVM on RAID on a partition), that is mounted or
+    // swap: writing would corrupt it live, as for a mount of the device itself.
+    let mut seen: Vec<String> = family.clone();
+    let mut queue: Vec<(String, String)> = family.iter().flat_map(|m| sys.users(m)).collect();
+    while let Some((user, how)) = queue.pop() {
+        if seen.contains(&user) || seen.len() > MAX_STACK {
+            continue;
+        }
+        seen.push(user.clone());
+        for point in sys.mount_points(&user) {
+            found.push(Hazard::Mounted(format!("{point}, through {user}, {how}")));
+        }
+        for path in sys.swap_paths(&user) {
+            found.push(Hazard::Swap(format!("{path}, {how}")));
+        }
+        for part in sys.partitions(&user) {
+            queue.push((part.clone(), format!("a partition of {user}")));
+        }
+        queue.extend(sys.users(&user));
+    }
     found
 }
+
+/// How many devices the walk up a stack looks at before it stops (a loop in sysfs would be a
+/// kernel bug; this keeps it finite anyway).
+const MAX_STACK: usize = 4096;
 
 /// Refuses a write to `dev` unless it is safe or the user named it to `--destroy-data`.
 pub fn check_block_write(dev: &Path, destroy_data: Option<&Path>) -> Result<(), GuardError> {
@@ -627,6 +664,136 @@ mod tests {
         assert!(
             table.contains(&((7, 3), "btrfs filesystem 0a1b-uuid".into())),
             "{table:?}"
+        );
+    }
+
+    /// A fake sysfs tree under a temp dir: block devices by name with their device numbers,
+    /// partitions (a subdirectory of their disk, linked from `class/block`, as sysfs has them)
+    /// and holders.
+    struct FakeSysfs {
+        dir: tempfile::TempDir,
+    }
+
+    impl FakeSysfs {
+        fn new() -> FakeSysfs {
+            let dir = tempfile::tempdir().unwrap();
+            fs::create_dir_all(dir.path().join("class/block")).unwrap();
+            FakeSysfs { dir }
+        }
+
+        fn root(&self) -> &Path {
+            self.dir.path()
+        }
+
+        /// Block device `name` (`MAJ:MIN` `dev`), a partition of `disk` if given.
+        fn device(&self, name: &str, dev: &str, disk: Option<&str>) -> &FakeSysfs {
+            let class = self.root().join("class/block");
+            let dir = match disk {
+                Some(disk) => {
+                    let dir = class.join(disk).join(name);
+                    fs::create_dir_all(&dir).unwrap();
+                    fs::write(dir.join("partition"), "1\n").unwrap();
+                    std::os::unix::fs::symlink(format!("{disk}/{name}"), class.join(name)).unwrap();
+                    dir
+                }
+                None => class.join(name),
+            };
+            fs::create_dir_all(dir.join("holders")).unwrap();
+            fs::write(dir.join("dev"), format!("{dev}\n")).unwrap();
+            self
+        }
+
+        /// `holder` (dm-0, md0) is stacked on `name`.
+        fn holds(&self, holder: &str, name: &str) -> &FakeSysfs {
+            let holders = self.root().join("class/block").join(name).join("holders");
+            fs::create_dir_all(&holders).unwrap();
+            fs::write(holders.join(holder), "").unwrap();
+            self
+        }
+
+        fn system(&self, mounts: &[(DevNum, &str)]) -> System {
+            System {
+                sysfs: self.root().to_path_buf(),
+                mounts: mounts.iter().map(|(d, p)| (*d, p.to_string())).collect(),
+                swaps: Vec::new(),
+            }
+        }
+    }
+
+    /// A disk with two partitions; dm-0 (LVM) holds the second.
+    fn disk_with_lvm_on_a_partition() -> FakeSysfs {
+        let fake = FakeSysfs::new();
+        fake.device("sda", "8:0", None)
+            .device("sda1", "8:1", Some("sda"))
+            .device("sda2", "8:2", Some("sda"))
+            .device("dm-0", "253:0", None)
+            .holds("dm-0", "sda2");
+        fake
+    }
+
+    #[test]
+    fn holders_of_a_partition_count_as_holders_of_the_disk() {
+        let fake = disk_with_lvm_on_a_partition();
+        let found = stack_hazards(&fake.system(&[]), "sda");
+        assert!(
+            found.contains(&Hazard::Holders(vec!["dm-0".into()])),
+            "{found:?}"
+        );
+        // Not mounted: --destroy-data may override.
+        assert!(found.iter().all(Hazard::overridable), "{found:?}");
+        let found = stack_hazards(&fake.system(&[]), "sda2");
+        assert_eq!(found, vec![Hazard::Holders(vec!["dm-0".into()])]);
+    }
+
+    #[test]
+    fn a_mounted_volume_stacked_on_the_device_refuses_even_with_destroy_data() {
+        let fake = disk_with_lvm_on_a_partition();
+        let sys = fake.system(&[((253, 0), "/srv")]);
+        for name in ["sda", "sda2"] {
+            let found = stack_hazards(&sys, name);
+            assert!(
+                found.contains(&Hazard::Mounted(
+                    "/srv, through dm-0, which holds sda2".into()
+                )),
+                "{name}: {found:?}"
+            );
+            assert!(!found.iter().all(Hazard::overridable));
+        }
+        // The other partition is not under the volume.
+        assert_eq!(stack_hazards(&sys, "sda1"), vec![]);
+    }
+
+    #[test]
+    fn a_mounted_volume_several_layers_up_refuses_as_well() {
+        // RAID1 md0 over sda1 and sdb1, LVM dm-1 on md0 with an ext4 mounted; md0 is
+        // partitioned too and md0p1 is swap.
+        let fake = FakeSysfs::new();
+        fake.device("sda", "8:0", None)
+            .device("sda1", "8:1", Some("sda"))
+            .device("sdb", "8:16", None)
+            .device("sdb1", "8:17", Some("sdb"))
+            .device("md0", "9:0", None)
+            .device("md0p1", "259:0", Some("md0"))
+            .device("dm-1", "253:1", None)
+            .holds("md0", "sda1")
+            .holds("md0", "sdb1")
+            .holds("dm-1", "md0");
+        let mut sys = fake.system(&[((253, 1), "/home")]);
+        sys.swaps = vec![(Some((259, 0)), "/dev/md0p1".into())];
+        let found = stack_hazards(&sys, "sdb");
+        assert!(
+            found.contains(&Hazard::Holders(vec!["md0".into()])),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&Hazard::Mounted(
+                "/home, through dm-1, which holds md0".into()
+            )),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&Hazard::Swap("/dev/md0p1, a partition of md0".into())),
+            "{found:?}"
         );
     }
 
