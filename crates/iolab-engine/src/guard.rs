@@ -2,11 +2,13 @@
 //!
 //! Before a job writes to a block device, [`check_block_write`] looks for every sign that the
 //! device holds something: a mount (of it or of a partition on it), active swap, partitions,
-//! holders (device-mapper, MD RAID, LVM, bcache stacked on it), an on-disk signature (partition
-//! tables, filesystems, RAID, LVM, swap, LUKS), or an exclusive opener. Any of them refuses the
-//! write with the reason, unless the user named that exact device to `--destroy-data`. A
-//! mounted device (or one with mounted partitions) is refused even then: writing under a live
-//! filesystem corrupts it, and unmounting first is always possible.
+//! holders (device-mapper, MD RAID, LVM, bcache stacked on it or on a partition), loop devices
+//! that read and write its data (on it, on a partition, on the same backing file), an on-disk
+//! signature (partition tables, filesystems, RAID, LVM, swap, LUKS), or an exclusive opener.
+//! Any of them refuses the write with the reason, unless the user named that exact device to
+//! `--destroy-data`. A device whose data is mounted or swap, directly or through any device in
+//! its stack, is refused even then: writing under a live filesystem corrupts it, and
+//! unmounting first is always possible.
 //!
 //! Reads are always allowed. Regular files are guarded in [`crate::open`].
 
@@ -19,9 +21,11 @@ use std::path::{Path, PathBuf};
 /// One reason a device must not be written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Hazard {
-    /// The device, or a partition on it, is mounted at this place.
+    /// The device, a partition on it, or a device stacked on it or sharing its data (a loop
+    /// device on it or on the same file), is mounted at this place.
     Mounted(String),
-    /// The device, or a partition on it, is active swap.
+    /// The device, a partition on it, or a device stacked on it or sharing its data, is active
+    /// swap.
     Swap(String),
     /// The device has partitions (their names).
     Partitions(Vec<String>),
@@ -29,6 +33,10 @@ pub enum Hazard {
     Holders(Vec<String>),
     /// An on-disk signature was found.
     Signature(&'static str),
+    /// Other block devices read and write its data: loop devices on it (or on one of its
+    /// partitions), on the same backing file, or on the device it is a loop device on (each
+    /// with how).
+    InUse(Vec<String>),
     /// Someone holds the device open exclusively (O_EXCL gave EBUSY).
     Busy,
 }
@@ -51,6 +59,7 @@ impl fmt::Display for Hazard {
                 "it is in use by {} (device-mapper, RAID or LVM)",
                 h.join(", ")
             ),
+            Hazard::InUse(users) => write!(f, "it is in use by {}", users.join(", ")),
             Hazard::Signature(what) => write!(f, "it carries a {what} signature"),
             Hazard::Busy => write!(f, "another program holds it open exclusively"),
         }
@@ -167,6 +176,65 @@ struct System {
     /// `(device number, path)` of every active swap area; no number where the path is not a
     /// block device node.
     swaps: Vec<(Option<DevNum>, String)>,
+    /// Every bound loop device and what it reads and writes.
+    loops: Vec<LoopDevice>,
+}
+
+/// A bound loop device (`/sys/class/block/loopN/loop/backing_file`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+struct LoopDevice {
+    /// Its name, e.g. `loop3`.
+    name: String,
+    /// The backing file as sysfs shows it.
+    file: String,
+    /// What that file is.
+    backing: Backing,
+}
+
+/// What a loop device's backing file is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Backing {
+    /// A block device node: the loop device reads and writes that device.
+    Device(DevNum),
+    /// A regular file, by `(st_dev, st_ino)`.
+    File(u64, u64),
+    /// Cannot tell (deleted, or gone): known only by the path sysfs shows.
+    Unknown,
+}
+
+impl Backing {
+    /// What the backing file sysfs names as `file` is, by `stat`. The path of a file sysfs
+    /// shows as deleted may now name another file, so it is not looked at.
+    fn of(file: &str) -> Backing {
+        if file.ends_with(" (deleted)") {
+            return Backing::Unknown;
+        }
+        match fs::metadata(file) {
+            Ok(m) if m.file_type().is_block_device() => {
+                Backing::Device((major(m.rdev()), minor(m.rdev())))
+            }
+            Ok(m) => Backing::File(m.dev(), m.ino()),
+            Err(_) => Backing::Unknown,
+        }
+    }
+}
+
+/// Every loop device bound under `sysfs`, its backing file resolved with `resolve`.
+fn scan_loops(sysfs: &Path, resolve: impl Fn(&str) -> Backing) -> Vec<LoopDevice> {
+    let class = sysfs.join("class/block");
+    list_dir(&class)
+        .into_iter()
+        .filter_map(|name| {
+            let file = fs::read_to_string(class.join(&name).join("loop/backing_file")).ok()?;
+            let file = file.trim_end_matches('\n').to_string();
+            let backing = resolve(&file);
+            Some(LoopDevice {
+                name,
+                file,
+                backing,
+            })
+        })
+        .collect()
 }
 
 impl System {
@@ -181,10 +249,12 @@ impl System {
             .filter_map(|l| l.split_whitespace().next())
             .map(|path| (node_devnum(Path::new(path)), path.to_string()))
             .collect();
+        let loops = scan_loops(&sysfs, Backing::of);
         Ok(System {
             sysfs,
             mounts,
             swaps,
+            loops,
         })
     }
 
@@ -212,12 +282,64 @@ impl System {
     }
 
     /// The devices built directly on block device `name`, each with how it is built on it
-    /// (`"which holds sda1"`).
-    fn users(&self, name: &str) -> Vec<(String, String)> {
-        self.holders(name)
+    /// (`"which holds sda1"`) and whether it is a loop device.
+    fn users(&self, name: &str) -> Vec<(String, String, bool)> {
+        let mut users: Vec<(String, String, bool)> = self
+            .holders(name)
             .into_iter()
-            .map(|h| (h, format!("which holds {name}")))
+            .map(|h| (h, format!("which holds {name}"), false))
+            .collect();
+        // Loop devices register no holder on their backing device.
+        if let Some(devnum) = self.devnum(name) {
+            users.extend(
+                self.loops
+                    .iter()
+                    .filter(|l| l.backing == Backing::Device(devnum) && l.name != name)
+                    .map(|l| (l.name.clone(), format!("a loop device on {name}"), true)),
+            );
+        }
+        users
+    }
+
+    /// The other loop devices on the backing file of loop device `name` (the same file, or
+    /// for a file sysfs shows as deleted, the same path): they read and write its data.
+    fn loops_on_the_same_file(&self, name: &str) -> Vec<(String, String, bool)> {
+        let Some(me) = self.loops.iter().find(|l| l.name == name) else {
+            return Vec::new();
+        };
+        let same = |l: &LoopDevice| match (&me.backing, &l.backing) {
+            (Backing::File(..), Backing::File(..)) => me.backing == l.backing,
+            (Backing::Unknown, _) | (_, Backing::Unknown) => me.file == l.file,
+            _ => false,
+        };
+        self.loops
+            .iter()
+            .filter(|l| l.name != name && same(l))
+            .map(|l| {
+                let how = format!("a loop device on the same file {}", me.file);
+                (l.name.clone(), how, true)
+            })
             .collect()
+    }
+
+    /// What block device `name` is part of, with how: its disk if it is a partition, its
+    /// backing device if it is a loop device on one (then all of that device, partitions
+    /// included, is `name`'s data: `true`).
+    fn lower(&self, name: &str) -> Option<(String, String, bool)> {
+        let dir = self.block(name);
+        if dir.join("partition").exists() {
+            let real = fs::canonicalize(&dir).ok()?;
+            let disk = real.parent()?.file_name()?.to_string_lossy().into_owned();
+            return Some((disk, format!("which {name} is a partition of"), false));
+        }
+        let me = self.loops.iter().find(|l| l.name == name)?;
+        let Backing::Device(devnum) = me.backing else {
+            return None;
+        };
+        let disk = list_dir(&self.sysfs.join("class/block"))
+            .into_iter()
+            .find(|n| self.devnum(n) == Some(devnum))?;
+        Some((disk, format!("which loop device {name} is on"), true))
     }
 
     /// Where block device `name` is mounted.
@@ -275,25 +397,63 @@ fn stack_hazards(sys: &System, name: &str) -> Vec<Hazard> {
     if !holders.is_empty() {
         found.push(Hazard::Holders(holders));
     }
-    // A device stacked on it, however deep (LVM on RAID on a partition), that is mounted or
-    // swap: writing would corrupt it live, as for a mount of the device itself.
+    // Every other device that reads or writes the same data: what is stacked on the device or
+    // its partitions, however deep (LVM on RAID on a partition; a loop device on it), the
+    // other loop devices on its backing file, and, down the stack, the disk a partition is on
+    // and the device a loop device is on, with everything on those. Mounted or swap, writing
+    // would corrupt them live, as for a mount of the device itself; a loop device idle on its
+    // data is still in use.
     let mut seen: Vec<String> = family.clone();
-    let mut queue: Vec<(String, String)> = family.iter().flat_map(|m| sys.users(m)).collect();
-    while let Some((user, how)) = queue.pop() {
+    // (device, how it relates, whether to name it when idle)
+    let mut queue: Vec<(String, String, bool)> = family.iter().flat_map(|m| sys.users(m)).collect();
+    queue.extend(sys.loops_on_the_same_file(name));
+    let mut below = name.to_string();
+    while let Some((lower, how, whole)) = sys.lower(&below) {
+        if seen.contains(&lower) || seen.len() > MAX_STACK {
+            break;
+        }
+        seen.push(lower.clone());
+        for point in sys.mount_points(&lower) {
+            found.push(Hazard::Mounted(format!("{point}, through {lower}, {how}")));
+        }
+        for path in sys.swap_paths(&lower) {
+            found.push(Hazard::Swap(format!("{path}, {how}")));
+        }
+        if whole {
+            for part in sys.partitions(&lower) {
+                queue.push((part.clone(), format!("a partition of {lower}"), false));
+            }
+        }
+        queue.extend(sys.users(&lower).into_iter().map(|(u, h, _)| (u, h, true)));
+        queue.extend(sys.loops_on_the_same_file(&lower));
+        below = lower;
+    }
+    let mut in_use = Vec::new();
+    while let Some((user, how, name_it)) = queue.pop() {
         if seen.contains(&user) || seen.len() > MAX_STACK {
             continue;
         }
         seen.push(user.clone());
+        let mut live = false;
         for point in sys.mount_points(&user) {
             found.push(Hazard::Mounted(format!("{point}, through {user}, {how}")));
+            live = true;
         }
         for path in sys.swap_paths(&user) {
             found.push(Hazard::Swap(format!("{path}, {how}")));
+            live = true;
+        }
+        if name_it && !live {
+            in_use.push(format!("{user} ({how})"));
         }
         for part in sys.partitions(&user) {
-            queue.push((part.clone(), format!("a partition of {user}")));
+            queue.push((part.clone(), format!("a partition of {user}"), false));
         }
-        queue.extend(sys.users(&user));
+        queue.extend(sys.users(&user).into_iter().map(|(u, h, _)| (u, h, false)));
+    }
+    if !in_use.is_empty() {
+        in_use.sort();
+        found.push(Hazard::InUse(in_use));
     }
     found
 }
@@ -703,6 +863,16 @@ mod tests {
             self
         }
 
+        /// Loop device `name` is bound to `file` (`/dev/NAME` for a device, `/img/INODE` for an
+        /// image file; see [`FakeSysfs::system`]).
+        fn loop_on(&self, name: &str, dev: &str, file: &str) -> &FakeSysfs {
+            self.device(name, dev, None);
+            let dir = self.root().join("class/block").join(name).join("loop");
+            fs::create_dir_all(&dir).unwrap();
+            fs::write(dir.join("backing_file"), format!("{file}\n")).unwrap();
+            self
+        }
+
         /// `holder` (dm-0, md0) is stacked on `name`.
         fn holds(&self, holder: &str, name: &str) -> &FakeSysfs {
             let holders = self.root().join("class/block").join(name).join("holders");
@@ -716,6 +886,22 @@ mod tests {
                 sysfs: self.root().to_path_buf(),
                 mounts: mounts.iter().map(|(d, p)| (*d, p.to_string())).collect(),
                 swaps: Vec::new(),
+                loops: scan_loops(self.root(), |file| {
+                    // Fake backing files: `/dev/NAME` is NAME's device, `/img/N` file inode N.
+                    if let Some(dev) = file.strip_prefix("/dev/") {
+                        let dev = fs::read_to_string(
+                            self.root().join("class/block").join(dev).join("dev"),
+                        );
+                        dev.ok()
+                            .and_then(|d| parse_devnum(&d))
+                            .map_or(Backing::Unknown, Backing::Device)
+                    } else if let Some(ino) = file.strip_prefix("/img/") {
+                        ino.parse()
+                            .map_or(Backing::Unknown, |ino| Backing::File(1, ino))
+                    } else {
+                        Backing::Unknown
+                    }
+                }),
             }
         }
     }
@@ -793,6 +979,104 @@ mod tests {
         );
         assert!(
             found.contains(&Hazard::Swap("/dev/md0p1, a partition of md0".into())),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn a_loop_device_on_the_device_or_its_partition_is_in_use_and_mounted_if_it_is() {
+        let fake = FakeSysfs::new();
+        fake.loop_on("loop0", "7:0", "/img/10")
+            .device("loop0p1", "259:0", Some("loop0"))
+            .loop_on("loop1", "7:1", "/dev/loop0")
+            .loop_on("loop2", "7:2", "/dev/loop0p1")
+            .loop_on("loop3", "7:3", "/img/11");
+        let found = stack_hazards(&fake.system(&[]), "loop0");
+        assert!(
+            found.contains(&Hazard::InUse(vec![
+                "loop1 (a loop device on loop0)".into(),
+                "loop2 (a loop device on loop0p1)".into(),
+            ])),
+            "{found:?}"
+        );
+        assert!(found.iter().all(Hazard::overridable), "{found:?}");
+        // Mounted (loop1 with an offset, say): refused even with --destroy-data.
+        let found = stack_hazards(&fake.system(&[((7, 1), "/mnt/b")]), "loop0");
+        assert!(
+            found.contains(&Hazard::Mounted(
+                "/mnt/b, through loop1, a loop device on loop0".into()
+            )),
+            "{found:?}"
+        );
+        assert!(!found.iter().all(Hazard::overridable));
+        // Nothing on loop3.
+        assert_eq!(
+            stack_hazards(&fake.system(&[((7, 1), "/mnt/b")]), "loop3"),
+            vec![]
+        );
+    }
+
+    #[test]
+    fn loop_devices_on_the_same_file_share_their_data() {
+        let fake = FakeSysfs::new();
+        fake.loop_on("loop4", "7:4", "/img/20")
+            .loop_on("loop5", "7:5", "/img/20")
+            .loop_on("loop6", "7:6", "/gone.img (deleted)")
+            .loop_on("loop7", "7:7", "/gone.img (deleted)");
+        let found = stack_hazards(&fake.system(&[((7, 4), "/data")]), "loop5");
+        assert_eq!(
+            found,
+            vec![Hazard::Mounted(
+                "/data, through loop4, a loop device on the same file /img/20".into()
+            )]
+        );
+        // A deleted backing file cannot be looked at: the same path counts as the same file.
+        let found = stack_hazards(&fake.system(&[]), "loop6");
+        assert_eq!(
+            found,
+            vec![Hazard::InUse(vec![
+                "loop7 (a loop device on the same file /gone.img (deleted))".into()
+            ])]
+        );
+    }
+
+    #[test]
+    fn a_loop_device_on_a_mounted_device_writes_under_that_mount() {
+        // loop9 is a loop device on loop8, which is mounted; loop8p1 is a partition of it
+        // (swap) and loop10 another loop device on loop8.
+        let fake = FakeSysfs::new();
+        fake.loop_on("loop8", "7:8", "/img/30")
+            .device("loop8p1", "259:8", Some("loop8"))
+            .loop_on("loop9", "7:9", "/dev/loop8")
+            .loop_on("loop10", "7:10", "/dev/loop8");
+        let mut sys = fake.system(&[((7, 8), "/mnt/a")]);
+        sys.swaps = vec![(Some((259, 8)), "/dev/loop8p1".into())];
+        let found = stack_hazards(&sys, "loop9");
+        assert!(
+            found.contains(&Hazard::Mounted(
+                "/mnt/a, through loop8, which loop device loop9 is on".into()
+            )),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&Hazard::Swap("/dev/loop8p1, a partition of loop8".into())),
+            "{found:?}"
+        );
+        assert!(
+            found.contains(&Hazard::InUse(vec![
+                "loop10 (a loop device on loop8)".into()
+            ])),
+            "{found:?}"
+        );
+        // A partition's disk: only the disk itself and what is on it, not its other
+        // partitions.
+        let sys = fake.system(&[]);
+        let found = stack_hazards(&sys, "loop8p1");
+        assert!(
+            found.contains(&Hazard::InUse(vec![
+                "loop10 (a loop device on loop8)".into(),
+                "loop9 (a loop device on loop8)".into(),
+            ])),
             "{found:?}"
         );
     }

@@ -128,6 +128,47 @@ impl PartitionedLoop {
     }
 }
 
+/// A loop device on something that is not a fresh image (another device, an existing file),
+/// attached with `losetup -f --show ARGS…`; detached on drop.
+struct Attached {
+    path: PathBuf,
+}
+
+impl Attached {
+    fn new(args: &[&str]) -> Attached {
+        let mut all = vec!["-f", "--show"];
+        all.extend(args);
+        let dev = run("losetup", &all).unwrap();
+        assert!(dev.starts_with("/dev/loop"), "losetup printed {dev:?}");
+        Attached {
+            path: PathBuf::from(dev),
+        }
+    }
+}
+
+impl Drop for Attached {
+    fn drop(&mut self) {
+        if let Err(e) = run("losetup", &["-d", self.path.to_str().unwrap()]) {
+            eprintln!("cleanup: {e}");
+        }
+    }
+}
+
+/// An ext4 without lazy initialisation (no background writes to change checksums).
+fn mkfs_ext4(dev: &Path) {
+    run(
+        "mkfs.ext4",
+        &[
+            "-q",
+            "-F",
+            "-E",
+            "lazy_itable_init=0,lazy_journal_init=0",
+            dev.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+}
+
 impl Drop for PartitionedLoop {
     fn drop(&mut self) {
         if let Err(e) = run("losetup", &["-d", self.path.to_str().unwrap()]) {
@@ -186,5 +227,63 @@ fn every_member_of_a_mounted_multi_device_btrfs_is_refused() {
     let mount = Mount::existing(&a.path, "btrfs", &["ro"]).unwrap();
     // Mounted from `a`: mountinfo names only `a`; `b` is just as live.
     refused_unchanged(&b.path, Some(&b.path), "mounted");
+    drop(mount);
+}
+
+#[test]
+fn a_device_under_a_loop_device_is_in_use_and_refused_even_with_destroy_data_while_it_is_mounted() {
+    if let Some(why) = skip_reason(&[], Some("ext4")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    // Loop devices register no holder on their backing device, and with an offset the
+    // filesystem's signature is not at the start of the device underneath.
+    let under = LoopDevice::new(64 << 20).unwrap();
+    let on = Attached::new(&["-o", "1048576", under.path.to_str().unwrap()]);
+    mkfs_ext4(&on.path);
+    let mount = Mount::existing(&on.path, "ext4", &["ro"]).unwrap();
+    refused_unchanged(&under.path, None, "mounted");
+    let err = refused_unchanged(&under.path, Some(&under.path), "mounted");
+    assert!(
+        err.contains(on.path.file_name().unwrap().to_str().unwrap()),
+        "{err}"
+    );
+    drop(mount);
+    // Not mounted: in use, which --destroy-data naming the device overrides.
+    refused_unchanged(&under.path, None, "in use by");
+    let out = small_write(&under.path, Some(&under.path));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
+
+#[test]
+fn a_loop_device_on_the_same_file_as_a_mounted_one_is_refused_even_with_destroy_data() {
+    if let Some(why) = skip_reason(&[], Some("ext4")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let first = LoopDevice::new(64 << 20).unwrap();
+    mkfs_ext4(&first.path);
+    let mount = Mount::existing(&first.path, "ext4", &["ro"]).unwrap();
+    let second = Attached::new(&[first.backing_file().to_str().unwrap()]);
+    refused_unchanged(&second.path, Some(&second.path), "mounted");
+    drop(mount);
+    let err = refused_unchanged(&second.path, None, "in use by");
+    assert!(err.contains("same file"), "{err}");
+}
+
+#[test]
+fn a_loop_device_on_a_mounted_device_is_refused_even_with_destroy_data() {
+    if let Some(why) = skip_reason(&[], Some("ext4")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let under = LoopDevice::new(64 << 20).unwrap();
+    mkfs_ext4(&under.path);
+    let mount = Mount::existing(&under.path, "ext4", &["ro"]).unwrap();
+    let on = Attached::new(&[under.path.to_str().unwrap()]);
+    refused_unchanged(&on.path, Some(&on.path), "mounted");
     drop(mount);
 }
