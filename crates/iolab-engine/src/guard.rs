@@ -664,51 +664,103 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ),
 ];
 
-/// The first signature found on `dev`, reading its first 160 KiB and its last 128 KiB.
+/// What the signature check reads of a device: its size and some byte ranges of it (a whole
+/// image in tests).
+#[derive(Clone, Debug, Default)]
+pub struct Probe {
+    size: u64,
+    /// `(offset, bytes)`, in any order.
+    pieces: Vec<(u64, Vec<u8>)>,
+}
+
+impl Probe {
+    /// The bytes the check looks at on a device of `size` bytes, as `(offset, length)`: the
+    /// first 160 KiB and the last 128 KiB.
+    fn ranges(size: u64) -> Vec<(u64, u64)> {
+        let mut ranges = vec![(0, HEAD_BYTES.min(size))];
+        if size > HEAD_BYTES {
+            let tail = TAIL_BYTES.min(size - HEAD_BYTES);
+            ranges.push((size - tail, tail));
+        }
+        ranges
+    }
+
+    /// Reads what the check looks at from an open device (or image file).
+    pub fn read(f: &mut File) -> io::Result<Probe> {
+        let size = f.seek(SeekFrom::End(0))?;
+        let mut pieces = Vec::new();
+        for (at, len) in Probe::ranges(size) {
+            f.seek(SeekFrom::Start(at))?;
+            let mut bytes = vec![0u8; len as usize];
+            f.read_exact(&mut bytes)?;
+            pieces.push((at, bytes));
+        }
+        Ok(Probe { size, pieces })
+    }
+
+    /// A whole device image held in memory.
+    pub fn whole(image: &[u8]) -> Probe {
+        Probe {
+            size: image.len() as u64,
+            pieces: vec![(0, image.to_vec())],
+        }
+    }
+
+    /// `len` bytes at `at`, if the probe read them.
+    fn get(&self, at: u64, len: usize) -> Option<&[u8]> {
+        self.pieces.iter().find_map(|(start, bytes)| {
+            let i = usize::try_from(at.checked_sub(*start)?).ok()?;
+            bytes.get(i..i.checked_add(len)?)
+        })
+    }
+
+    /// Whether `magic` is at `at`.
+    fn has(&self, at: u64, magic: &[u8]) -> bool {
+        self.get(at, magic.len()) == Some(magic)
+    }
+}
+
+/// How much of the start of a device the signature check reads.
+const HEAD_BYTES: u64 = 160 * 1024;
+/// How much of the end of a device the signature check reads.
+const TAIL_BYTES: u64 = 128 * 1024;
+
+/// The first signature found on `dev` (see [`signature_in`]).
 pub fn read_signature(dev: &Path) -> io::Result<Option<&'static str>> {
-    let mut f = File::open(dev)?;
-    let size = f.seek(SeekFrom::End(0))?;
-    f.seek(SeekFrom::Start(0))?;
-    let mut head = vec![0u8; (160 * 1024).min(size as usize)];
-    f.read_exact(&mut head)?;
-    if let Some(sig) = signature_in_head(&head) {
-        return Ok(Some(sig));
+    Ok(signature_in(&Probe::read(&mut File::open(dev)?)?))
+}
+
+/// The first signature in a whole device image, if any (pure; see [`signature_in`]).
+pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
+    signature_in(&Probe::whole(image))
+}
+
+/// The first signature in what was read of a device, if any: [`SIGNATURES`] at their offsets
+/// from the start, an MBR, and MD RAID superblocks near the end.
+pub fn signature_in(probe: &Probe) -> Option<&'static str> {
+    for &(what, at, magic) in SIGNATURES {
+        if probe.has(at, magic) {
+            return Some(what);
+        }
+    }
+    // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
+    // sectors carry 0x55AA too, and are data just the same).
+    if probe.has(510, &[0x55, 0xAA]) {
+        return Some("MBR partition table or boot sector");
     }
     // MD RAID 0.90 and 1.0 keep their superblock at the end of the device.
+    let size = probe.size;
     if size >= 128 * 1024 {
-        let tail_at = size - 128 * 1024;
-        f.seek(SeekFrom::Start(tail_at))?;
-        let mut tail = vec![0u8; 128 * 1024];
-        f.read_exact(&mut tail)?;
         let v090 = (size & !(64 * 1024 - 1)) - 64 * 1024;
         let v10 = (size - 8 * 1024) & !(4 * 1024 - 1);
         for (what, at) in [
             ("MD RAID (v0.90) member", v090),
             ("MD RAID (v1.0) member", v10),
         ] {
-            if at >= tail_at {
-                let i = (at - tail_at) as usize;
-                if tail.get(i..i + 4) == Some(&MD_MAGIC[..]) {
-                    return Ok(Some(what));
-                }
+            if probe.has(at, &MD_MAGIC) {
+                return Some(what);
             }
         }
-    }
-    Ok(None)
-}
-
-/// The signature in the first bytes of a device, if any (pure; see [`SIGNATURES`]).
-pub fn signature_in_head(head: &[u8]) -> Option<&'static str> {
-    for &(what, at, magic) in SIGNATURES {
-        let at = at as usize;
-        if head.get(at..at + magic.len()) == Some(magic) {
-            return Some(what);
-        }
-    }
-    // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
-    // sectors carry 0x55AA too, and are data just the same).
-    if head.get(510..512) == Some(&[0x55, 0xAA]) {
-        return Some("MBR partition table or boot sector");
     }
     None
 }
@@ -719,7 +771,7 @@ mod tests {
 
     #[test]
     fn blank_head_has_no_signature() {
-        assert_eq!(signature_in_head(&vec![0u8; 160 * 1024]), None);
+        assert_eq!(signature_in_image(&vec![0u8; 160 * 1024]), None);
     }
 
     #[test]
@@ -727,17 +779,17 @@ mod tests {
         let mut head = vec![0u8; 160 * 1024];
         head[1080] = 0x53;
         head[1081] = 0xEF;
-        assert_eq!(signature_in_head(&head), Some("ext2/3/4 filesystem"));
+        assert_eq!(signature_in_image(&head), Some("ext2/3/4 filesystem"));
         let mut head = vec![0u8; 160 * 1024];
         head[512..520].copy_from_slice(b"EFI PART");
-        assert_eq!(signature_in_head(&head), Some("GPT partition table"));
+        assert_eq!(signature_in_image(&head), Some("GPT partition table"));
         let mut head = vec![0u8; 160 * 1024];
         head[510] = 0x55;
         head[511] = 0xAA;
-        assert!(signature_in_head(&head).unwrap().contains("MBR"));
+        assert!(signature_in_image(&head).unwrap().contains("MBR"));
         let mut head = vec![0u8; 8192];
         head[4086..4096].copy_from_slice(b"SWAPSPACE2");
-        assert_eq!(signature_in_head(&head), Some("swap"));
+        assert_eq!(signature_in_image(&head), Some("swap"));
     }
 
     #[test]
