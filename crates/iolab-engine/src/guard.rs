@@ -631,8 +631,10 @@ fn mounts(sysfs: &Path) -> io::Result<Vec<(DevNum, String)>> {
 /// The MD RAID superblock magic, 0xa92b4efc little-endian.
 const MD_MAGIC: [u8; 4] = [0xfc, 0x4e, 0x2b, 0xa9];
 
-/// On-disk signatures: (what, byte offset from the start, magic bytes). Offsets from blkid and
-/// the formats' own headers. Enough to recognise anything a user would miss.
+/// On-disk signatures: (what, byte offset from the start, magic bytes). Offsets from libblkid's
+/// probes and the formats' own headers. Enough to recognise anything a user would miss; those
+/// at more than one offset (swap, LVM, UDF, LUKS2's second header, NILFS2, the GPT backup, MD
+/// RAID at the end) are in [`signature_in`].
 const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("GPT partition table", 512, b"EFI PART"),
     ("GPT partition table (4K sectors)", 4096, b"EFI PART"),
@@ -643,13 +645,22 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("NTFS filesystem", 3, b"NTFS    "),
     ("exFAT filesystem", 3, b"EXFAT   "),
     ("ISO 9660 filesystem", 32769, b"CD001"),
-    ("swap", 4086, b"SWAPSPACE2"),
-    ("swap", 4086, b"SWAP-SPACE"),
-    ("swap (64K pages)", 65526, b"SWAPSPACE2"),
-    ("LVM physical volume", 512 + 0x18, b"LVM2 001"),
-    ("LVM physical volume", 512, b"LABELONE"),
+    ("squashfs filesystem", 0, b"hsqs"),
+    ("squashfs filesystem (big-endian)", 0, b"sqsh"),
+    ("EROFS filesystem", 1024, &[0xe2, 0xe1, 0xf5, 0xe0]),
+    ("JFS filesystem", 32 * 1024, b"JFS1"),
+    ("ReiserFS filesystem", 64 * 1024 + 0x34, b"ReIsEr2Fs"),
+    ("ReiserFS filesystem", 64 * 1024 + 0x34, b"ReIsEr3Fs"),
+    ("ReiserFS filesystem", 64 * 1024 + 0x34, b"ReIsErFs"),
+    ("ReiserFS filesystem", 8 * 1024 + 0x34, b"ReIsErFs"),
+    ("ReiserFS filesystem", 8 * 1024 + 20, b"ReIsErFs"),
+    ("Reiser4 filesystem", 64 * 1024, b"ReIsEr4"),
+    (
+        "TuxOnIce hibernation image",
+        0,
+        &[0xed, 0xc3, 0x02, 0xe9, 0x98, 0x56, 0xe5, 0x0c],
+    ),
     ("LUKS encrypted volume", 0, b"LUKS\xba\xbe"),
-    ("LUKS2 encrypted volume", 0, b"SKUL\xba\xbe"),
     ("MD RAID (v1.1) member", 0, &MD_MAGIC),
     ("MD RAID (v1.2) member", 4096, &MD_MAGIC),
     (
@@ -664,6 +675,27 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ),
 ];
 
+/// The magics at the end of the first page of a swap area (at page size - 10): swap, and a
+/// hibernation image written into swap.
+const SWAP_MAGICS: &[(&str, &[u8])] = &[
+    ("swap", b"SWAPSPACE2"),
+    ("swap", b"SWAP-SPACE"),
+    ("hibernation image (in swap)", b"S1SUSPEND"),
+    ("hibernation image (in swap)", b"S2SUSPEND"),
+    ("hibernation image (in swap)", b"ULSUSPEND"),
+    ("hibernation image (in swap)", b"LINHIB0001"),
+];
+
+/// Where LUKS2 keeps its second header (cryptsetup's and libblkid's list): found when the
+/// first one is damaged or wiped.
+const LUKS2_SECOND_HEADER: [u64; 9] = [
+    0x4000, 0x8000, 0x10000, 0x20000, 0x40000, 0x80000, 0x10_0000, 0x20_0000, 0x40_0000,
+];
+
+/// The ISO 13346 (UDF) volume structure descriptors that can open or fill the volume
+/// recognition sequence, from 32 KiB on.
+const UDF_DESCRIPTORS: [&[u8]; 6] = [b"BEA01", b"NSR02", b"NSR03", b"BOOT2", b"CDW02", b"TEA01"];
+
 /// What the signature check reads of a device: its size and some byte ranges of it (a whole
 /// image in tests).
 #[derive(Clone, Debug, Default)]
@@ -675,12 +707,20 @@ pub struct Probe {
 
 impl Probe {
     /// The bytes the check looks at on a device of `size` bytes, as `(offset, length)`: the
-    /// first 160 KiB and the last 128 KiB.
+    /// first 160 KiB, the last 128 KiB, and a sector at each place LUKS2 may keep its second
+    /// header beyond those.
     fn ranges(size: u64) -> Vec<(u64, u64)> {
         let mut ranges = vec![(0, HEAD_BYTES.min(size))];
+        let mut tail_at = size;
         if size > HEAD_BYTES {
             let tail = TAIL_BYTES.min(size - HEAD_BYTES);
-            ranges.push((size - tail, tail));
+            tail_at = size - tail;
+            ranges.push((tail_at, tail));
+        }
+        for at in LUKS2_SECOND_HEADER {
+            if at >= HEAD_BYTES && at < tail_at && at + 512 <= size {
+                ranges.push((at, 512));
+            }
         }
         ranges
     }
@@ -736,11 +776,52 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
 }
 
 /// The first signature in what was read of a device, if any: [`SIGNATURES`] at their offsets
-/// from the start, an MBR, and MD RAID superblocks near the end.
+/// from the start, swap and hibernation images for every page size, an LVM label in any of
+/// the first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), the
+/// second LUKS2 header, an MBR, the backup GPT header in the last sector, and MD RAID
+/// superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     for &(what, at, magic) in SIGNATURES {
         if probe.has(at, magic) {
             return Some(what);
+        }
+    }
+    // Swap's first page is one memory page: 4 KiB on x86, up to 64 KiB on arm64 and ppc64.
+    for page in [4096, 8192, 16384, 32768, 65536] {
+        for &(what, magic) in SWAP_MAGICS {
+            if probe.has(page - 10, magic) {
+                return Some(what);
+            }
+        }
+    }
+    // LVM2 writes its label into one of the first four sectors (pvcreate --labelsector).
+    for sector in 0..4 {
+        if probe.has(sector * 512, b"LABELONE") || probe.has(sector * 512 + 0x18, b"LVM2 001") {
+            return Some("LVM physical volume");
+        }
+    }
+    // UDF: descriptors of 2 KiB (or one 4 KiB sector) from 32 KiB on, the ID after a type byte.
+    for k in 0..64 {
+        let at = 32 * 1024 + k * 2048 + 1;
+        if UDF_DESCRIPTORS.iter().any(|id| probe.has(at, id)) {
+            return Some("UDF filesystem");
+        }
+    }
+    // NILFS2: magic 0x3434 after a small revision number, at 1 KiB and in the 8th sector from
+    // the end.
+    let nilfs = |at: u64| {
+        probe.has(at + 6, &[0x34, 0x34])
+            && probe.get(at, 4).is_some_and(|rev| {
+                (1..16).contains(&u32::from_le_bytes([rev[0], rev[1], rev[2], rev[3]]))
+            })
+    };
+    let size = probe.size;
+    if nilfs(1024) || (size >= 8 * 512 && nilfs((size / 512 - 8) * 512)) {
+        return Some("NILFS2 filesystem");
+    }
+    for at in LUKS2_SECOND_HEADER {
+        if probe.has(at, b"SKUL\xba\xbe") {
+            return Some("LUKS2 encrypted volume (second header)");
         }
     }
     // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
@@ -748,8 +829,14 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     if probe.has(510, &[0x55, 0xAA]) {
         return Some("MBR partition table or boot sector");
     }
+    // A GPT whose primary header is gone still has its backup in the last sector (512 bytes or
+    // 4 KiB).
+    for sector in [512, 4096] {
+        if size >= 2 * sector && probe.has(size - sector, b"EFI PART") {
+            return Some("GPT partition table (backup header)");
+        }
+    }
     // MD RAID 0.90 and 1.0 keep their superblock at the end of the device.
-    let size = probe.size;
     if size >= 128 * 1024 {
         let v090 = (size & !(64 * 1024 - 1)) - 64 * 1024;
         let v10 = (size - 8 * 1024) & !(4 * 1024 - 1);
@@ -790,6 +877,157 @@ mod tests {
         let mut head = vec![0u8; 8192];
         head[4086..4096].copy_from_slice(b"SWAPSPACE2");
         assert_eq!(signature_in_image(&head), Some("swap"));
+    }
+
+    /// An image of `size` zero bytes with `magic` written at `at`.
+    fn image_with(size: usize, at: u64, magic: &[u8]) -> Vec<u8> {
+        let mut image = vec![0u8; size];
+        let at = at as usize;
+        image[at..at + magic.len()].copy_from_slice(magic);
+        image
+    }
+
+    #[test]
+    fn filesystems_found_at_their_superblocks() {
+        let cases: &[(&str, u64, &[u8])] = &[
+            ("squashfs filesystem", 0, b"hsqs"),
+            ("squashfs filesystem (big-endian)", 0, b"sqsh"),
+            ("EROFS filesystem", 1024, &[0xe2, 0xe1, 0xf5, 0xe0]),
+            ("JFS filesystem", 32768, b"JFS1"),
+            ("ReiserFS filesystem", 65536 + 0x34, b"ReIsEr2Fs"),
+            ("ReiserFS filesystem", 65536 + 0x34, b"ReIsEr3Fs"),
+            ("ReiserFS filesystem", 65536 + 0x34, b"ReIsErFs"),
+            ("ReiserFS filesystem", 8192 + 0x34, b"ReIsErFs"),
+            ("ReiserFS filesystem", 8192 + 20, b"ReIsErFs"),
+            ("Reiser4 filesystem", 65536, b"ReIsEr4"),
+            ("UDF filesystem", 32769, b"BEA01"),
+            // mkudffs --bootarea=erase: BEA01, NSR03, TEA01 at 32, 34, 36 KiB; any one does.
+            ("UDF filesystem", 32768 + 2048 + 1, b"NSR03"),
+            ("UDF filesystem", 32768 + 4096 + 1, b"NSR02"),
+            ("UDF filesystem", 32768 + 63 * 2048 + 1, b"TEA01"),
+        ];
+        for &(what, at, magic) in cases {
+            let image = image_with(1 << 20, at, magic);
+            assert_eq!(signature_in_image(&image), Some(what), "{what} at {at}");
+        }
+    }
+
+    #[test]
+    fn nilfs2_is_found_by_either_superblock_after_a_revision_number() {
+        let size = 1 << 20;
+        for sb in [1024, (size as u64 / 512 - 8) * 512] {
+            let mut image = image_with(size, sb, &2u32.to_le_bytes());
+            image[sb as usize + 6..sb as usize + 8].copy_from_slice(&[0x34, 0x34]);
+            assert_eq!(
+                signature_in_image(&image),
+                Some("NILFS2 filesystem"),
+                "{sb}"
+            );
+        }
+        // Two bytes "44" alone, with no revision before them, are data.
+        assert_eq!(signature_in_image(&image_with(size, 1030, b"44")), None);
+    }
+
+    #[test]
+    fn swap_and_hibernation_images_found_for_every_page_size() {
+        for page in [4096u64, 8192, 16384, 32768, 65536] {
+            for &(what, magic) in SWAP_MAGICS {
+                let image = image_with(1 << 20, page - 10, magic);
+                assert_eq!(signature_in_image(&image), Some(what), "{page}");
+            }
+        }
+        let image = image_with(1 << 20, 4086, b"S1SUSPEND");
+        assert_eq!(
+            signature_in_image(&image),
+            Some("hibernation image (in swap)")
+        );
+        let tuxonice = [0xed, 0xc3, 0x02, 0xe9, 0x98, 0x56, 0xe5, 0x0c];
+        let image = image_with(1 << 20, 0, &tuxonice);
+        assert_eq!(
+            signature_in_image(&image),
+            Some("TuxOnIce hibernation image")
+        );
+    }
+
+    #[test]
+    fn an_lvm_label_is_found_in_any_of_the_first_four_sectors() {
+        for sector in 0..4u64 {
+            let image = image_with(1 << 20, sector * 512, b"LABELONE");
+            assert_eq!(
+                signature_in_image(&image),
+                Some("LVM physical volume"),
+                "{sector}"
+            );
+            let image = image_with(1 << 20, sector * 512 + 0x18, b"LVM2 001");
+            assert_eq!(
+                signature_in_image(&image),
+                Some("LVM physical volume"),
+                "{sector}"
+            );
+        }
+        assert_eq!(
+            signature_in_image(&image_with(1 << 20, 4 * 512, b"LABELONE")),
+            None
+        );
+    }
+
+    #[test]
+    fn a_luks2_second_header_is_found_where_the_first_is_wiped() {
+        let size = (4 << 20) + 8192;
+        for at in LUKS2_SECOND_HEADER {
+            let image = image_with(size, at, b"SKUL\xba\xbe");
+            assert_eq!(
+                signature_in_image(&image),
+                Some("LUKS2 encrypted volume (second header)"),
+                "{at:#x}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_gpt_backup_header_in_the_last_sector_is_found() {
+        let size = 1 << 20;
+        for sector in [512, 4096] {
+            let image = image_with(size, (size - sector) as u64, b"EFI PART");
+            assert_eq!(
+                signature_in_image(&image),
+                Some("GPT partition table (backup header)"),
+                "{sector}"
+            );
+        }
+    }
+
+    #[test]
+    fn reading_a_device_reads_every_place_a_signature_can_be() {
+        // Sparse 64 MiB image files: a LUKS2 second header at 4 MiB (beyond the first
+        // 160 KiB), a GPT backup and a NILFS2 backup superblock at the end.
+        let dir = tempfile::tempdir().unwrap();
+        let size = 64u64 << 20;
+        let write = |name: &str, at: u64, bytes: &[u8]| {
+            use std::os::unix::fs::FileExt;
+            let path = dir.path().join(name);
+            let f = File::create(&path).unwrap();
+            f.set_len(size).unwrap();
+            f.write_all_at(bytes, at).unwrap();
+            path
+        };
+        let luks = write("luks", 0x40_0000, b"SKUL\xba\xbe");
+        assert_eq!(
+            read_signature(&luks).unwrap(),
+            Some("LUKS2 encrypted volume (second header)")
+        );
+        let gpt = write("gpt", size - 512, b"EFI PART");
+        assert_eq!(
+            read_signature(&gpt).unwrap(),
+            Some("GPT partition table (backup header)")
+        );
+        let mut sb = [0u8; 8];
+        sb[0] = 2;
+        sb[6..8].copy_from_slice(&[0x34, 0x34]);
+        let nilfs = write("nilfs", size - 4096, &sb);
+        assert_eq!(read_signature(&nilfs).unwrap(), Some("NILFS2 filesystem"));
+        let blank = write("blank", 0, &[0]);
+        assert_eq!(read_signature(&blank).unwrap(), None);
     }
 
     #[test]

@@ -287,3 +287,87 @@ fn a_loop_device_on_a_mounted_device_is_refused_even_with_destroy_data() {
     refused_unchanged(&on.path, Some(&on.path), "mounted");
     drop(mount);
 }
+
+/// Runs `sh -c SCRIPT` with `$DEV` set to `dev`.
+fn sh(script: &str, dev: &Path) -> Result<String, String> {
+    let out = std::process::Command::new("sh")
+        .args(["-c", script])
+        .env("DEV", dev)
+        .output()
+        .map_err(|e| e.to_string())?;
+    if out.status.success() {
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    } else {
+        Err(String::from_utf8_lossy(&out.stderr).into_owned())
+    }
+}
+
+#[test]
+fn signatures_made_by_the_real_tools_are_refused() {
+    if let Some(why) = loop_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let src = tempfile::tempdir().unwrap();
+    std::fs::write(src.path().join("a"), b"hi").unwrap();
+    let src = src.path().to_str().unwrap().to_string();
+    // (tool, script making the signature on $DEV, what the refusal names)
+    let cases: Vec<(&str, String, &str)> = vec![
+        (
+            "mksquashfs",
+            format!("mksquashfs {src} $DEV -noappend -quiet"),
+            "squashfs",
+        ),
+        ("mkfs.erofs", format!("mkfs.erofs $DEV {src}"), "EROFS"),
+        ("mkfs.jfs", "mkfs.jfs -q $DEV".into(), "JFS"),
+        (
+            "mkfs.reiserfs",
+            "mkfs.reiserfs -q -f $DEV".into(),
+            "ReiserFS",
+        ),
+        (
+            "mkfs.nilfs2",
+            "mkfs.nilfs2 -q -f -B 16 $DEV".into(),
+            "NILFS2",
+        ),
+        ("mkudffs", "mkudffs --bootarea=erase $DEV".into(), "UDF"),
+        (
+            "pvcreate",
+            "pvcreate -ff -y -q --labelsector 2 $DEV".into(),
+            "LVM",
+        ),
+        ("mkswap", "mkswap -p 16384 $DEV".into(), "swap"),
+        ("mkswap", "mkswap -p 65536 $DEV".into(), "swap"),
+        (
+            "mkswap",
+            "mkswap $DEV && printf S1SUSPEND | dd of=$DEV bs=1 seek=4086 conv=notrunc".into(),
+            "hibernation",
+        ),
+        (
+            "cryptsetup",
+            "printf pw | cryptsetup luksFormat -q --type luks2 --pbkdf pbkdf2 \
+             --pbkdf-force-iterations 1000 $DEV - \
+             && dd if=/dev/zero of=$DEV bs=16k count=1 conv=notrunc"
+                .into(),
+            "LUKS2",
+        ),
+        (
+            "sgdisk",
+            "sgdisk -o $DEV && dd if=/dev/zero of=$DEV bs=512 count=34 conv=notrunc".into(),
+            "GPT partition table (backup header)",
+        ),
+    ];
+    for (tool, script, expect) in cases {
+        if !which(tool) {
+            println!("skipped {expect}: {tool} not installed");
+            continue;
+        }
+        let dev = LoopDevice::new(64 << 20).unwrap();
+        if let Err(e) = sh(&script, &dev.path) {
+            println!("skipped {expect}: {script}: {e}");
+            continue;
+        }
+        refused_unchanged(&dev.path, None, expect);
+    }
+}
