@@ -276,6 +276,8 @@ pub fn errno_name(errno: i32) -> &'static str {
         14 => "EFAULT",
         16 => "EBUSY",
         22 => "EINVAL",
+        // Writing to a block device that is active swap.
+        26 => "ETXTBSY",
         27 => "EFBIG",
         28 => "ENOSPC",
         30 => "EROFS",
@@ -291,6 +293,15 @@ pub fn errno_name(errno: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn errnos_a_device_can_return_have_names() {
+        // ETXTBSY: the kernel refuses writes to a block device that is active swap.
+        for (errno, name) in [(26, "ETXTBSY"), (16, "EBUSY"), (5, "EIO"), (28, "ENOSPC")] {
+            assert_eq!(errno_name(errno), name);
+        }
+        assert_eq!(errno_name(9999), "E?");
+    }
 
     #[test]
     fn rates_and_series_from_recorded_ios() {

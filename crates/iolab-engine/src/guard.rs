@@ -39,12 +39,18 @@ pub enum Hazard {
     InUse(Vec<String>),
     /// Someone holds the device open exclusively (O_EXCL gave EBUSY).
     Busy,
+    /// Held open exclusively while active swap areas sit on device nodes that are gone (their
+    /// `/proc/swaps` paths): it may be one of them.
+    MaybeSwap(Vec<String>),
 }
 
 impl Hazard {
     /// Whether `--destroy-data` may override it.
     pub fn overridable(&self) -> bool {
-        !matches!(self, Hazard::Mounted(_) | Hazard::Swap(_))
+        !matches!(
+            self,
+            Hazard::Mounted(_) | Hazard::Swap(_) | Hazard::MaybeSwap(_)
+        )
     }
 }
 
@@ -62,6 +68,12 @@ impl fmt::Display for Hazard {
             Hazard::InUse(users) => write!(f, "it is in use by {}", users.join(", ")),
             Hazard::Signature(what) => write!(f, "it carries a {what} signature"),
             Hazard::Busy => write!(f, "another program holds it open exclusively"),
+            Hazard::MaybeSwap(lost) => write!(
+                f,
+                "it is held open exclusively, as swap holds its device, while active swap ({}) \
+                 sits on a device node that is gone: it may be that swap",
+                lost.join(", ")
+            ),
         }
     }
 }
@@ -143,7 +155,8 @@ pub fn same_device(a: &Path, b: &Path) -> bool {
 /// Every hazard of writing to block device `dev`; empty means safe to write.
 pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
     let name = block_name(dev)?;
-    let mut found = stack_hazards(&System::read()?, &name);
+    let sys = System::read()?;
+    let mut found = stack_hazards(&sys, &name);
     if let Some(sig) = read_signature(dev)? {
         found.push(Hazard::Signature(sig));
     }
@@ -157,11 +170,52 @@ pub fn hazards(dev: &Path) -> io::Result<Vec<Hazard>> {
             .custom_flags(libc::O_EXCL)
             .open(dev)
         {
-            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => found.push(Hazard::Busy),
+            Err(e) if e.raw_os_error() == Some(libc::EBUSY) => {
+                found.push(exclusive_holder(&sys.lost_swaps));
+            }
             _ => {}
         }
     }
     Ok(found)
+}
+
+/// What an exclusive opener of a device that is not mounted, swap or held by a volume means:
+/// just another program, unless some active swap area sits on a device node that is gone
+/// (`lost_swaps`), whose device then cannot be told apart from this one. Swap holds its device
+/// exclusively, so it may be this one, and writing to active swap must be refused like a mount.
+fn exclusive_holder(lost_swaps: &[String]) -> Hazard {
+    if lost_swaps.is_empty() {
+        Hazard::Busy
+    } else {
+        Hazard::MaybeSwap(lost_swaps.to_vec())
+    }
+}
+
+/// The active swap areas of a `/proc/swaps` text: `(device number, path)` of each (the number
+/// by `resolve` of the unescaped path, none for a swap file), and the paths of the areas on a
+/// block device whose node cannot be resolved: deleted (`"/dev/foo (deleted)"`; a node of
+/// that name now may be another device) or gone. A swap file's filesystem is mounted, which
+/// the mount check sees.
+fn parse_swaps(
+    text: &str,
+    resolve: impl Fn(&str) -> Option<DevNum>,
+) -> (Vec<(Option<DevNum>, String)>, Vec<String>) {
+    let mut swaps = Vec::new();
+    let mut lost = Vec::new();
+    for line in text.lines().skip(1) {
+        let mut fields = line.split_whitespace();
+        let (Some(path), Some(kind)) = (fields.next(), fields.next()) else {
+            continue;
+        };
+        let path = unescape_mount_field(path);
+        let deleted = path.ends_with(" (deleted)");
+        let devnum = if deleted { None } else { resolve(&path) };
+        if devnum.is_none() && kind != "file" {
+            lost.push(path.clone());
+        }
+        swaps.push((devnum, path));
+    }
+    (swaps, lost)
 }
 
 /// What the guard reads of the machine besides the device's own bytes: sysfs, the mounts and
@@ -176,6 +230,8 @@ struct System {
     /// `(device number, path)` of every active swap area; no number where the path is not a
     /// block device node.
     swaps: Vec<(Option<DevNum>, String)>,
+    /// Paths of active swap areas on a block device whose node is gone (see [`parse_swaps`]).
+    lost_swaps: Vec<String>,
     /// Every bound loop device and what it reads and writes.
     loops: Vec<LoopDevice>,
 }
@@ -242,18 +298,16 @@ impl System {
     fn read() -> io::Result<System> {
         let sysfs = PathBuf::from("/sys");
         let mounts = mounts(&sysfs)?;
-        let swaps = fs::read_to_string("/proc/swaps")
-            .unwrap_or_default()
-            .lines()
-            .skip(1)
-            .filter_map(|l| l.split_whitespace().next())
-            .map(|path| (node_devnum(Path::new(path)), path.to_string()))
-            .collect();
+        let (swaps, lost_swaps) = parse_swaps(
+            &fs::read_to_string("/proc/swaps").unwrap_or_default(),
+            |path| node_devnum(Path::new(path)),
+        );
         let loops = scan_loops(&sysfs, Backing::of);
         Ok(System {
             sysfs,
             mounts,
             swaps,
+            lost_swaps,
             loops,
         })
     }
@@ -1176,6 +1230,7 @@ mod tests {
                 sysfs: self.root().to_path_buf(),
                 mounts: mounts.iter().map(|(d, p)| (*d, p.to_string())).collect(),
                 swaps: Vec::new(),
+                lost_swaps: Vec::new(),
                 loops: scan_loops(self.root(), |file| {
                     // Fake backing files: `/dev/NAME` is NAME's device, `/img/N` file inode N.
                     if let Some(dev) = file.strip_prefix("/dev/") {
@@ -1368,6 +1423,47 @@ mod tests {
                 "loop9 (a loop device on loop8)".into(),
             ])),
             "{found:?}"
+        );
+    }
+
+    #[test]
+    fn swap_areas_are_matched_by_device_number_and_lost_ones_kept() {
+        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority
+/dev/dm-1                               partition\t8388604\t\t0\t\t-2
+/dev/foo\\040(deleted)                   partition\t65532\t\t0\t\t-3
+/dev/gone                               partition\t65532\t\t0\t\t-4
+/swap\\040file                           file\t\t1048572\t\t0\t\t-5
+/old.swap\\040(deleted)                  file\t\t1048572\t\t0\t\t-6
+";
+        let resolve = |path: &str| match path {
+            "/dev/dm-1" => Some((253, 1)),
+            // A node of the deleted one's name now is another device: not looked at.
+            "/dev/foo" => Some((7, 9)),
+            _ => None,
+        };
+        let (swaps, lost) = parse_swaps(text, resolve);
+        assert_eq!(swaps[0], (Some((253, 1)), "/dev/dm-1".to_string()));
+        assert_eq!(swaps[1], (None, "/dev/foo (deleted)".to_string()));
+        assert_eq!(swaps[3], (None, "/swap file".to_string()));
+        // Swap files live on a mounted filesystem; block devices whose node is gone are lost.
+        assert_eq!(lost, vec!["/dev/foo (deleted)", "/dev/gone"]);
+    }
+
+    #[test]
+    fn held_exclusively_while_swap_is_lost_is_refused_like_swap() {
+        assert_eq!(exclusive_holder(&[]), Hazard::Busy);
+        assert!(Hazard::Busy.overridable());
+        let maybe = exclusive_holder(&["/dev/foo (deleted)".into()]);
+        assert_eq!(maybe, Hazard::MaybeSwap(vec!["/dev/foo (deleted)".into()]));
+        assert!(!maybe.overridable());
+        let msg = Refusal {
+            device: "/dev/loop4".into(),
+            hazards: vec![maybe],
+        }
+        .to_string();
+        assert!(
+            msg.contains("/dev/foo (deleted)") && msg.contains("swapoff"),
+            "{msg}"
         );
     }
 

@@ -371,3 +371,69 @@ fn signatures_made_by_the_real_tools_are_refused() {
         refused_unchanged(&dev.path, None, expect);
     }
 }
+
+/// Active swap on a block device, switched off on drop (by the loop device's own node, which
+/// names the same device).
+struct SwapOn {
+    dev: PathBuf,
+}
+
+impl Drop for SwapOn {
+    fn drop(&mut self) {
+        if let Err(e) = run("swapoff", &[self.dev.to_str().unwrap()]) {
+            eprintln!("cleanup: {e}");
+        }
+    }
+}
+
+#[test]
+fn active_swap_whose_device_node_is_gone_is_refused_even_with_destroy_data() {
+    if let Some(why) = loop_skip_reason().or_else(|| {
+        ["mkswap", "swapon", "swapoff", "mknod"]
+            .iter()
+            .find(|t| !which(t))
+            .map(|t| format!("{t} not installed"))
+    }) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dev = LoopDevice::new(64 << 20).unwrap();
+    run("mkswap", &["-q", dev.path.to_str().unwrap()]).unwrap();
+    // swapon through a second node of the same device, then delete that node: /proc/swaps
+    // lists "…/node\040(deleted)", which resolves to no device.
+    use std::os::unix::fs::MetadataExt;
+    let rdev = std::fs::metadata(&dev.path).unwrap().rdev();
+    let (major, minor) = (
+        iolab_engine::guard::major(rdev),
+        iolab_engine::guard::minor(rdev),
+    );
+    let nodes = tempfile::tempdir().unwrap();
+    let node = nodes.path().join("swapdev");
+    let node_s = node.to_str().unwrap();
+    run(
+        "mknod",
+        &[
+            "-m",
+            "600",
+            node_s,
+            "b",
+            &major.to_string(),
+            &minor.to_string(),
+        ],
+    )
+    .unwrap();
+    if let Err(e) = run("swapon", &[node_s]) {
+        println!("skipped: swapon refused here: {e}");
+        return;
+    }
+    let swap = SwapOn {
+        dev: dev.path.clone(),
+    };
+    std::fs::remove_file(&node).unwrap();
+    let swaps = std::fs::read_to_string("/proc/swaps").unwrap();
+    assert!(swaps.contains("(deleted)"), "{swaps}");
+    let err = refused_unchanged(&dev.path, Some(&dev.path), "swap");
+    assert!(err.contains("swapoff"), "{err}");
+    drop(swap);
+}
