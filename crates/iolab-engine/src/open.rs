@@ -138,7 +138,7 @@ pub struct PreparedTarget {
     /// The target cannot take non-blocking I/O (probed once, for io_uring's sake).
     blocks: bool,
     /// Held with O_EXCL while a write job runs on a block device, so nobody mounts it meanwhile.
-    _exclusive: Option<File>,
+    exclusive: Option<File>,
 }
 
 /// Checks and prepares `path` for `job`, resolving the job's span against it.
@@ -282,7 +282,7 @@ pub fn prepare_target(
         paced_engine: paced_engine.unwrap_or(engine),
         notes,
         blocks,
-        _exclusive: exclusive,
+        exclusive,
     })
 }
 
@@ -327,14 +327,33 @@ impl PreparedTarget {
     /// Returns the whole target to "never written" (a suite's purge): hole punching for a file,
     /// a discard for a block device — the latter only when the user offered that device with
     /// `--destroy-data`, since a discard destroys everything on it. `Err` says why not.
+    ///
+    /// The write checks are made here again, whatever job the target was opened for: a target
+    /// opened for a read-only job was never checked as a writer's (a mounted device, a user's
+    /// file), and a purge destroys all of it.
     pub fn purge(&self, policy: &WritePolicy) -> Result<String, String> {
         let file = OpenOptions::new()
             .write(true)
             .open(&self.path)
             .map_err(|e| format!("cannot open {}: {e}", self.path.display()))?;
         match self.kind {
+            TargetKind::File if !policy.overwrite && !sys::is_marked_created(&file) => {
+                Err(OpenError::NotOurs(self.path.clone()).to_string())
+            }
+            TargetKind::Block if self.exclusive.is_none() => {
+                guard::check_block_write(&self.path, policy.destroy_data.as_deref())
+                    .map_err(|e| e.to_string())?;
+                self.purge_checked(&file, policy)
+            }
+            _ => self.purge_checked(&file, policy),
+        }
+    }
+
+    /// [`PreparedTarget::purge`] once the target is known to be writable.
+    fn purge_checked(&self, file: &File, policy: &WritePolicy) -> Result<String, String> {
+        match self.kind {
             TargetKind::File => {
-                sys::punch_hole(&file, 0, self.size_bytes)
+                sys::punch_hole(file, 0, self.size_bytes)
                     .map_err(|e| format!("hole punching failed on {}: {e}", self.path.display()))?;
                 Ok(format!(
                     "punched a hole over all {} of the file",
@@ -352,7 +371,7 @@ impl PreparedTarget {
                         dev = self.path.display()
                     ));
                 }
-                sys::discard(&file, 0, self.size_bytes)
+                sys::discard(file, 0, self.size_bytes)
                     .map_err(|e| format!("discard failed on {}: {e}", self.path.display()))?;
                 Ok(format!(
                     "discarded all {} of the device",
