@@ -128,6 +128,9 @@ pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
 /// overflow past 584 years, and nothing runs that long.
 pub const MAX_SECONDS: f64 = 1e8;
 
+/// The slowest `rate_iops` a job may ask for: one I/O per hour.
+pub const MIN_RATE_IOPS: f64 = 1.0 / 3600.0;
+
 /// A job as written by the user: every field optional except what has no sane default.
 ///
 /// Unknown keys are rejected (`deny_unknown_fields`): a typo must not silently run another test.
@@ -459,6 +462,17 @@ impl JobSpec {
         };
         let duration_s = positive("duration_s", self.duration_s)?;
         let rate_iops = positive("rate_iops", self.rate_iops)?;
+        if let Some(r) = rate_iops.filter(|&r| r < MIN_RATE_IOPS) {
+            // Slower has no use, and far slower cannot be scheduled: 1e-320 IOPS spaces the
+            // I/Os an infinite time apart, and the schedule became NaN.
+            return Err(fail(
+                "rate_iops",
+                format!(
+                    "{r:e} is below the slowest rate a job can be paced at, one I/O per hour \
+                     ({MIN_RATE_IOPS:.6}); raise it, or drop rate_iops"
+                ),
+            ));
+        }
         let ramp_s = self.ramp_s.unwrap_or(0.0);
         if !(ramp_s.is_finite() && ramp_s >= 0.0) {
             return Err(fail(
@@ -539,7 +553,7 @@ impl JobSpec {
         if self.rate_bytes_per_s.is_some_and(|b| b.0 == 0) {
             return Err(fail(
                 "rate_bytes_per_s",
-                "a rate of 0 would issue nothing".into(),
+                "a rate of 0 would issue nothing; give at least 1 byte per second".into(),
             ));
         }
         let mut job = Job {
@@ -878,6 +892,13 @@ mod tests {
                 "offset = \"1m\"\nsize = \"18446744073708503040\"",
                 "size",
                 "past the largest",
+            ),
+            ("rate_iops = 1e-320", "rate_iops", "one I/O per hour"),
+            ("rate_iops = 0.0002", "rate_iops", "one I/O per hour"),
+            (
+                "rate_bytes_per_s = 0",
+                "rate_bytes_per_s",
+                "at least 1 byte",
             ),
         ];
         for (text, key, hint) in cases {

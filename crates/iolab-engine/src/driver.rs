@@ -416,7 +416,14 @@ where
                 break;
             }
             if let Some(at) = next_wake {
-                clock.sleep_until_ns(at);
+                // Never past the job's end: a slow rate's next I/O may be due long after it
+                // (1 MiB at 100 kB/s is 10 s), and the run would be held that long. Never long
+                // without looking at the stop flags either, so that Ctrl-C ends a paced job
+                // waiting minutes for its next I/O at once.
+                let wake = at
+                    .min(end_ns.unwrap_or(u64::MAX))
+                    .min(now.saturating_add(STOP_POLL_NS));
+                clock.sleep_until_ns(wake);
             }
             continue;
         }
@@ -510,6 +517,10 @@ where
     })
 }
 
+/// The longest the driver sleeps, with nothing in flight, before it looks at the stop flags
+/// again (a person's Ctrl-C is answered within it).
+pub const STOP_POLL_NS: u64 = 50_000_000;
+
 /// Marks an in-flight entry whose latency origin is the coming submission stamp.
 const UNSTAMPED: u64 = u64::MAX;
 
@@ -597,6 +608,80 @@ mod tests {
                 .collect();
             offsets.sort_unstable();
             assert_eq!(offsets, (0..70).collect::<Vec<_>>(), "{zones}");
+        }
+    }
+
+    /// Virtual time that sets `stop` (a Ctrl-C) once it reaches `at_ns`.
+    struct InterruptAt<'a> {
+        clock: crate::clock::VirtualClock,
+        at_ns: u64,
+        stop: &'a AtomicBool,
+    }
+
+    impl Clock for InterruptAt<'_> {
+        fn now_ns(&self) -> u64 {
+            self.clock.now_ns()
+        }
+        fn sleep_until_ns(&self, t_ns: u64) {
+            self.clock.sleep_until_ns(t_ns);
+            if t_ns >= self.at_ns {
+                self.stop.store(true, Ordering::Relaxed);
+            }
+        }
+    }
+
+    fn drive_on_null(job: &Job, clock: &dyn Clock, stop: Option<&AtomicBool>) -> DriveOutcome {
+        let mut target = crate::psync::NullTarget::new(job.span());
+        target
+            .prepare(job.queue_depth, job.max_block() as usize)
+            .unwrap();
+        let opts = DriveOptions {
+            start_ns: None,
+            ramp_ns: 0,
+            duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
+            interval_ns: 1_000_000_000,
+            stop,
+            abort: None,
+            progress: None,
+            continue_on_error: false,
+        };
+        drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
+    }
+
+    #[test]
+    fn a_paced_job_waiting_for_its_next_io_ends_with_its_duration() {
+        // One I/O every 20 s for 1 s: the next one is due 19 s after the end, and the driver
+        // used to sleep until then (a 2 s job of 1 MiB at 100 kB/s took 10 s).
+        let j = job("rate_iops = 0.05\nduration_s = 1");
+        let clock = crate::clock::VirtualClock::new();
+        let out = drive_on_null(&j, &clock, None);
+        assert_eq!(clock.now_ns(), 1_000_000_000, "ran past the end");
+        assert_eq!(out.measured_ns, 1_000_000_000);
+        assert_eq!(out.stats.read.ios, 1);
+        assert!(out.complete);
+    }
+
+    #[test]
+    fn a_paced_job_waiting_for_its_next_io_stops_soon_after_ctrl_c() {
+        // Three I/Os 20 s apart, no duration; Ctrl-C at 1 s. It used to take effect only at
+        // the next I/O, 19 s later, or (with a duration) never.
+        for duration in ["", "duration_s = 60\n"] {
+            let j = job(&format!("rate_iops = 0.05\nios_limit = 3\n{duration}"));
+            let stop = AtomicBool::new(false);
+            let clock = InterruptAt {
+                clock: crate::clock::VirtualClock::new(),
+                at_ns: 1_000_000_000,
+                stop: &stop,
+            };
+            let out = drive_on_null(&j, &clock, Some(&stop));
+            assert_eq!(out.stopped_by.as_deref(), Some("interrupted"), "{duration}");
+            let t = clock.now_ns();
+            assert!(
+                (1_000_000_000..=1_000_000_000 + STOP_POLL_NS).contains(&t),
+                "{duration}: stopped at {t} ns"
+            );
+            assert_eq!(out.stats.read.ios, 1);
+            assert_eq!(out.measured_ns, t);
         }
     }
 
