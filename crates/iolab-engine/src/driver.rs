@@ -312,7 +312,11 @@ where
     let mut stopped_by: Option<String> = None;
     let mut last_done_ns = measure_start;
     let mut paced = false;
-    let mut const_filled = vec![false; total_slots as usize];
+    // Per slot, how many leading bytes hold the constant data (zeros) already, so a constant
+    // pattern is written into a buffer once rather than for every write. A read into the slot
+    // overwrites it with what it read: the count goes back to 0, or the next writes would
+    // carry the data just read (`--data zeros` wrote non-zero blocks in a mix).
+    let mut const_filled = vec![0u32; total_slots as usize];
 
     loop {
         let now = clock.now_ns();
@@ -352,15 +356,13 @@ where
                     };
                     let tag = st.free_tags.pop().expect("a free tag per queue slot");
                     let len = planned.req.len as u32;
-                    if planned.req.dir == Direction::Write && needs_data {
-                        let buf = &mut target.buffer_mut(tag)[..len as usize];
-                        if st.w.data.is_constant() {
-                            if !const_filled[tag as usize] {
-                                st.w.data.fill(buf);
-                                const_filled[tag as usize] = true;
-                            }
-                        } else {
-                            st.w.data.fill(buf);
+                    if needs_data {
+                        let filled = &mut const_filled[tag as usize];
+                        if planned.req.dir == Direction::Read {
+                            *filled = 0;
+                        } else if !st.w.data.is_constant() || *filled < len {
+                            st.w.data.fill(&mut target.buffer_mut(tag)[..len as usize]);
+                            *filled = len;
                         }
                     }
                     table[tag as usize] = InFlight {

@@ -477,6 +477,72 @@ mod tests {
     }
 
     #[test]
+    fn zeros_in_a_mix_write_zeros_although_reads_reuse_the_buffers() {
+        // A read into a slot's buffer used to leave the slot marked as holding zeros, so the
+        // next writes from it carried the data just read: on a file of random content, a
+        // 50/50 mix of 10,000 I/Os left about a third of the blocks it wrote non-zero.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("z.iolab-tmp");
+        let policy = WritePolicy {
+            overwrite: true,
+            ..WritePolicy::default()
+        };
+        let job = |text: &str| {
+            JobSpec::from_toml(text, "test.toml")
+                .unwrap()
+                .validate()
+                .unwrap()
+        };
+        let cases = [
+            (EngineChoice::Uring, 1),
+            (EngineChoice::Uring, 16),
+            (EngineChoice::Psync, 1),
+            (EngineChoice::PsyncPerSlot, 4),
+        ];
+        for (engine, qd) in cases {
+            // A file of random content (a fresh one each time: the last case wrote zeros).
+            let _ = std::fs::remove_file(&path);
+            let mut fill = job("size = \"4m\"");
+            prepare_target(&path, &mut fill, &policy, engine).unwrap();
+            let mut mix = job(&format!(
+                "access = \"randrw\"\nread_pct = 50\ndata = \"zeros\"\nqueue_depth = {qd}\n\
+                 ios_limit = 4000\nthreads = 2"
+            ));
+            let target = prepare_target(&path, &mut mix, &policy, engine).unwrap();
+            let r = run_job(&target, &mix, RunControl::default())
+                .unwrap()
+                .result;
+            assert!(r.complete, "{engine:?}: {:?}", r.stop_reason);
+            assert_eq!(r.read.ios + r.write.ios, 4000);
+            // The blocks the job wrote: its workers' requests, replayed from the seed.
+            let mut written = std::collections::BTreeSet::new();
+            for mut w in plan_workers(&mix, 0) {
+                while let Some(p) = w.source.next_planned() {
+                    if p.req.dir == Direction::Write {
+                        written.insert(p.req.offset / 4096);
+                    }
+                }
+            }
+            let content = std::fs::read(&path).unwrap();
+            let blocks: Vec<&[u8]> = content.chunks(4096).collect();
+            let not_zero = written
+                .iter()
+                .filter(|&&b| blocks[b as usize].iter().any(|&x| x != 0))
+                .count();
+            assert_eq!(
+                not_zero,
+                0,
+                "{engine:?} QD{qd}: {not_zero} of the {} blocks written hold non-zero data",
+                written.len()
+            );
+            // The others still hold the random fill: the file did not start as zeros.
+            assert!((0..blocks.len() as u64)
+                .filter(|b| !written.contains(b))
+                .all(|b| blocks[b as usize].iter().any(|&x| x != 0)));
+        }
+    }
+
+    #[test]
     fn slot_threads_share_their_workers_sequence() {
         // One pass over 4 MiB in 64 KiB reads by 2 workers of 4 slots each: if each slot made
         // its own pass, 4 times as much would be read.
