@@ -636,6 +636,11 @@ impl Job {
         self.span() / self.threads.max(1) as u64 / g * g
     }
 
+    /// Whether the job ends after one pass over its span: no duration and no budget.
+    pub fn one_pass(&self) -> bool {
+        self.duration_s.is_none() && self.ios_limit.is_none() && self.io_limit_bytes.is_none()
+    }
+
     /// Whether the job writes at all.
     pub fn writes(&self) -> bool {
         self.read_pct < 100.0
