@@ -351,7 +351,7 @@ pub struct SeriesResult {
     pub mean_lat_ns: Vec<f64>,
 }
 
-/// CPU seconds used.
+/// CPU seconds the process used over the measured window (the ramp and set-up excluded).
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct CpuResult {
     /// User-mode seconds.

@@ -13,7 +13,7 @@ use iolab_core::stats::RunStats;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex, Once, PoisonError};
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 /// How a run is watched and stopped from outside.
 #[derive(Clone, Copy, Default)]
@@ -61,7 +61,7 @@ pub fn run_workers<S: RequestSource + Send>(
             for w in &mut workers {
                 w.queue_depth = 1;
             }
-            run_threads(target, engine, job, workers, ctl)
+            run_threads(target, engine, job, workers, ctl, &sys::process_cpu_seconds)
         }
         EngineChoice::PsyncPerSlot => {
             // Each worker's queue slots become threads that take turns at its request source,
@@ -92,9 +92,11 @@ pub fn run_workers<S: RequestSource + Send>(
                     queue_depth: 1,
                 })
                 .collect();
-            run_threads(target, engine, job, threads, ctl)
+            run_threads(target, engine, job, threads, ctl, &sys::process_cpu_seconds)
         }
-        EngineChoice::Uring | EngineChoice::Auto => run_threads(target, engine, job, workers, ctl),
+        EngineChoice::Uring | EngineChoice::Auto => {
+            run_threads(target, engine, job, workers, ctl, &sys::process_cpu_seconds)
+        }
     }
 }
 
@@ -133,13 +135,22 @@ fn lock<S>(m: &Mutex<S>) -> std::sync::MutexGuard<'_, S> {
 /// psync-per-slot engine may start hundreds of threads.
 const WORKER_STACK_BYTES: usize = 256 << 10;
 
-/// Runs each worker on a thread of its own, with its own descriptor and engine.
+/// User and system CPU seconds so far (the process's; tests count something else).
+type CpuSeconds<'a> = dyn Fn() -> (f64, f64) + Sync + 'a;
+
+/// How often the spawning thread looks whether a job's threads all ended while it waits for
+/// the end of their ramp.
+const RAMP_WATCH: Duration = Duration::from_millis(20);
+
+/// Runs each worker on a thread of its own, with its own descriptor and engine; `cpu` reads
+/// the CPU time charged to the job over its measured window.
 fn run_threads<S: RequestSource + Send>(
     target: &PreparedTarget,
     engine: EngineChoice,
     job: &Job,
     workers: Vec<Worker<S>>,
     ctl: RunControl,
+    cpu: &CpuSeconds<'_>,
 ) -> io::Result<JobRun> {
     // Open every descriptor before starting, so a failure refuses the job before any I/O.
     if workers.len() > 64 {
@@ -172,8 +183,8 @@ fn run_threads<S: RequestSource + Send>(
     let gate = StartGate::new(workers.len());
     let abort = AtomicBool::new(false);
     let origin = Instant::now();
-    let cpu_before = sys::process_cpu_seconds();
-    let outcomes: Vec<io::Result<DriveOutcome>> = std::thread::scope(|scope| {
+    let ramp_ns = (job.ramp_s * 1e9) as u64;
+    let (cpu_before, outcomes) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(workers.len());
         for (mut t, w) in targets.into_iter().zip(workers) {
             let (gate, abort) = (&gate, &abort);
@@ -193,7 +204,7 @@ fn run_threads<S: RequestSource + Send>(
                     worker.source.start_at(start_ns);
                     let opts = DriveOptions {
                         start_ns: Some(start_ns),
-                        ramp_ns: (job.ramp_s * 1e9) as u64,
+                        ramp_ns,
                         duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
                         interval_ns: SERIES_INTERVAL_NS,
                         stop: ctl.stop,
@@ -220,19 +231,36 @@ fn run_threads<S: RequestSource + Send>(
             }
         }
         // Starts the threads together once all are ready, or releases them to quit.
-        gate.open(
-            handles.iter().all(Result::is_ok),
-            WallClock::with_origin(origin),
-        );
-        handles
+        let clock = WallClock::with_origin(origin);
+        let start = gate.open(handles.iter().all(Result::is_ok), clock);
+        // CPU is counted over the measured window only, as fio resets its accounting after
+        // ramp_time: it is divided by the measured I/Os, and the ramp's CPU made the figure
+        // 2.5 times too high with `--ramp 3 --duration 2`. Setting up rings and buffers is
+        // not counted either.
+        if let Some(start) = start.filter(|_| ramp_ns > 0) {
+            let measure_start = start.saturating_add(ramp_ns);
+            loop {
+                let now = clock.now_ns();
+                let ended = handles
+                    .iter()
+                    .all(|h| h.as_ref().map_or(true, |h| h.is_finished()));
+                if now >= measure_start || ended {
+                    break;
+                }
+                std::thread::sleep(RAMP_WATCH.min(Duration::from_nanos(measure_start - now)));
+            }
+        }
+        let cpu_before = cpu();
+        let outcomes: Vec<io::Result<DriveOutcome>> = handles
             .into_iter()
             .map(|h| {
                 h?.join()
                     .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
             })
-            .collect()
+            .collect();
+        (cpu_before, outcomes)
     });
-    let cpu_after = sys::process_cpu_seconds();
+    let cpu_after = cpu();
     let mut merged: Option<DriveOutcome> = None;
     let mut stopped_by: Option<String> = None;
     for o in outcomes {
@@ -317,14 +345,17 @@ impl StartGate {
     }
 
     /// Called once by the spawning thread: with `go`, waits until every thread is ready, then
-    /// releases them all at `clock`'s now; without, releases those started, to quit.
-    fn open(&self, go: bool, clock: WallClock) {
+    /// releases them all at `clock`'s now, which it returns; without, releases those started,
+    /// to quit.
+    fn open(&self, go: bool, clock: WallClock) -> Option<u64> {
         let mut s = lock(&self.state);
         while go && s.0 < self.expected {
             s = self.ready.wait(s).unwrap_or_else(PoisonError::into_inner);
         }
-        s.1 = Some(go.then(|| clock.now_ns()));
+        let start = go.then(|| clock.now_ns());
+        s.1 = Some(start);
         self.verdict.notify_all();
+        start
     }
 }
 
@@ -540,6 +571,38 @@ mod tests {
                 .filter(|b| !written.contains(b))
                 .all(|b| blocks[b as usize].iter().any(|&x| x != 0)));
         }
+    }
+
+    #[test]
+    fn cpu_time_is_taken_over_the_measured_window_only() {
+        // CPU read as 1 µs per completed I/O, the ramp's too: over the measured window that is
+        // 1 µs per measured I/O. Taken from before the ramp, as it was, it came to
+        // (ramp + duration) / duration = 5 µs, the ramp's CPU divided by I/Os it did not count.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("c.iolab-tmp");
+        let mut job = JobSpec::from_toml(
+            "size = \"8m\"\nramp_s = 1.0\nduration_s = 0.25",
+            "test.toml",
+        )
+        .unwrap()
+        .validate()
+        .unwrap();
+        let target =
+            prepare_target(&path, &mut job, &WritePolicy::default(), EngineChoice::Auto).unwrap();
+        let progress = Progress::default();
+        let ios_as_cpu = || (progress.ios.load(Ordering::Relaxed) as f64 * 1e-6, 0.0);
+        let ctl = RunControl {
+            stop: None,
+            progress: Some(&progress),
+        };
+        let workers = plan_workers(&job, 0);
+        let r = run_threads(&target, target.engine, &job, workers, ctl, &ios_as_cpu)
+            .unwrap()
+            .result;
+        assert!(r.complete && r.read.ios > 0, "{:?}", r.stop_reason);
+        let per_io = r.cpu.user_s * 1e6 / r.read.ios as f64;
+        // A little either way: the window's edges are sampled by another thread.
+        assert!((0.5..1.5).contains(&per_io), "{per_io:.2} µs per I/O");
     }
 
     #[test]
