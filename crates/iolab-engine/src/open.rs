@@ -13,11 +13,12 @@ use crate::sys::uring::UringTarget;
 use crate::target::{Capabilities, Target, TargetKind};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{Job, JobError};
-use iolab_core::size::format_size;
+use iolab_core::size::{format_size, human_size};
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
 use std::os::unix::fs::{FileTypeExt, MetadataExt, OpenOptionsExt};
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 /// Smallest block for which a blocking engine puts its buffers on huge pages.
 const HUGE_BUFFER_MIN_BLOCK: u64 = 64 << 10;
@@ -89,6 +90,31 @@ pub enum OpenError {
     /// Not a file or block device.
     #[error("{0} is {1}; give a regular file or a block device")]
     Unsupported(PathBuf, &'static str),
+    /// The file would not fit in its filesystem's free space.
+    #[error(
+        "{} needs {needed} more bytes ({}), written in full since iolab never leaves a test \
+         file sparse, and its filesystem has {available} bytes ({}) free; give a smaller size \
+         or offset, or free space",
+        path.display(),
+        human_size(*needed),
+        human_size(*available)
+    )]
+    NoSpace {
+        /// The file to be created or grown.
+        path: PathBuf,
+        /// Bytes it would add.
+        needed: u64,
+        /// Bytes free for it.
+        available: u64,
+    },
+    /// Ctrl-C while the file was being written.
+    #[error("interrupted while writing {}; {undone}", path.display())]
+    Interrupted {
+        /// The file.
+        path: PathBuf,
+        /// What became of the partial file.
+        undone: String,
+    },
     /// io_uring was demanded and is unavailable.
     #[error("io_uring is unavailable here ({0}); use --engine psync or auto")]
     NoUring(io::Error),
@@ -141,12 +167,15 @@ pub struct PreparedTarget {
     exclusive: Option<File>,
 }
 
-/// Checks and prepares `path` for `job`, resolving the job's span against it.
+/// Checks and prepares `path` for `job`, resolving the job's span against it. A file that is
+/// created or grown is written in full first; `stop` (Ctrl-C) ends that, and the file is
+/// then removed, or returned to its size, as it is when the writing fails.
 pub fn prepare_target(
     path: &Path,
     job: &mut Job,
     policy: &WritePolicy,
     engine: EngineChoice,
+    stop: Option<&AtomicBool>,
 ) -> Result<PreparedTarget, OpenError> {
     let mut notes = Vec::new();
     let (kind, size_bytes, logical, created, exclusive) = match fs::metadata(path) {
@@ -163,7 +192,7 @@ pub fn prepare_target(
             let logical = file_logical_block(dir);
             job.resolve_span(size)?;
             job.check_alignment(logical)?;
-            create_filled(path, size, job, 0)?;
+            create_filled(path, size, job, 0, stop)?;
             (TargetKind::File, size, logical, true, None)
         }
         Err(e) => return Err(io_err("cannot inspect", path)(e)),
@@ -180,7 +209,7 @@ pub fn prepare_target(
                 // Checked before the file grows, so a refused job leaves it as it was.
                 job.resolve_span(needed)?;
                 job.check_alignment(file_logical_block(path))?;
-                create_filled(path, needed, job, m.len())?;
+                create_filled(path, needed, job, m.len(), stop)?;
             } else if m.blocks() * 512 < m.len() && job.reads() {
                 notes.push(format!(
                     "{} is sparse: reads of its holes never reach the device and look too fast",
@@ -391,19 +420,81 @@ impl PreparedTarget {
     }
 }
 
+/// Refuses to create or grow `path` by `needed` bytes where its filesystem has only
+/// `available` bytes free (`None`: unknown, not refused). A 1 TiB offset once filled a disk.
+fn check_room(path: &Path, needed: u64, available: Option<u64>) -> Result<(), OpenError> {
+    match available {
+        Some(available) if needed > available => Err(OpenError::NoSpace {
+            path: path.to_path_buf(),
+            needed,
+            available,
+        }),
+        _ => Ok(()),
+    }
+}
+
 /// Creates (or extends from `from`) a regular file to `size` bytes, writing every byte with the
-/// job's data so that nothing is sparse, then drops it from the page cache.
-fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), OpenError> {
-    let mut file = OpenOptions::new()
-        .write(true)
-        .create(from == 0)
-        .truncate(false)
-        .open(path)
-        .map_err(io_err("cannot create", path))?;
+/// job's data so that nothing is sparse, then drops it from the page cache. Refused up front
+/// when the filesystem lacks the room; when the writing fails or `stop` is set, what was
+/// written is undone (a created file removed, a grown one cut back to `from` bytes).
+fn create_filled(
+    path: &Path,
+    size: u64,
+    job: &Job,
+    from: u64,
+    stop: Option<&AtomicBool>,
+) -> Result<(), OpenError> {
+    let fs_of = if from > 0 {
+        path
+    } else {
+        path.parent()
+            .filter(|d| !d.as_os_str().is_empty())
+            .unwrap_or(Path::new("."))
+    };
+    check_room(path, size - from, sys::free_bytes(fs_of).ok())?;
+    let file = if from == 0 {
+        // create_new: the file undone on failure is certainly the one made here.
+        OpenOptions::new().write(true).create_new(true).open(path)
+    } else {
+        OpenOptions::new().write(true).open(path)
+    }
+    .map_err(io_err("cannot create", path))?;
     if from == 0 {
         // Best effort: on filesystems without user xattrs the file is just not recognised later.
         let _ = sys::mark_created(&file);
     }
+    let filled = fill(&file, path, size, job, from, stop);
+    if let Err(e) = filled {
+        let undone = if from == 0 {
+            fs::remove_file(path).map(|()| "the partial file was removed".to_string())
+        } else {
+            file.set_len(from)
+                .map(|()| format!("it was cut back to its former {}", format_size(from)))
+        }
+        .unwrap_or_else(|u| format!("undoing it failed ({u}): remove it by hand"));
+        return Err(match e {
+            OpenError::Interrupted { path, .. } => OpenError::Interrupted { path, undone },
+            OpenError::Io { what, path, cause } => OpenError::Io {
+                what,
+                path,
+                cause: io::Error::new(cause.kind(), format!("{cause}; {undone}")),
+            },
+            other => other,
+        });
+    }
+    sys::drop_cached_pages(&file);
+    Ok(())
+}
+
+/// Writes `[from, size)` of `file` with the job's data and syncs it; stops when `stop` is set.
+fn fill(
+    mut file: &File,
+    path: &Path,
+    size: u64,
+    job: &Job,
+    from: u64,
+    stop: Option<&AtomicBool>,
+) -> Result<(), OpenError> {
     let mut data = DataGenerator::new(job, job.seed ^ 0xF111);
     let mut chunk = vec![0u8; 1 << 20];
     let mut at = from;
@@ -411,6 +502,12 @@ fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), Ope
     file.seek(io::SeekFrom::Start(from))
         .map_err(io_err("cannot seek in", path))?;
     while at < size {
+        if stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
+            return Err(OpenError::Interrupted {
+                path: path.to_path_buf(),
+                undone: String::new(),
+            });
+        }
         let n = ((size - at) as usize).min(chunk.len());
         for block in chunk[..n].chunks_mut(64 * 1024) {
             data.fill(block);
@@ -422,9 +519,7 @@ fn create_filled(path: &Path, size: u64, job: &Job, from: u64) -> Result<(), Ope
         })?;
         at += n as u64;
     }
-    file.sync_all().map_err(io_err("cannot sync", path))?;
-    sys::drop_cached_pages(&file);
-    Ok(())
+    file.sync_all().map_err(io_err("cannot sync", path))
 }
 
 /// Whether io_uring would have to punt every I/O on `path` to its worker threads: the target,
@@ -464,4 +559,85 @@ fn file_logical_block(path: &Path) -> u64 {
     read_sys_u64(&format!("{base}/queue/logical_block_size"))
         .or_else(|| read_sys_u64(&format!("{base}/../queue/logical_block_size")))
         .unwrap_or(512)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::job::JobSpec;
+
+    fn job(text: &str) -> Job {
+        JobSpec::from_toml(text, "test.toml")
+            .unwrap()
+            .validate()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_file_larger_than_the_free_space_is_refused_naming_it_and_the_bytes() {
+        // `--offset 1t --size 1m` on a disk with 60 GiB free: it used to start writing.
+        let path = Path::new("./new.bin");
+        let e = check_room(path, (1 << 40) + (1 << 20), Some(60 << 30)).unwrap_err();
+        let said = e.to_string();
+        for part in [
+            "./new.bin needs 1099512676352 more bytes",
+            "has 64424509440 bytes (60g) free",
+            "smaller size or offset",
+        ] {
+            assert!(said.contains(part), "{part}: {said}");
+        }
+        check_room(path, 60 << 30, Some(60 << 30)).unwrap();
+        // Unknown free space (statvfs failed): not refused.
+        check_room(path, u64::MAX, None).unwrap();
+    }
+
+    #[test]
+    fn the_free_space_is_that_of_the_files_filesystem() {
+        let dir = tempfile::tempdir().unwrap();
+        let free = sys::free_bytes(dir.path()).unwrap();
+        assert!(free > 0);
+        assert!(sys::free_bytes(&dir.path().join("not/there")).is_err());
+    }
+
+    #[test]
+    fn ctrl_c_stops_the_writing_of_a_test_file_and_undoes_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.iolab-tmp");
+        let stop = AtomicBool::new(true);
+        let policy = WritePolicy::default();
+        // A new file: stopped, and removed.
+        let e = prepare_target(
+            &path,
+            &mut job("size = \"4m\""),
+            &policy,
+            EngineChoice::Psync,
+            Some(&stop),
+        )
+        .unwrap_err();
+        assert!(matches!(e, OpenError::Interrupted { .. }), "{e}");
+        assert!(
+            e.to_string().contains("the partial file was removed"),
+            "{e}"
+        );
+        assert!(!path.exists());
+        // A file grown from 1 MiB: stopped, and cut back to 1 MiB.
+        prepare_target(
+            &path,
+            &mut job("size = \"1m\""),
+            &policy,
+            EngineChoice::Psync,
+            None,
+        )
+        .unwrap();
+        let e = prepare_target(
+            &path,
+            &mut job("size = \"4m\""),
+            &policy,
+            EngineChoice::Psync,
+            Some(&stop),
+        )
+        .unwrap_err();
+        assert!(e.to_string().contains("cut back to its former 1m"), "{e}");
+        assert_eq!(fs::metadata(&path).unwrap().len(), 1 << 20);
+    }
 }

@@ -458,7 +458,8 @@ mod tests {
             .unwrap()
             .validate()
             .unwrap();
-        let target = prepare_target(&path, &mut job, &WritePolicy::default(), engine).unwrap();
+        let target =
+            prepare_target(&path, &mut job, &WritePolicy::default(), engine, None).unwrap();
         assert_eq!(target.engine, engine);
         run_job(&target, &job, RunControl::default())
             .unwrap()
@@ -480,6 +481,7 @@ mod tests {
                 &mut job,
                 &WritePolicy::default(),
                 EngineChoice::Psync,
+                None,
             )
             .unwrap()
             .notes
@@ -534,12 +536,12 @@ mod tests {
             // A file of random content (a fresh one each time: the last case wrote zeros).
             let _ = std::fs::remove_file(&path);
             let mut fill = job("size = \"4m\"");
-            prepare_target(&path, &mut fill, &policy, engine).unwrap();
+            prepare_target(&path, &mut fill, &policy, engine, None).unwrap();
             let mut mix = job(&format!(
                 "access = \"randrw\"\nread_pct = 50\ndata = \"zeros\"\nqueue_depth = {qd}\n\
                  ios_limit = 4000\nthreads = 2"
             ));
-            let target = prepare_target(&path, &mut mix, &policy, engine).unwrap();
+            let target = prepare_target(&path, &mut mix, &policy, engine, None).unwrap();
             let r = run_job(&target, &mix, RunControl::default())
                 .unwrap()
                 .result;
@@ -587,8 +589,14 @@ mod tests {
         .unwrap()
         .validate()
         .unwrap();
-        let target =
-            prepare_target(&path, &mut job, &WritePolicy::default(), EngineChoice::Auto).unwrap();
+        let target = prepare_target(
+            &path,
+            &mut job,
+            &WritePolicy::default(),
+            EngineChoice::Auto,
+            None,
+        )
+        .unwrap();
         let progress = Progress::default();
         let ios_as_cpu = || (progress.ios.load(Ordering::Relaxed) as f64 * 1e-6, 0.0);
         let ctl = RunControl {

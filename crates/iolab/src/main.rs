@@ -62,7 +62,14 @@ fn main() {
         Ok(code) => std::process::exit(code),
         Err(err) => {
             eprintln!("Error: {err:#}");
-            std::process::exit(2);
+            // An error after Ctrl-C (a test file's writing stopped) ends as an interrupt does.
+            let interrupted =
+                iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);
+            std::process::exit(if interrupted {
+                session::EXIT_INTERRUPTED
+            } else {
+                2
+            });
         }
     }
 }

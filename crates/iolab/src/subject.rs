@@ -215,29 +215,35 @@ impl Subject {
             );
         }
         refuse_unlikely_new_file(target)?;
-        let prepared = prepare_target(target, first, &flags.policy(), flags.engine)
-            .map_err(|e| match e {
-                // The engine refuses to grow a file it did not create as it refuses to write
-                // one; for a job that only reads, growing is all that is refused.
-                OpenError::NotOurs(path) if !first.writes() => {
-                    let len = std::fs::metadata(&path).map_or(0, |m| m.len());
-                    let end = first.offset_bytes.saturating_add(first.span());
-                    anyhow::anyhow!(
-                        "{} is {}, and job '{}' reads up to {} (offset + size): the file would \
+        let prepared = prepare_target(
+            target,
+            first,
+            &flags.policy(),
+            flags.engine,
+            Some(&INTERRUPTED),
+        )
+        .map_err(|e| match e {
+            // The engine refuses to grow a file it did not create as it refuses to write
+            // one; for a job that only reads, growing is all that is refused.
+            OpenError::NotOurs(path) if !first.writes() => {
+                let len = std::fs::metadata(&path).map_or(0, |m| m.len());
+                let end = first.offset_bytes.saturating_add(first.span());
+                anyhow::anyhow!(
+                    "{} is {}, and job '{}' reads up to {} (offset + size): the file would \
                          have to be grown, and iolab writes only to files it created (reading \
                          is always allowed). Read within the file (a smaller size, or none in \
                          `run` to read all of it), or pass --overwrite to let iolab grow it \
                          (the {} in it are kept)",
-                        path.display(),
-                        format_size(len),
-                        first.name,
-                        format_size(end),
-                        format_size(len)
-                    )
-                }
-                e => e.into(),
-            })
-            .with_context(|| format!("target {}", target.display()))?;
+                    path.display(),
+                    format_size(len),
+                    first.name,
+                    format_size(end),
+                    format_size(len)
+                )
+            }
+            e => e.into(),
+        })
+        .with_context(|| format!("target {}", target.display()))?;
         Ok(Subject::Real {
             target: prepared,
             remove_created,

@@ -590,6 +590,63 @@ fn an_os_error_is_said_once() {
 }
 
 #[test]
+fn a_test_file_larger_than_the_free_space_is_refused_before_a_byte_is_written() {
+    if let Some(why) = mount_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    // An 8 MiB tmpfs: whatever happens, nothing larger can be written to it.
+    let fs = Mount::tmpfs(8 << 20).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let new = fs.dir.join("new.bin");
+    let new_s = new.to_str().unwrap();
+    for (args, needed) in [
+        (&["run", "--size", "16m", new_s][..], "16777216"),
+        // As `--offset 1t --size 1m` once filled a disk: the file would be 1 TiB + 1 MiB.
+        (
+            &["run", "--offset", "1t", "--size", "1m", new_s][..],
+            "1099512676352",
+        ),
+    ] {
+        let out = iolab(args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        let err = String::from_utf8_lossy(&out.stderr);
+        for part in [
+            &format!("{new_s} needs {needed} more bytes"),
+            "its filesystem has 8388608 bytes (8m) free",
+        ] {
+            assert!(err.contains(part), "{args:?}: {part}: {err}");
+        }
+        assert!(!new.exists(), "{args:?}");
+    }
+}
+
+#[test]
+fn a_test_file_whose_writing_fails_is_removed() {
+    // A file-size limit of 4 MiB (SIGXFSZ ignored, so the write fails with EFBIG): the fill of
+    // a 16 MiB file fails after 4 MiB, and those 4 MiB used to stay behind.
+    let dir = tempfile::tempdir().unwrap();
+    let script = format!(
+        "trap '' XFSZ; ulimit -f 4096; exec '{}' run --size 16m --no-probe part.bin",
+        env!("CARGO_BIN_EXE_iolab")
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", &script])
+        .current_dir(dir.path())
+        .env("IOLAB_RESULTS_DIR", dir.path().join("results"))
+        .env_remove("IOLAB_DB")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("cannot fill part.bin") && err.contains("the partial file was removed"),
+        "{err}"
+    );
+    assert!(!dir.path().join("part.bin").exists());
+}
+
+#[test]
 fn a_file_iolab_did_not_create_is_not_overwritten_without_overwrite() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("precious.bin");

@@ -1,5 +1,6 @@
 //! Every `unsafe` block of the engine lives below this module: the io_uring target (raw
-//! pointers into registered buffers), CPU-time accounting and the interrupt handler.
+//! pointers into registered buffers), CPU-time accounting, the interrupt handler and the other
+//! libc calls (extended attributes, free space, advice to the kernel).
 //! Each block carries a `SAFETY:` comment.
 
 pub mod uring;
@@ -163,6 +164,22 @@ pub fn is_marked_created(file: &std::fs::File) -> bool {
         )
     };
     rc == 1 && value[0] == b'1'
+}
+
+/// Bytes an unprivileged writer may still allocate on the filesystem holding `path` (statvfs:
+/// available blocks × fragment size; the blocks reserved for root are not counted).
+pub fn free_bytes(path: &std::path::Path) -> std::io::Result<u64> {
+    use std::os::unix::ffi::OsStrExt;
+    let name = std::ffi::CString::new(path.as_os_str().as_bytes())?;
+    // SAFETY: name is a valid C string; statvfs writes into the zeroed struct we own.
+    let st = unsafe {
+        let mut st: libc::statvfs = std::mem::zeroed();
+        if libc::statvfs(name.as_ptr(), &mut st) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        st
+    };
+    Ok((st.f_bavail as u64).saturating_mul(st.f_frsize as u64))
 }
 
 /// Drops `file`'s pages from the page cache (after a buffered fill, so that reads measure the
