@@ -20,7 +20,7 @@ fn a_target_opened_for_reads_is_not_purged_unless_it_may_be_written() {
         destroy_data: None,
         overwrite: false,
     };
-    let target = prepare_target(&path, &mut reads, &keep, EngineChoice::Psync).unwrap();
+    let target = prepare_target(&path, &mut reads, &keep, EngineChoice::Psync, None).unwrap();
     let refused = target.purge(&keep).unwrap_err();
     assert!(refused.contains("--overwrite"), "{refused}");
     assert_eq!(std::fs::read(&path).unwrap(), data);
