@@ -147,7 +147,8 @@ fn replay_on_zram_matches_the_kernel_counters() {
         "reads-only replay"
     );
     // Everything: writes exact; reads exact but for the guard's look for signatures in the first
-    // 160 KiB and last 128 KiB before it allows writing (a handful of buffered reads).
+    // 160 KiB, the last 128 KiB and a sector at each of LUKS2's further second-header offsets
+    // (256 KiB to 4 MiB) before it allows writing (a handful of buffered reads).
     let before = BlockStat::read(&dev.name()).unwrap();
     replay(dev.path.to_str().unwrap(), &[], dir.path());
     let d = BlockStat::read(&dev.name()).unwrap().since(&before);
@@ -157,10 +158,10 @@ fn replay_on_zram_matches_the_kernel_counters() {
         "kernel write counts"
     );
     let guard_reads = d.read_ios - reads;
-    assert!(guard_reads <= 8, "{guard_reads} reads beyond the trace's");
-    // Readahead may widen those reads; they stay well under 1 MiB.
+    assert!(guard_reads <= 16, "{guard_reads} reads beyond the trace's");
+    // Readahead may widen those reads; they stay well under 2 MiB.
     assert!(
-        d.read_bytes() >= rb && d.read_bytes() - rb <= 1 << 20,
+        d.read_bytes() >= rb && d.read_bytes() - rb <= 2 << 20,
         "{} B beyond the trace",
         d.read_bytes() - rb
     );
