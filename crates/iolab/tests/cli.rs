@@ -7,10 +7,9 @@ use iolab_testkit::{
 };
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
 
 mod common;
-use common::{interrupt, iolab, iolab_cmd, json, text};
+use common::{interrupt, iolab, iolab_cmd, json, small_write, text};
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
@@ -1045,23 +1044,6 @@ fn write_mbr(dev: &Path) {
     let f = std::fs::OpenOptions::new().write(true).open(dev).unwrap();
     f.write_all_at(&mbr, 0).unwrap();
     f.sync_all().unwrap();
-}
-
-/// Ten random 4K writes to `dev`, offering `destroy` to --destroy-data.
-fn small_write(dev: &Path, destroy: Option<&Path>, dir: &Path) -> Output {
-    let flag = destroy.map(|d| format!("--destroy-data={}", d.display()));
-    let mut args = vec![
-        "run",
-        "--access",
-        "randwrite",
-        "--ios-limit",
-        "10",
-        "--json",
-        "-",
-    ];
-    args.extend(flag.as_deref());
-    args.push(dev.to_str().unwrap());
-    iolab(&args, dir)
 }
 
 fn refused_unchanged(dev: &Path, expect: &str) {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
-use common::{iolab, text};
+use common::text;
 
 /// Why these tests cannot run here (beyond loop devices and mounts: `tools` and the kernel's
 /// filesystem `fs`), or `None`.
@@ -37,19 +37,7 @@ fn skip_reason(tools: &[&str], fs: Option<&str>) -> Option<String> {
 /// Ten random 4K writes to `dev`, offering `destroy` to --destroy-data.
 fn small_write(dev: &Path, destroy: Option<&Path>) -> Output {
     let dir = tempfile::tempdir().unwrap();
-    let flag = destroy.map(|d| format!("--destroy-data={}", d.display()));
-    let mut args = vec![
-        "run",
-        "--access",
-        "randwrite",
-        "--ios-limit",
-        "10",
-        "--json",
-        "-",
-    ];
-    args.extend(flag.as_deref());
-    args.push(dev.to_str().unwrap());
-    iolab(&args, dir.path())
+    common::small_write(dev, destroy, dir.path())
 }
 
 /// A write to `dev` (offering `destroy` to --destroy-data) is refused with exit 2, naming

@@ -50,3 +50,20 @@ pub fn text(o: &Output) -> String {
 pub fn json(path: &Path) -> Value {
     serde_json::from_str(&std::fs::read_to_string(path).expect("result file")).expect("valid JSON")
 }
+
+/// Ten random 4K writes to `dev`, offering `destroy` to --destroy-data.
+pub fn small_write(dev: &Path, destroy: Option<&Path>, dir: &Path) -> Output {
+    let flag = destroy.map(|d| format!("--destroy-data={}", d.display()));
+    let mut args = vec![
+        "run",
+        "--access",
+        "randwrite",
+        "--ios-limit",
+        "10",
+        "--json",
+        "-",
+    ];
+    args.extend(flag.as_deref());
+    args.push(dev.to_str().unwrap());
+    iolab(&args, dir)
+}
