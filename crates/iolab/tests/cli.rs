@@ -9,7 +9,7 @@ use serde_json::Value;
 use std::path::Path;
 
 mod common;
-use common::{interrupt, iolab, iolab_cmd, json, small_write, text};
+use common::{interrupt, iolab, iolab_cmd, json, refused_unchanged, small_write, text};
 
 fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
@@ -1046,34 +1046,6 @@ fn write_mbr(dev: &Path) {
     f.sync_all().unwrap();
 }
 
-fn refused_unchanged(dev: &Path, expect: &str) {
-    let dir = tempfile::tempdir().unwrap();
-    let before = checksum(dev).unwrap();
-    let out = iolab(
-        &[
-            "run",
-            "--access",
-            "randwrite",
-            "--ios-limit",
-            "200",
-            dev.to_str().unwrap(),
-        ],
-        dir.path(),
-    );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("refusing to write") && err.contains(expect),
-        "expected '{expect}': {err}"
-    );
-    assert_eq!(
-        checksum(dev).unwrap(),
-        before,
-        "{}: not one byte may change",
-        dev.display()
-    );
-}
-
 #[test]
 fn devices_holding_data_are_refused_and_left_unchanged() {
     if let Some(why) = loop_skip_reason().or_else(mount_skip_reason) {
@@ -1084,12 +1056,12 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     // A partition table.
     let parted = LoopDevice::new(16 << 20).unwrap();
     write_mbr(&parted.path);
-    refused_unchanged(&parted.path, "partition table");
+    refused_unchanged(&parted.path, None, "partition table");
     // An ext4 filesystem, not mounted; --destroy-data naming another device does not help, naming
     // this one does.
     let ext4 = LoopDevice::new(32 << 20).unwrap();
     iolab_testkit::run("mkfs.ext4", &["-q", "-F", ext4.path.to_str().unwrap()]).unwrap();
-    refused_unchanged(&ext4.path, "ext2/3/4");
+    refused_unchanged(&ext4.path, None, "ext2/3/4");
     let dir = tempfile::tempdir().unwrap();
     let refused = small_write(&ext4.path, Some(&parted.path), dir.path());
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused));
@@ -1114,7 +1086,7 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
     // between the two checksums (it did once under a loaded full test run), and only iolab's
     // writes are under test. Mounted is mounted either way.
     let mount = Mount::existing(&mounted_dev.path, "ext4", &["ro"]).unwrap();
-    refused_unchanged(&mounted_dev.path, "mounted");
+    refused_unchanged(&mounted_dev.path, None, "mounted");
     let out = small_write(&mounted_dev.path, Some(&mounted_dev.path), dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("Unmount"));

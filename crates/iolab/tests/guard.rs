@@ -3,15 +3,13 @@
 //! byte as it was. Needs root, loop devices and the filesystem tools; prints `skipped: …` where
 //! the machine cannot provide them.
 
-use iolab_testkit::{
-    checksum, loop_skip_reason, mount_skip_reason, which, LoopDevice, MachineLock,
-};
+use iolab_testkit::{loop_skip_reason, mount_skip_reason, which, LoopDevice, MachineLock};
 use iolab_testkit::{run, Mount};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
 mod common;
-use common::text;
+use common::{refused_unchanged, text};
 
 /// Why these tests cannot run here (beyond loop devices and mounts: `tools` and the kernel's
 /// filesystem `fs`), or `None`.
@@ -38,26 +36,6 @@ fn skip_reason(tools: &[&str], fs: Option<&str>) -> Option<String> {
 fn small_write(dev: &Path, destroy: Option<&Path>) -> Output {
     let dir = tempfile::tempdir().unwrap();
     common::small_write(dev, destroy, dir.path())
-}
-
-/// A write to `dev` (offering `destroy` to --destroy-data) is refused with exit 2, naming
-/// `expect`, and not one byte of `dev` changes.
-fn refused_unchanged(dev: &Path, destroy: Option<&Path>, expect: &str) -> String {
-    let before = checksum(dev).unwrap();
-    let out = small_write(dev, destroy);
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert!(
-        err.contains("refusing to write") && err.contains(expect),
-        "expected '{expect}': {err}"
-    );
-    assert_eq!(
-        checksum(dev).unwrap(),
-        before,
-        "{}: not one byte may change",
-        dev.display()
-    );
-    err
 }
 
 /// A loop device that can carry partitions (`losetup -P`), with partitions added through BLKPG

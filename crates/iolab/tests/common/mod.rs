@@ -67,3 +67,24 @@ pub fn small_write(dev: &Path, destroy: Option<&Path>, dir: &Path) -> Output {
     args.push(dev.to_str().unwrap());
     iolab(&args, dir)
 }
+
+/// A write to `dev` (offering `destroy` to --destroy-data) is refused with exit 2, naming
+/// `expect`, and not one byte of `dev` changes.
+pub fn refused_unchanged(dev: &Path, destroy: Option<&Path>, expect: &str) -> String {
+    let before = iolab_testkit::checksum(dev).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = small_write(dev, destroy, dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains("refusing to write") && err.contains(expect),
+        "expected '{expect}': {err}"
+    );
+    assert_eq!(
+        iolab_testkit::checksum(dev).unwrap(),
+        before,
+        "{}: not one byte may change",
+        dev.display()
+    );
+    err
+}
