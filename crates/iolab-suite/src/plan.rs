@@ -1,7 +1,7 @@
 //! From a step to its jobs: the suite's defaults under the step's keys, each sweep point, and
 //! the `--scale` factor applied to every duration and size.
 
-use crate::spec::{PhaseSpec, StepSpec, SuiteError, SuiteSpec, SweepSpec};
+use crate::spec::{FilesSpec, PhaseSpec, StepSpec, SuiteError, SuiteSpec, SweepSpec};
 use iolab_core::job::{parse_bssplit, Access, JobSpec};
 use iolab_core::result::SweepValue;
 use iolab_core::size::ByteSize;
@@ -45,6 +45,46 @@ fn whole_transfers(job: &mut JobSpec) {
             job.io_limit = Some(ByteSize(n.max(1) * block.0));
         }
     }
+}
+
+/// Bytes per file of a file-set step at `scale`: at least 4 KiB, never more than unscaled.
+pub fn file_bytes(files: &FilesSpec, scale: f64) -> u64 {
+    let bytes = iolab_core::size::parse_size(&files.file_size).unwrap_or(4096);
+    ((bytes as f64 * scale) as u64)
+        .max(4096)
+        .min(bytes.max(4096))
+}
+
+/// What a suite's file-set steps leave on disk at `scale`, in whole 4 KiB blocks: the sets they
+/// create and their near copies, all in one tree, and the far copies in the other. Nothing is
+/// removed before the run ends, and a step run again rewrites its files in place.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileSpace {
+    /// Bytes in the tree under the target directory.
+    pub near: u64,
+    /// Bytes in the tree of the far copies.
+    pub far: u64,
+}
+
+/// The [`FileSpace`] of `suite`'s file-set steps at `scale`.
+pub fn file_space(suite: &SuiteSpec, scale: f64) -> FileSpace {
+    // Per set and operation, the largest of its steps: files are rewritten, not added.
+    let mut written: std::collections::BTreeMap<(&str, &str), u64> = Default::default();
+    let steps = suite.phases.iter().flat_map(|p| &p.steps);
+    for files in steps.filter_map(|s| s.files.as_ref()) {
+        let bytes = file_bytes(files, scale).next_multiple_of(4096) * files.count as u64;
+        let slot = written.entry((&files.set, &files.op)).or_default();
+        *slot = (*slot).max(bytes);
+    }
+    let mut space = FileSpace::default();
+    for ((_, op), bytes) in written {
+        match op {
+            "create" | "copy-near" => space.near += bytes,
+            "copy-far" => space.far += bytes,
+            _ => {}
+        }
+    }
+    space
 }
 
 /// One planned job of a step.
@@ -199,6 +239,40 @@ mod tests {
 
     fn suite(text: &str) -> SuiteSpec {
         SuiteSpec::parse(text, "test").unwrap()
+    }
+
+    #[test]
+    fn the_file_copy_suite_keeps_every_set_and_copy_until_it_ends() {
+        let s = crate::load("filecopy").unwrap();
+        // One tree's sets: 3 x 533 MiB, 270 x 3650 KiB (912.5 blocks: 913), 2000 x 64 KiB.
+        let one_tree = 3 * (533 << 20) + 270 * 913 * 4096 + 2000 * (64 << 10);
+        assert_eq!(one_tree, 2_817_449_984u64);
+        let space = file_space(&s, 1.0);
+        assert_eq!(
+            space,
+            FileSpace {
+                near: 2 * one_tree,
+                far: one_tree
+            }
+        );
+        // At 0.001 an ISO file has 558,891 bytes (137 blocks), and the others one block each.
+        let small = file_space(&s, 0.001);
+        assert_eq!(small.far, (3 * 137 + 270 + 2000) * 4096);
+    }
+
+    #[test]
+    fn a_file_set_written_twice_takes_its_room_once() {
+        let text = "name='x'\ntitle='x'\n[[phase]]\nname='p'\n\
+            [[phase.step]]\nname='a'\nfiles={set='s',op='create',count=2,file_size='8k'}\n\
+            [[phase.step]]\nname='b'\nfiles={set='s',op='create',count=3,file_size='8k'}\n\
+            [[phase.step]]\nname='c'\nfiles={set='s',op='read',count=3,file_size='8k'}\n";
+        assert_eq!(
+            file_space(&suite(text), 1.0),
+            FileSpace {
+                near: 3 * 8192,
+                far: 0
+            }
+        );
     }
 
     #[test]

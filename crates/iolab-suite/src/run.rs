@@ -205,10 +205,7 @@ fn run_step(
     on_job: &mut dyn FnMut(&JobResult),
 ) -> Result<(), String> {
     if let Some(files) = &step.files {
-        let bytes = iolab_core::size::parse_size(&files.file_size).unwrap_or(4096);
-        let scaled = ((bytes as f64 * scale) as u64)
-            .max(4096)
-            .min(bytes.max(4096));
+        let scaled = crate::plan::file_bytes(files, scale);
         let info = StepInfo {
             phase: phase.into(),
             step: step.name.clone(),

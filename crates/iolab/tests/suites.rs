@@ -1,7 +1,7 @@
 //! Every built-in suite end to end at a small `--scale`: on a temp file, and the quicker ones on
 //! a zram device the test sets up and tears down.
 
-use iolab_testkit::{zram_skip_reason, MachineLock, Zram};
+use iolab_testkit::{mount_skip_reason, zram_skip_reason, MachineLock, Mount, Zram};
 use serde_json::Value;
 use std::path::Path;
 use std::process::Command;
@@ -255,6 +255,63 @@ fn filecopy_through_the_temp_filesystem_leaves_nothing_behind() {
         })
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+/// `iolab suite filecopy DIR --scale 0.005 [--far FAR]` in `dir`, with the store kept there.
+fn filecopy_in(dir: &Path, near: &Path, far: Option<&Path>) -> std::process::Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_iolab"));
+    cmd.args([
+        "suite",
+        "filecopy",
+        "--scale",
+        "0.005",
+        "--no-probe",
+        "--json",
+    ])
+    .arg(dir.join("s.json"))
+    .arg(near);
+    if let Some(far) = far {
+        cmd.arg("--far").arg(far);
+    }
+    cmd.current_dir(dir)
+        .env("IOLAB_DB", dir.join("results.sqlite"))
+        .env("XDG_DATA_HOME", dir)
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn filecopy_is_refused_up_front_where_its_files_do_not_fit() {
+    if let Some(why) = mount_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    // At --scale 0.005 a tree of the three sets holds 22,114,304 bytes: the sets and their
+    // near copies twice that (44.2 MB), the far copies once.
+    let near = Mount::tmpfs(48 << 20).unwrap();
+    let far = Mount::tmpfs(32 << 20).unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let out = filecopy_in(dir.path(), &near.dir, None);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    let expected = format!(
+        "writes 66342912 bytes (64788k) under {}",
+        near.dir.display()
+    );
+    assert!(err.contains(&expected), "{err}");
+    assert!(err.contains("--scale"), "{err}");
+    assert_eq!(std::fs::read_dir(&near.dir).unwrap().count(), 0);
+    // With the far copies on another filesystem, each has the room.
+    let out = filecopy_in(dir.path(), &near.dir, Some(&far.dir));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for d in [&near.dir, &far.dir] {
+        assert_eq!(std::fs::read_dir(d).unwrap().count(), 0, "{}", d.display());
+    }
 }
 
 #[test]

@@ -7,7 +7,7 @@ use anyhow::{Context, Result};
 use clap::Args;
 use iolab_core::job::{Access, JobSpec};
 use iolab_core::result::{JobResult, RunResult, TargetInfo};
-use iolab_core::size::{format_size, ByteSize};
+use iolab_core::size::{format_size, human_size, ByteSize};
 use iolab_engine::fileset::{run_file_op, FileOp, FileSet};
 use iolab_engine::sys::INTERRUPTED;
 use iolab_suite::{run_suite, Executor, SkipOrFail};
@@ -164,6 +164,45 @@ impl Drop for RemoveDirsOnDrop {
     }
 }
 
+/// Refuses a file-set suite up front when its sets and copies (which stay until it ends) do not
+/// fit the free space under `near` and `far` (together, when both are on one filesystem): a
+/// full filesystem fails the run half-way and can upset whatever else writes there.
+fn check_file_room(
+    suite: &iolab_suite::SuiteSpec,
+    scale: f64,
+    near: &Path,
+    far: &Path,
+) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    let space = iolab_suite::plan::file_space(suite, scale);
+    let device = |dir: &Path| std::fs::metadata(dir).map(|m| m.dev()).ok();
+    let one_filesystem = device(near).is_some() && device(near) == device(far);
+    let mut needs = vec![(near, space.near)];
+    if one_filesystem {
+        needs[0].1 += space.far;
+    } else {
+        needs.push((far, space.far));
+    }
+    for (dir, needed) in needs {
+        let Ok(free) = iolab_engine::sys::free_bytes(dir) else {
+            continue; // not knowing is no reason to refuse: a full disk still fails the step
+        };
+        if needed > free {
+            anyhow::bail!(
+                "suite {} writes {needed} bytes ({}) under {} (its file sets and their copies, \
+                 kept until it ends), but that filesystem has {free} bytes ({}) free: free some \
+                 space, give a directory on a larger filesystem (or --far for the far copies), \
+                 or shrink the files with --scale",
+                suite.name,
+                human_size(needed),
+                dir.display(),
+                human_size(free),
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
 fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<i32> {
     let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
@@ -188,6 +227,12 @@ fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<
             far.display()
         );
     }
+    check_file_room(
+        suite,
+        args.scale,
+        &parent,
+        args.far.as_deref().unwrap_or(&parent),
+    )?;
     // Each directory is removed as soon as it exists, so a failure to make the next one
     // leaves nothing behind.
     let mut cleanup = RemoveDirsOnDrop(Vec::new());
