@@ -151,6 +151,16 @@ pub enum StoreError {
         /// [`STORE_VERSION`].
         supported: u32,
     },
+    /// A file with no store layout in it: another program's database, or an empty file.
+    #[error(
+        "{} is not a results store iolab wrote (no layout version in it): point --db or \
+         IOLAB_DB at a store iolab recorded runs in",
+        path.display()
+    )]
+    NotAStore {
+        /// The file.
+        path: PathBuf,
+    },
     /// No run has that id or key.
     #[error("no run '{0}' in the results store: give a run's number or key as `iolab results list` shows them")]
     UnknownRun(String),
@@ -479,18 +489,50 @@ impl Store {
         )
     }
 
-    /// Opens an existing store (reading commands: a missing file is an error, not a new
-    /// empty database).
+    /// Opens an existing store for reading: a missing file is an error, not a new empty
+    /// database, and nothing is written to it. A file that is not a store iolab wrote (another
+    /// program's database, an empty file) is refused untouched; only a store of an older layout
+    /// is opened for writing, to upgrade it.
     pub fn open_existing(path: &Path) -> Result<Store> {
         if !path.exists() {
             return Err(StoreError::NotFound {
                 path: path.to_path_buf(),
             });
         }
-        Self::open_with(
+        let conn = Connection::open_with_flags(
             path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
+        .map_err(|source| StoreError::Sql {
+            what: "opening".into(),
+            path: path.to_path_buf(),
+            source,
+        })?;
+        conn.busy_timeout(BUSY_TIMEOUT)
+            .map_err(|source| StoreError::Sql {
+                what: "setting the busy timeout".into(),
+                path: path.to_path_buf(),
+                source,
+            })?;
+        let store = Store {
+            conn,
+            path: path.to_path_buf(),
+        };
+        match store.layout_version()? {
+            STORE_VERSION => Ok(store),
+            0 => Err(StoreError::NotAStore {
+                path: path.to_path_buf(),
+            }),
+            found if found > STORE_VERSION => Err(StoreError::NewerLayout {
+                path: path.to_path_buf(),
+                found,
+                supported: STORE_VERSION,
+            }),
+            _ => Self::open_with(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            ),
+        }
     }
 
     fn open_with(path: &Path, flags: OpenFlags) -> Result<Store> {
@@ -1686,6 +1728,38 @@ mod tests {
         let err = Store::open_existing(&junk).err().unwrap();
         assert!(matches!(err, StoreError::Sql { .. }), "{err:?}");
         assert!(err.to_string().contains("junk.sqlite"), "{err}");
+    }
+
+    #[test]
+    fn reading_another_programs_database_or_an_empty_file_changes_nothing() {
+        let (dir, _) = temp_store();
+        let other = dir.path().join("other.sqlite");
+        let conn = Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES ('mine');")
+            .unwrap();
+        drop(conn);
+        let empty = dir.path().join("empty.json");
+        std::fs::write(&empty, "").unwrap();
+        for path in [&other, &empty] {
+            let before = std::fs::read(path).unwrap();
+            let err = Store::open_existing(path).err().unwrap();
+            assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+            assert!(err.to_string().contains("not a results store"), "{err}");
+            assert_eq!(std::fs::read(path).unwrap(), before, "{}", path.display());
+        }
+        let conn = Connection::open(&other).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "delete", "the journal mode was changed");
+        let tables: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(tables, 1, "tables were added");
     }
 
     #[test]
