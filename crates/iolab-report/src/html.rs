@@ -365,7 +365,12 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
                 if group.len() > 1 {
                     let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
                 }
-                let p99 = (j.read.lat_ns.p99.max(j.write.lat_ns.p99)) as f64 / 1e3;
+                // No I/O, no latency: a dash like the mean's, not a p99 of 0.
+                let p99 = if j.read.ios + j.write.ios == 0 {
+                    f64::NAN
+                } else {
+                    j.read.lat_ns.p99.max(j.write.lat_ns.p99) as f64 / 1e3
+                };
                 let mut state = match (&j.stop_reason, round) {
                     (Some(why), _) => format!("<span class=\"incomplete\">{}</span>", esc(why)),
                     (None, Some(n)) => format!("round {n}"),

@@ -193,7 +193,7 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
             }
         }
     }
-    let ios = (j.read.ios + j.write.ios).max(1) as f64;
+    let ios = j.read.ios + j.write.ios;
     let cpu = j.cpu.user_s + j.cpu.system_s;
     let from_intended = if j.latency_from_intended_start {
         "; latency counted from each I/O's intended start"
@@ -208,12 +208,15 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
              shows it){from_intended}"
         );
     } else {
+        // With no I/O done there is no CPU time per I/O to show (an interrupted run, say).
+        let per_io = match ios {
+            0 => "no I/O done".to_string(),
+            n => format!("{:.2} µs per I/O", cpu / n as f64 * 1e6),
+        };
         let _ = writeln!(
             out,
-            "cpu   user {:.2} s, system {:.2} s ({:.2} µs per I/O){from_intended}",
-            j.cpu.user_s,
-            j.cpu.system_s,
-            cpu / ios * 1e6,
+            "cpu   user {:.2} s, system {:.2} s ({per_io}){from_intended}",
+            j.cpu.user_s, j.cpu.system_s,
         );
     }
     for e in &j.errors {
@@ -370,5 +373,34 @@ mod tests {
         };
         one.lat_ns.mean = 1500.0;
         assert!(direction_row("read", &one).contains("/ 1.5 /"));
+    }
+
+    #[test]
+    fn cpu_per_io_is_shown_only_when_io_was_done() {
+        let mut j = JobResult {
+            name: "j".into(),
+            job: iolab_core::job::JobSpec::default().validate().unwrap(),
+            complete: false,
+            stop_reason: None,
+            measured_ns: 0,
+            ramp_ns: 0,
+            read: DirectionResult::default(),
+            write: DirectionResult::default(),
+            series: Default::default(),
+            cpu: iolab_core::result::CpuResult {
+                user_s: 0.004,
+                system_s: 0.002,
+            },
+            errors: Vec::new(),
+            latency_from_intended_start: false,
+            repeats: Vec::new(),
+            step: None,
+        };
+        // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
+        let block = job_block(&j, false);
+        assert!(block.contains("(no I/O done)"), "{block}");
+        j.read.ios = 3000;
+        let block = job_block(&j, false);
+        assert!(block.contains("(2.00 µs per I/O)"), "{block}");
     }
 }

@@ -228,3 +228,19 @@ fn jobs_of_one_name_each_get_their_bar() {
     assert_eq!(j.matches("class=\"bar\"").count(), 4, "{j}");
     assert!(j.contains(">a<") && j.contains(">a (2)<"), "{j}");
 }
+
+#[test]
+fn a_job_without_io_shows_no_latency() {
+    // Interrupted before its first I/O: its p99 is a dash like its mean, not 0.
+    let mut r = run_result();
+    let j = &mut r.jobs[0];
+    j.read = Default::default();
+    j.write = Default::default();
+    let name = j.name.clone();
+    let page = render_html(&[r]);
+    let row = page
+        .lines()
+        .find(|l| l.starts_with(&format!("<tr><td class=\"l\">{name}</td>")))
+        .unwrap_or_else(|| panic!("no row for {name}: {page}"));
+    assert!(row.contains("<td>–</td><td>–</td>"), "{row}");
+}
