@@ -4,7 +4,8 @@
 //! device holds something: a mount (of it or of a partition on it), active swap, partitions,
 //! holders (device-mapper, MD RAID, LVM, bcache stacked on it or on a partition), loop devices
 //! that read and write its data (on it, on a partition, on the same backing file), an on-disk
-//! signature (partition tables, filesystems, RAID, LVM, swap, LUKS), or an exclusive opener.
+//! signature (partition tables, filesystems, RAID, LVM, swap, LUKS, BitLocker), or an exclusive
+//! opener.
 //! Any of them refuses the write with the reason, unless the user named that exact device to
 //! `--destroy-data`. A device whose data is mounted or swap, directly or through any device in
 //! its stack, is refused even then: writing under a live filesystem corrupts it, and
@@ -690,6 +691,11 @@ const MD_MAGIC: [u8; 4] = [0xfc, 0x4e, 0x2b, 0xa9];
 /// at more than one offset (swap, LVM, UDF, LUKS2's second header, NILFS2, the GPT backup, MD
 /// RAID at the end) are in [`signature_in`].
 const SIGNATURES: &[(&str, u64, &[u8])] = &[
+    // BitLocker's boot sectors (libblkid bitlocker.c): a jump and the OEM name "-FVE-FS-", which
+    // only BitLocker writes (Vista's jump is 0x52, Windows 7's and later's 0x58). They carry
+    // 0x55AA as well, so these come before the MBR rule; To Go's is in [`signature_in`].
+    ("BitLocker encrypted volume", 0, b"\xeb\x52\x90-FVE-FS-"),
+    ("BitLocker encrypted volume", 0, b"\xeb\x58\x90-FVE-FS-"),
     ("GPT partition table", 512, b"EFI PART"),
     ("GPT partition table (4K sectors)", 4096, b"EFI PART"),
     ("ext2/3/4 filesystem", 1080, &[0x53, 0xEF]),
@@ -750,6 +756,26 @@ const LUKS2_SECOND_HEADER: [u64; 9] = [
 /// recognition sequence, from 32 KiB on.
 const UDF_DESCRIPTORS: [&[u8]; 6] = [b"BEA01", b"NSR02", b"NSR03", b"BOOT2", b"CDW02", b"TEA01"];
 
+/// A BitLocker To Go boot sector's jump and OEM name (libblkid bitlocker.c). They are a FAT32
+/// boot sector's too, so a To Go volume is told apart by the FVE metadata block it points to
+/// (see [`bitlocker_to_go_metadata`]).
+const BITLOCKER_TO_GO: &[u8] = b"\xeb\x58\x90MSWIN4.1";
+
+/// The signature that opens a BitLocker FVE metadata block.
+const FVE_SIGNATURE: &[u8] = b"-FVE-FS-";
+
+/// Where the first FVE metadata block is, if sector 0 is a BitLocker To Go boot sector: the
+/// offset from the start it keeps at 440 (little-endian; libblkid bitlocker.c, and libbde's
+/// "BitLocker Drive Encryption (BDE) format"). Anywhere on the volume, so the probe reads it
+/// separately (see [`Probe::further_ranges`]).
+fn bitlocker_to_go_metadata(probe: &Probe) -> Option<u64> {
+    if !probe.has(0, BITLOCKER_TO_GO) {
+        return None;
+    }
+    let at = u64::from_le_bytes(probe.get(440, 8)?.try_into().ok()?);
+    (at != 0).then_some(at)
+}
+
 /// What the signature check reads of a device: its size and some byte ranges of it (a whole
 /// image in tests).
 #[derive(Clone, Debug, Default)]
@@ -779,17 +805,37 @@ impl Probe {
         ranges
     }
 
+    /// What the check must read besides [`Probe::ranges`], found in what those gave: the
+    /// signature of the FVE metadata block a BitLocker To Go boot sector points to, which may
+    /// be anywhere on the volume (without it, that boot sector is a FAT32 one). Nothing on a
+    /// device without such a boot sector.
+    fn further_ranges(&self) -> Vec<(u64, u64)> {
+        let len = FVE_SIGNATURE.len();
+        bitlocker_to_go_metadata(self)
+            .filter(|&at| {
+                at.checked_add(len as u64)
+                    .is_some_and(|end| end <= self.size)
+            })
+            .filter(|&at| self.get(at, len).is_none())
+            .map(|at| (at, len as u64))
+            .into_iter()
+            .collect()
+    }
+
     /// Reads what the check looks at from an open device (or image file).
     pub fn read(f: &mut File) -> io::Result<Probe> {
         let size = f.seek(SeekFrom::End(0))?;
-        let mut pieces = Vec::new();
+        let mut probe = Probe {
+            size,
+            pieces: Vec::new(),
+        };
         for (at, len) in Probe::ranges(size) {
-            f.seek(SeekFrom::Start(at))?;
-            let mut bytes = vec![0u8; len as usize];
-            f.read_exact(&mut bytes)?;
-            pieces.push((at, bytes));
+            probe.pieces.push((at, read_at(f, at, len)?));
         }
-        Ok(Probe { size, pieces })
+        for (at, len) in probe.further_ranges() {
+            probe.pieces.push((at, read_at(f, at, len)?));
+        }
+        Ok(probe)
     }
 
     /// A whole device image held in memory.
@@ -814,6 +860,14 @@ impl Probe {
     }
 }
 
+/// `len` bytes of `f` at `at`.
+fn read_at(f: &mut File, at: u64, len: u64) -> io::Result<Vec<u8>> {
+    f.seek(SeekFrom::Start(at))?;
+    let mut bytes = vec![0u8; len as usize];
+    f.read_exact(&mut bytes)?;
+    Ok(bytes)
+}
+
 /// How much of the start of a device the signature check reads.
 const HEAD_BYTES: u64 = 160 * 1024;
 /// How much of the end of a device the signature check reads.
@@ -832,8 +886,8 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
 /// The first signature in what was read of a device, if any: [`SIGNATURES`] at their offsets
 /// from the start, swap and hibernation images for every page size, an LVM label in any of
 /// the first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), the
-/// second LUKS2 header, an MBR, the backup GPT header in the last sector, and MD RAID
-/// superblocks near the end.
+/// second LUKS2 header, a BitLocker To Go boot sector, an MBR, the backup GPT header in the last
+/// sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     for &(what, at, magic) in SIGNATURES {
         if probe.has(at, magic) {
@@ -877,6 +931,11 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
         if probe.has(at, b"SKUL\xba\xbe") {
             return Some("LUKS2 encrypted volume (second header)");
         }
+    }
+    // BitLocker To Go: a FAT32 boot sector whose first FVE metadata block is where it says.
+    // Before the MBR rule, which its 0x55AA would meet.
+    if bitlocker_to_go_metadata(probe).is_some_and(|at| probe.has(at, FVE_SIGNATURE)) {
+        return Some("BitLocker To Go encrypted volume");
     }
     // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
     // sectors carry 0x55AA too, and are data just the same).
@@ -1082,6 +1141,86 @@ mod tests {
         assert_eq!(read_signature(&nilfs).unwrap(), Some("NILFS2 filesystem"));
         let blank = write("blank", 0, &[0]);
         assert_eq!(read_signature(&blank).unwrap(), None);
+    }
+
+    /// A 1 MiB image whose sector 0 starts with `boot` and ends in 0x55AA, as boot sectors do.
+    fn boot_sector(boot: &[u8]) -> Vec<u8> {
+        let mut image = image_with(1 << 20, 0, boot);
+        image[510..512].copy_from_slice(&[0x55, 0xAA]);
+        image
+    }
+
+    #[test]
+    fn bitlocker_boot_sectors_are_named_before_the_mbr_rule() {
+        for boot in [b"\xeb\x52\x90-FVE-FS-", b"\xeb\x58\x90-FVE-FS-"] {
+            assert_eq!(
+                signature_in_image(&boot_sector(boot)),
+                Some("BitLocker encrypted volume"),
+                "{boot:x?}"
+            );
+        }
+        // One byte off: only the boot sector's 0x55AA is left.
+        let near = boot_sector(b"\xeb\x58\x90-FVE-FS_");
+        assert_eq!(
+            signature_in_image(&near),
+            Some("MBR partition table or boot sector")
+        );
+        assert_eq!(
+            signature_in_image(&image_with(1 << 20, 0, b"\xeb\x58\x90-FVE-FS_")),
+            None
+        );
+    }
+
+    #[test]
+    fn bitlocker_to_go_is_named_by_the_fve_metadata_its_boot_sector_points_to() {
+        let metadata = 0x8_0000u64; // beyond what the probe reads of the start otherwise
+        let mut image = boot_sector(BITLOCKER_TO_GO);
+        image[440..448].copy_from_slice(&metadata.to_le_bytes());
+        let mut to_go = image.clone();
+        to_go[metadata as usize..][..8].copy_from_slice(FVE_SIGNATURE);
+        assert_eq!(
+            signature_in_image(&to_go),
+            Some("BitLocker To Go encrypted volume")
+        );
+        // The same boot sector with no FVE metadata there (or none named) is a FAT32 one.
+        let fat32 = "MBR partition table or boot sector";
+        assert_eq!(signature_in_image(&image), Some(fat32));
+        image[metadata as usize..][..8].copy_from_slice(b"-FVE-FS_");
+        assert_eq!(signature_in_image(&image), Some(fat32));
+        to_go[440..448].fill(0);
+        assert_eq!(signature_in_image(&to_go), Some(fat32));
+    }
+
+    #[test]
+    fn reading_a_bitlocker_to_go_device_reads_its_fve_metadata_wherever_it_is() {
+        // Sparse 64 MiB image files with a To Go boot sector: its metadata at 32 MiB, then
+        // named past the end (a FAT32 boot sector that only looks like one: not an error).
+        let dir = tempfile::tempdir().unwrap();
+        let size = 64u64 << 20;
+        let write = |name: &str, metadata: u64| {
+            use std::os::unix::fs::FileExt;
+            let path = dir.path().join(name);
+            let f = File::create(&path).unwrap();
+            f.set_len(size).unwrap();
+            let mut boot = boot_sector(BITLOCKER_TO_GO);
+            boot.truncate(512);
+            boot[440..448].copy_from_slice(&metadata.to_le_bytes());
+            f.write_all_at(&boot, 0).unwrap();
+            if metadata < size {
+                f.write_all_at(FVE_SIGNATURE, metadata).unwrap();
+            }
+            path
+        };
+        let to_go = write("to-go", 32 << 20);
+        assert_eq!(
+            read_signature(&to_go).unwrap(),
+            Some("BitLocker To Go encrypted volume")
+        );
+        let past_the_end = write("past-the-end", size + 4096);
+        assert_eq!(
+            read_signature(&past_the_end).unwrap(),
+            Some("MBR partition table or boot sector")
+        );
     }
 
     #[test]
