@@ -708,6 +708,13 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("squashfs filesystem", 0, b"hsqs"),
     ("squashfs filesystem (big-endian)", 0, b"sqsh"),
     ("EROFS filesystem", 1024, &[0xe2, 0xe1, 0xf5, 0xe0]),
+    // HFS+ and HFSX: the volume header at 1 KiB, its signature and then its version, 4 for HFS+
+    // and 5 for HFSX, big-endian (libblkid hfs.c; Apple's TN1150). HFS is in [`signature_in`].
+    ("HFS+ filesystem", 1024, b"H+\x00\x04"),
+    ("HFSX filesystem", 1024, b"HX\x00\x05"),
+    // APFS: the container superblock in block 0, its magic after the 32-byte object header
+    // (libblkid apfs.c).
+    ("APFS container", 32, b"NXSB"),
     ("JFS filesystem", 32 * 1024, b"JFS1"),
     ("ReiserFS filesystem", 64 * 1024 + 0x34, b"ReIsEr2Fs"),
     ("ReiserFS filesystem", 64 * 1024 + 0x34, b"ReIsEr3Fs"),
@@ -884,15 +891,25 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
 }
 
 /// The first signature in what was read of a device, if any: [`SIGNATURES`] at their offsets
-/// from the start, swap and hibernation images for every page size, an LVM label in any of
-/// the first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), the
-/// second LUKS2 header, a BitLocker To Go boot sector, an MBR, the backup GPT header in the last
-/// sector, and MD RAID superblocks near the end.
+/// from the start, an HFS master directory block, swap and hibernation images for every page
+/// size, an LVM label in any of the first four sectors, a UDF volume recognition sequence,
+/// NILFS2 (either superblock), the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
+/// the backup GPT header in the last sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     for &(what, at, magic) in SIGNATURES {
         if probe.has(at, magic) {
             return Some(what);
         }
+    }
+    // HFS: the master directory block at 1 KiB, "BD". An HFS+ volume in an HFS wrapper (as Mac
+    // OS 8.1 to 9 made them) names its own signature at 0x7C of it (libblkid hfs.c).
+    if probe.has(1024, b"BD") {
+        let wrapped = probe.has(1024 + 0x7C, b"H+") || probe.has(1024 + 0x7C, b"HX");
+        return Some(if wrapped {
+            "HFS+ filesystem (in an HFS wrapper)"
+        } else {
+            "HFS filesystem"
+        });
     }
     // Swap's first page is one memory page: 4 KiB on x86, up to 64 KiB on arm64 and ppc64.
     for page in [4096, 8192, 16384, 32768, 65536] {
@@ -1006,6 +1023,13 @@ mod tests {
             ("squashfs filesystem", 0, b"hsqs"),
             ("squashfs filesystem (big-endian)", 0, b"sqsh"),
             ("EROFS filesystem", 1024, &[0xe2, 0xe1, 0xf5, 0xe0]),
+            // HFS+ and HFSX: the volume header at 1 KiB, its signature and then its version, 4 for HFS+
+            // and 5 for HFSX, big-endian (libblkid hfs.c; Apple's TN1150). HFS is in [`signature_in`].
+            ("HFS+ filesystem", 1024, b"H+\x00\x04"),
+            ("HFSX filesystem", 1024, b"HX\x00\x05"),
+            // APFS: the container superblock in block 0, its magic after the 32-byte object header
+            // (libblkid apfs.c).
+            ("APFS container", 32, b"NXSB"),
             ("JFS filesystem", 32768, b"JFS1"),
             ("ReiserFS filesystem", 65536 + 0x34, b"ReIsEr2Fs"),
             ("ReiserFS filesystem", 65536 + 0x34, b"ReIsEr3Fs"),
@@ -1023,6 +1047,92 @@ mod tests {
             let image = image_with(1 << 20, at, magic);
             assert_eq!(signature_in_image(&image), Some(what), "{what} at {at}");
         }
+    }
+
+    #[test]
+    fn hfs_hfs_plus_hfsx_and_apfs_are_found_and_near_misses_are_not() {
+        let cases: &[(&str, u64, &[u8])] = &[
+            ("HFS filesystem", 1024, b"BD"),
+            ("HFS+ filesystem", 1024, b"H+\x00\x04"),
+            ("HFSX filesystem", 1024, b"HX\x00\x05"),
+            ("APFS container", 32, b"NXSB"),
+        ];
+        for &(what, at, magic) in cases {
+            let image = image_with(1 << 20, at, magic);
+            assert_eq!(signature_in_image(&image), Some(what), "{what}");
+        }
+        let mut wrapper = image_with(1 << 20, 1024, b"BD");
+        wrapper[1024 + 0x7C..][..2].copy_from_slice(b"H+");
+        assert_eq!(
+            signature_in_image(&wrapper),
+            Some("HFS+ filesystem (in an HFS wrapper)")
+        );
+        // The wrong version for the signature, one byte off, or one byte out of place.
+        let near: &[(u64, &[u8])] = &[
+            (1024, b"H+\x00\x05"),
+            (1024, b"HX\x00\x04"),
+            (1024, b"H+\x00\x00"),
+            (1024, b"BE"),
+            (1025, b"BD"),
+            (32, b"NXSA"),
+            (33, b"NXSB"),
+        ];
+        for &(at, magic) in near {
+            let image = image_with(1 << 20, at, magic);
+            assert_eq!(signature_in_image(&image), None, "{magic:x?} at {at}");
+        }
+    }
+
+    /// `tool`, where `PATH` (or the sbin directories root's `PATH` has) finds it.
+    fn installed(tool: &str) -> Option<PathBuf> {
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        std::env::split_paths(&path)
+            .chain(["/usr/sbin", "/sbin"].map(PathBuf::from))
+            .map(|dir| dir.join(tool))
+            .find(|p| p.is_file())
+    }
+
+    /// Runs `tool` with `args` in `dir` (also its `HOME`: hformat leaves a file there).
+    fn run_in(dir: &Path, tool: &Path, args: &[&str]) {
+        let out = std::process::Command::new(tool)
+            .args(args)
+            .current_dir(dir)
+            .env("HOME", dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{tool:?} {args:?}: {out:?}");
+    }
+
+    #[test]
+    fn hfs_made_by_hformat_is_found() {
+        let Some(hformat) = installed("hformat") else {
+            println!("skipped: hformat (hfsutils) not installed");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("hfs.img");
+        File::create(&image).unwrap().set_len(4 << 20).unwrap();
+        run_in(dir.path(), &hformat, &["-l", "iolab", "hfs.img"]);
+        let bytes = fs::read(&image).unwrap();
+        assert_eq!(signature_in_image(&bytes), Some("HFS filesystem"));
+        assert_eq!(read_signature(&image).unwrap(), Some("HFS filesystem"));
+    }
+
+    #[test]
+    fn apfs_made_by_mkapfs_is_found() {
+        let Some(mkapfs) = installed("mkapfs") else {
+            println!("skipped: mkapfs (apfsprogs) not installed");
+            return;
+        };
+        // mkapfs refuses containers much smaller than this; the file stays sparse.
+        let dir = tempfile::tempdir().unwrap();
+        let image = dir.path().join("apfs.img");
+        File::create(&image).unwrap().set_len(128 << 20).unwrap();
+        run_in(dir.path(), &mkapfs, &["apfs.img"]);
+        assert_eq!(read_signature(&image).unwrap(), Some("APFS container"));
+        let mut head = vec![0u8; 1 << 20];
+        File::open(&image).unwrap().read_exact(&mut head).unwrap();
+        assert_eq!(signature_in_image(&head), Some("APFS container"));
     }
 
     #[test]
