@@ -686,6 +686,31 @@ fn mounts(sysfs: &Path) -> io::Result<Vec<(DevNum, String)>> {
 /// The MD RAID superblock magic, 0xa92b4efc little-endian.
 const MD_MAGIC: [u8; 4] = [0xfc, 0x4e, 0x2b, 0xa9];
 
+/// bcache's superblock magic, at 4 KiB + 24 (libblkid bcache.c), which bcachefs wrote too before
+/// it had its own (see [`old_bcachefs`]).
+const BCACHE_MAGIC: [u8; 16] = [
+    0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca, 0x82, 0x65, 0xf5, 0x7f, 0x48, 0xba, 0x6d, 0x81,
+];
+
+/// bcachefs's own superblock magic, at 4 KiB + 24 like bcache's (libblkid bcache.c; bcachefs's
+/// `BCHFS_MAGIC`).
+const BCACHEFS_MAGIC: [u8; 16] = [
+    0xc6, 0x85, 0x73, 0xf6, 0x66, 0xce, 0x90, 0xa9, 0xd9, 0x6a, 0x60, 0xcf, 0x80, 0x3d, 0xf7, 0xef,
+];
+
+/// Whether the superblock at 4 KiB is a bcachefs one with bcache's magic, as bcachefs wrote
+/// before it had its own (libblkid's bcachefs probe takes both). Both superblocks record the
+/// sector they were written at, 8: bcache's in the 8 bytes at 8, bcachefs's in those at 104,
+/// where bcache keeps its flags (8 for a cache with random replacement) and bcachefs has a
+/// checksum at 8 (libblkid bcache.c checks the one of each). Little-endian.
+fn old_bcachefs(probe: &Probe) -> bool {
+    let sector_at = |at: u64| {
+        let bytes = probe.get(4096 + at, 8)?;
+        Some(u64::from_le_bytes(bytes.try_into().ok()?))
+    };
+    probe.has(4096 + 24, &BCACHE_MAGIC) && sector_at(104) == Some(8) && sector_at(8) != Some(8)
+}
+
 /// On-disk signatures: (what, byte offset from the start, magic bytes). Offsets from libblkid's
 /// probes and the formats' own headers. Enough to recognise anything a user would miss; those
 /// at more than one offset (swap, LVM, UDF, LUKS2's second header, NILFS2, the GPT backup, MD
@@ -730,6 +755,10 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("LUKS encrypted volume", 0, b"LUKS\xba\xbe"),
     ("MD RAID (v1.1) member", 0, &MD_MAGIC),
     ("MD RAID (v1.2) member", 4096, &MD_MAGIC),
+    // bcachefs: its superblock at 4 KiB, the magic UUID at 24 of it (libblkid bcache.c). It
+    // shares only its first four bytes with bcache's; bcachefs made before it wrote bcache's
+    // magic, and is in [`signature_in`].
+    ("bcachefs filesystem", 4096 + 24, &BCACHEFS_MAGIC),
     (
         "bcache backing device",
         4096 + 24,
@@ -890,12 +919,16 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
     signature_in(&Probe::whole(image))
 }
 
-/// The first signature in what was read of a device, if any: [`SIGNATURES`] at their offsets
-/// from the start, an HFS master directory block, swap and hibernation images for every page
+/// The first signature in what was read of a device, if any: a bcachefs superblock with
+/// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory block, swap and hibernation images for every page
 /// size, an LVM label in any of the first four sectors, a UDF volume recognition sequence,
 /// NILFS2 (either superblock), the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
 /// the backup GPT header in the last sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
+    // Before the table, whose bcache entry its magic would meet.
+    if old_bcachefs(probe) {
+        return Some("bcachefs filesystem");
+    }
     for &(what, at, magic) in SIGNATURES {
         if probe.has(at, magic) {
             return Some(what);
@@ -1133,6 +1166,89 @@ mod tests {
         let mut head = vec![0u8; 1 << 20];
         File::open(&image).unwrap().read_exact(&mut head).unwrap();
         assert_eq!(signature_in_image(&head), Some("APFS container"));
+    }
+
+    /// A 1 MiB image with a superblock at 4 KiB holding `magic` at 24 and `sector` (the sector
+    /// it was written at) at 8, as bcache keeps it, and at 104, as bcachefs does, where given.
+    fn bcache_like(magic: &[u8], bcache_at: Option<u64>, bcachefs_at: Option<u64>) -> Vec<u8> {
+        let mut image = image_with(1 << 20, 4096 + 24, magic);
+        for (field, sector) in [(8, bcache_at), (104, bcachefs_at)] {
+            if let Some(sector) = sector {
+                image[4096 + field..][..8].copy_from_slice(&sector.to_le_bytes());
+            }
+        }
+        image
+    }
+
+    #[test]
+    fn bcachefs_is_found_by_its_own_magic_and_by_bcaches() {
+        let bcachefs = Some("bcachefs filesystem");
+        let bcache = Some("bcache backing device");
+        assert_eq!(
+            signature_in_image(&bcache_like(&BCACHEFS_MAGIC, None, Some(8))),
+            bcachefs
+        );
+        assert_eq!(
+            signature_in_image(&bcache_like(&BCACHEFS_MAGIC, None, None)),
+            bcachefs
+        );
+        // bcache's magic, at 8 the checksum and at 104 the sector: bcachefs from before it had
+        // its own magic.
+        let old = bcache_like(&BCACHE_MAGIC, Some(0x5f3a_91c2_0b7d_e604), Some(8));
+        assert_eq!(signature_in_image(&old), bcachefs);
+        // bcache's magic with its own sector at 8 is bcache, whatever its flags at 104 are.
+        assert_eq!(
+            signature_in_image(&bcache_like(&BCACHE_MAGIC, Some(8), Some(8))),
+            bcache
+        );
+        assert_eq!(
+            signature_in_image(&bcache_like(&BCACHE_MAGIC, Some(8), None)),
+            bcache
+        );
+        // One byte off (the last, or the fifth, where bcache's differs) is neither.
+        let mut near = BCACHEFS_MAGIC;
+        near[15] ^= 1;
+        assert_eq!(signature_in_image(&bcache_like(&near, None, Some(8))), None);
+        near = BCACHEFS_MAGIC;
+        near[4] = BCACHE_MAGIC[4];
+        assert_eq!(signature_in_image(&bcache_like(&near, None, Some(8))), None);
+        // bcachefs's magic one byte out of place.
+        assert_eq!(
+            signature_in_image(&image_with(1 << 20, 4096 + 25, &BCACHEFS_MAGIC)),
+            None
+        );
+    }
+
+    #[test]
+    fn bcache_made_by_make_bcache_is_not_taken_for_bcachefs() {
+        let Some(make_bcache) = installed("make-bcache") else {
+            println!("skipped: make-bcache (bcache-tools) not installed");
+            return;
+        };
+        // A backing device, and a cache whose flags (random replacement) are 8 where bcachefs
+        // keeps its sector.
+        let args: [&[&str]; 2] = [
+            &["-B", "bcache.img"],
+            &[
+                "-b",
+                "64k",
+                "--cache_replacement_policy=random",
+                "-C",
+                "bcache.img",
+            ],
+        ];
+        for args in args {
+            let dir = tempfile::tempdir().unwrap();
+            let image = dir.path().join("bcache.img");
+            File::create(&image).unwrap().set_len(16 << 20).unwrap();
+            run_in(dir.path(), &make_bcache, args);
+            let bytes = fs::read(&image).unwrap();
+            assert_eq!(
+                signature_in_image(&bytes),
+                Some("bcache backing device"),
+                "{args:?}"
+            );
+        }
     }
 
     #[test]
