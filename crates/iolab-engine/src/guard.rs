@@ -4,8 +4,8 @@
 //! device holds something: a mount (of it or of a partition on it), active swap, partitions,
 //! holders (device-mapper, MD RAID, LVM, bcache stacked on it or on a partition), loop devices
 //! that read and write its data (on it, on a partition, on the same backing file), an on-disk
-//! signature (partition tables, filesystems, RAID, LVM, swap, LUKS, BitLocker), or an exclusive
-//! opener.
+//! signature (partition tables, filesystems, RAID, LVM, Stratis, VDO, swap, LUKS, BitLocker),
+//! or an exclusive opener.
 //! Any of them refuses the write with the reason, unless the user named that exact device to
 //! `--destroy-data`. A device whose data is mounted or swap, directly or through any device in
 //! its stack, is refused even then: writing under a live filesystem corrupts it, and
@@ -712,9 +712,11 @@ fn old_bcachefs(probe: &Probe) -> bool {
 }
 
 /// On-disk signatures: (what, byte offset from the start, magic bytes). Offsets from libblkid's
-/// probes and the formats' own headers. Enough to recognise anything a user would miss; those
-/// at more than one offset (swap, LVM, UDF, LUKS2's second header, NILFS2, the GPT backup, MD
-/// RAID at the end) are in [`signature_in`].
+/// probes and the formats' own headers; a format with copies at several fixed offsets has an
+/// entry for each. Enough to recognise anything a user would miss; those that take more than a
+/// magic at a fixed offset (swap, LVM, UDF, LUKS2's second header, NILFS2, HFS, BitLocker To
+/// Go, bcachefs with bcache's magic, the GPT backup, MD RAID at the end) are in
+/// [`signature_in`].
 const SIGNATURES: &[(&str, u64, &[u8])] = &[
     // BitLocker's boot sectors (libblkid bitlocker.c): a jump and the OEM name "-FVE-FS-", which
     // only BitLocker writes (Vista's jump is 0x52, Windows 7's and later's 0x58). They carry
@@ -769,7 +771,17 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
         0x20000 + 0x2000,
         &[0x0c, 0xb1, 0xba, 0x00],
     ),
+    // VDO (dm-vdo deduplicating volume): its geometry block at 0 opens with "dmvdo001"
+    // (libblkid vdo.c).
+    ("VDO volume", 0, b"dmvdo001"),
+    // Stratis: two copies of its static header, in sectors 1 and 9, the magic after a 4-byte
+    // CRC (libblkid stratis.c). Either one does, as when the other is damaged.
+    ("Stratis pool member", 512 + 4, STRATIS_MAGIC),
+    ("Stratis pool member", 9 * 512 + 4, STRATIS_MAGIC),
 ];
+
+/// The magic of a Stratis static header (libblkid stratis.c).
+const STRATIS_MAGIC: &[u8] = b"!Stra0tis\x86\xff\x02^Arh";
 
 /// The magics at the end of the first page of a swap area (at page size - 10): swap, and a
 /// hibernation image written into swap.
@@ -1248,6 +1260,34 @@ mod tests {
                 Some("bcache backing device"),
                 "{args:?}"
             );
+        }
+    }
+
+    #[test]
+    fn vdo_and_either_stratis_header_are_found_and_near_misses_are_not() {
+        let cases: &[(&str, u64, &[u8])] = &[
+            ("VDO volume", 0, b"dmvdo001"),
+            ("Stratis pool member", 512 + 4, STRATIS_MAGIC),
+            ("Stratis pool member", 9 * 512 + 4, STRATIS_MAGIC),
+        ];
+        for &(what, at, magic) in cases {
+            let image = image_with(1 << 20, at, magic);
+            assert_eq!(signature_in_image(&image), Some(what), "{what} at {at}");
+        }
+        let mut stratis = STRATIS_MAGIC.to_vec();
+        stratis[15] ^= 1;
+        let near: &[(u64, &[u8])] = &[
+            (0, b"dmvdo00l"),
+            (1, b"dmvdo001"),
+            (512 + 4, &stratis),
+            (9 * 512 + 4, &stratis),
+            // The header's start, without its CRC before the magic.
+            (512, STRATIS_MAGIC),
+            (9 * 512, STRATIS_MAGIC),
+        ];
+        for &(at, magic) in near {
+            let image = image_with(1 << 20, at, magic);
+            assert_eq!(signature_in_image(&image), None, "{magic:x?} at {at}");
         }
     }
 
