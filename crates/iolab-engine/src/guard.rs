@@ -758,8 +758,8 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("MD RAID (v1.1) member", 0, &MD_MAGIC),
     ("MD RAID (v1.2) member", 4096, &MD_MAGIC),
     // bcachefs: its superblock at 4 KiB, the magic UUID at 24 of it (libblkid bcache.c). It
-    // shares only its first four bytes with bcache's; bcachefs made before it wrote bcache's
-    // magic, and is in [`signature_in`].
+    // shares only its first four bytes with bcache's. A bcachefs formatted before it had this
+    // magic carries bcache's, and is found in [`signature_in`].
     ("bcachefs filesystem", 4096 + 24, &BCACHEFS_MAGIC),
     (
         "bcache backing device",
