@@ -11,6 +11,12 @@ use std::collections::BTreeMap;
 
 const NS_PER_S: f64 = 1e9;
 
+/// The most bins a time series keeps: 36 hours of 1 s bins. A longer run (a model's virtual
+/// days, a slow rate limit) has its bins merged in pairs, each time it would need more, so its
+/// memory and its result stay bounded (a million virtual seconds once made a 95 MB result, and
+/// the 10^8 s a job may last ran out of memory).
+pub const MAX_SERIES_BINS: usize = 1 << 17;
+
 /// Counts and latencies of one direction.
 #[derive(Clone, Debug, Default)]
 pub struct DirectionStats {
@@ -52,6 +58,29 @@ pub struct SeriesBin {
     pub lat_sum_ns: u128,
 }
 
+impl SeriesBin {
+    fn add(&mut self, other: &SeriesBin) {
+        self.read_ios += other.read_ios;
+        self.write_ios += other.write_ios;
+        self.read_bytes += other.read_bytes;
+        self.write_bytes += other.write_bytes;
+        self.lat_sum_ns += other.lat_sum_ns;
+    }
+}
+
+/// `bins` of `from_ns` each regrouped into bins of `to_ns` (not narrower).
+fn regroup(bins: &[SeriesBin], from_ns: u64, to_ns: u64) -> Vec<SeriesBin> {
+    let mut out: Vec<SeriesBin> = Vec::new();
+    for (j, b) in bins.iter().enumerate() {
+        let i = (j as u128 * from_ns as u128 / to_ns as u128) as usize;
+        if i >= out.len() {
+            out.resize(i + 1, SeriesBin::default());
+        }
+        out[i].add(b);
+    }
+    out
+}
+
 /// Everything one worker (or a merge of workers) measured.
 #[derive(Clone, Debug)]
 pub struct RunStats {
@@ -61,7 +90,8 @@ pub struct RunStats {
     pub write: DirectionStats,
     /// Per-interval bins, indexed by completion time since measuring started.
     pub bins: Vec<SeriesBin>,
-    /// Width of a bin.
+    /// Width of a bin: the width asked for, doubled each time the bins would outgrow
+    /// [`MAX_SERIES_BINS`].
     pub interval_ns: u64,
     /// I/O errors by errno: count and the offset of the first.
     pub errors: BTreeMap<i32, (u64, u64)>,
@@ -96,6 +126,9 @@ impl RunStats {
         d.latency.record(latency_ns);
         let (mut idx, from, to) = self.last_bin;
         if at_ns < from || at_ns >= to {
+            while at_ns / self.interval_ns >= MAX_SERIES_BINS as u64 {
+                self.widen_bins();
+            }
             let i = at_ns / self.interval_ns;
             idx = i as usize;
             let from = i * self.interval_ns;
@@ -116,6 +149,14 @@ impl RunStats {
             }
         }
         bin.lat_sum_ns += latency_ns as u128;
+    }
+
+    /// Merges the bins in pairs: twice the width, half the count.
+    fn widen_bins(&mut self) {
+        let wider = self.interval_ns.saturating_mul(2);
+        self.bins = regroup(&self.bins, self.interval_ns, wider);
+        self.interval_ns = wider;
+        self.last_bin = (0, 1, 0);
     }
 
     /// Records one paced I/O: `latency_ns` from its intended start, `service_ns` from its
@@ -153,15 +194,20 @@ impl RunStats {
     pub fn merge(&mut self, other: &RunStats) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
-        if other.bins.len() > self.bins.len() {
-            self.bins.resize(other.bins.len(), SeriesBin::default());
+        // Bins of different widths (one worker's widened, another's not yet) meet at the wider.
+        while self.interval_ns < other.interval_ns {
+            self.widen_bins();
         }
-        for (a, b) in self.bins.iter_mut().zip(&other.bins) {
-            a.read_ios += b.read_ios;
-            a.write_ios += b.write_ios;
-            a.read_bytes += b.read_bytes;
-            a.write_bytes += b.write_bytes;
-            a.lat_sum_ns += b.lat_sum_ns;
+        let theirs = if other.interval_ns == self.interval_ns {
+            std::borrow::Cow::Borrowed(&other.bins)
+        } else {
+            std::borrow::Cow::Owned(regroup(&other.bins, other.interval_ns, self.interval_ns))
+        };
+        if theirs.len() > self.bins.len() {
+            self.bins.resize(theirs.len(), SeriesBin::default());
+        }
+        for (a, b) in self.bins.iter_mut().zip(theirs.iter()) {
+            a.add(b);
         }
         for (errno, (count, first)) in &other.errors {
             let e = self.errors.entry(*errno).or_insert((0, *first));
@@ -180,27 +226,37 @@ impl RunStats {
 
     /// The time series, cut to `measured_ns` (a last partial bin is scaled by its length).
     pub fn series(&self, measured_ns: u64) -> SeriesResult {
-        let full_bins = (measured_ns / self.interval_ns) as usize;
-        let partial_ns = measured_ns % self.interval_ns;
+        // A long quiet end (no completions to widen the bins) is widened here.
+        let mut interval_ns = self.interval_ns;
+        while measured_ns.div_ceil(interval_ns) > MAX_SERIES_BINS as u64 {
+            interval_ns = interval_ns.saturating_mul(2);
+        }
+        let bins = if interval_ns == self.interval_ns {
+            std::borrow::Cow::Borrowed(&self.bins)
+        } else {
+            std::borrow::Cow::Owned(regroup(&self.bins, self.interval_ns, interval_ns))
+        };
+        let full_bins = (measured_ns / interval_ns) as usize;
+        let partial_ns = measured_ns % interval_ns;
         let n = if partial_ns > 0 {
             full_bins + 1
         } else {
             full_bins
         };
         let mut out = SeriesResult {
-            interval_ms: self.interval_ns as f64 / 1e6,
+            interval_ms: interval_ns as f64 / 1e6,
             ..SeriesResult::default()
         };
         for i in 0..n {
-            let b = self.bins.get(i).copied().unwrap_or_default();
+            let b = bins.get(i).copied().unwrap_or_default();
             let secs = if i == full_bins {
                 partial_ns as f64 / NS_PER_S
             } else {
-                self.interval_ns as f64 / NS_PER_S
+                interval_ns as f64 / NS_PER_S
             };
             let ios = b.read_ios + b.write_ios;
             out.t_end_s
-                .push((i as f64 * self.interval_ns as f64) / NS_PER_S + secs);
+                .push((i as f64 * interval_ns as f64) / NS_PER_S + secs);
             out.read_iops.push(b.read_ios as f64 / secs);
             out.write_iops.push(b.write_ios as f64 / secs);
             out.read_bytes_per_s.push(b.read_bytes as f64 / secs);
@@ -293,6 +349,42 @@ pub fn errno_name(errno: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_series_longer_than_its_bins_allow_is_widened_and_loses_nothing() {
+        const S: u64 = 1_000_000_000;
+        let secs = 3 * MAX_SERIES_BINS as u64; // one read a second, three times too long
+        let mut one = RunStats::new(S);
+        for t in 0..secs {
+            one.record(Direction::Read, 4096, 1000, t * S + S / 2);
+        }
+        assert_eq!(one.interval_ns, 4 * S);
+        assert!(one.bins.len() <= MAX_SERIES_BINS);
+        // A second worker that saw half of it, with narrower bins, merges at the wider width.
+        let mut two = RunStats::new(S);
+        for t in 0..secs / 2 {
+            two.record(Direction::Write, 512, 3000, t * S + S / 2);
+        }
+        assert_eq!(two.interval_ns, 2 * S);
+        two.merge(&one);
+        assert_eq!(two.interval_ns, 4 * S);
+        let series = two.series(secs * S);
+        assert_eq!(series.interval_ms, 4000.0);
+        assert_eq!(series.t_end_s.len(), (secs / 4) as usize);
+        let total = |v: &[f64]| v.iter().sum::<f64>() * 4.0;
+        assert_eq!(total(&series.read_iops), secs as f64);
+        assert_eq!(total(&series.write_iops), (secs / 2) as f64);
+        assert_eq!(series.mean_lat_ns[0], 2000.0); // 4 reads at 1 µs, 4 writes at 3 µs
+        assert_eq!(series.mean_lat_ns.last(), Some(&1000.0));
+        // A long quiet end: widened when the series is made.
+        let quiet = RunStats::new(S).series(secs * S);
+        assert!(
+            quiet.t_end_s.len() <= MAX_SERIES_BINS,
+            "{}",
+            quiet.t_end_s.len()
+        );
+        assert_eq!(quiet.t_end_s.last(), Some(&(secs as f64)));
+    }
 
     #[test]
     fn errnos_a_device_can_return_have_names() {
