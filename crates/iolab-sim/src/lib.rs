@@ -555,7 +555,8 @@ impl SimSetup {
             "model": "iolab-sim resource-reservation model (virtual time)",
             "drive": drive.map(|(f, d)| json!({"file": f, "entry": d})),
             "members": members,
-            "platform": plat.map(|(f, p)| json!({"file": f, "name": p.name, "title": p.title, "source": p.source})),
+            // The whole entry, as for the drive: its drivers, links and HBAs set the path.
+            "platform": plat.map(|(f, p)| json!({"file": f, "name": p.name, "title": p.title, "source": p.source, "entry": p})),
             "port": port,
             "driver": self.driver,
             "driver_latency_ns": self.world.driver_ns,

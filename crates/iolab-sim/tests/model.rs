@@ -663,6 +663,17 @@ fn a_result_carries_the_parameters_of_a_cards_members_and_a_tiers_drives() {
     assert_eq!(members("sim:revodrive-x2-100@x58"), ["sf1200-25"]);
     assert_eq!(members("sim:storemi@x470").len(), 2);
     assert!(members("sim:ssd750-400@z97").is_empty());
+    // And the platform's: an edited driver latency or link shows in the result that used it.
+    let d = open("sim:c300-256@x58/ich-marvell", None)
+        .unwrap()
+        .describe();
+    let entry = &d["platform"]["entry"];
+    assert_eq!(entry["name"], "x58");
+    assert!(
+        entry["drivers"]["ahci"]["latency_ns"].as_u64().unwrap() > 0,
+        "{entry}"
+    );
+    assert!(entry["ports"]["ich-marvell"].is_object(), "{entry}");
 }
 
 #[test]
