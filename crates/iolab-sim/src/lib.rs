@@ -207,6 +207,11 @@ pub fn open_with(spec: &str, catalog: Catalog) -> Result<SimSetup, SimError> {
 struct Snapshot {
     t: u64,
     busy: Vec<u64>,
+    /// Resources that may be busy with work no host I/O waits for (a power budget spent on
+    /// reads it never holds, an actuator destaging the write cache), each with a count of the
+    /// times host work did wait for it: a job during which that count did not move was not
+    /// limited by it, however busy it was.
+    host_waits: Vec<(usize, u64)>,
     energy_j: f64,
     host_bytes: u64,
     nand_bytes: u64,
@@ -326,9 +331,13 @@ impl SimSetup {
         let mut host = 0;
         let mut nand = 0;
         let (mut ssd_read, mut buffer_read) = (0, 0);
+        let mut host_waits = Vec::new();
         for l in &self.world.leaves {
             match &l.dev {
                 Dev::Ssd(s) => {
+                    if let Some(limit) = s.power_limit() {
+                        host_waits.push((limit.resource() as usize, limit.held));
+                    }
                     let ahead = s.booked_ahead(now);
                     for &(r, ns) in &ahead.busy {
                         busy[r as usize] = busy[r as usize].saturating_sub(ns);
@@ -346,6 +355,7 @@ impl SimSetup {
                         * s.ftl.unit_bytes as u64;
                 }
                 Dev::Hdd(h) => {
+                    host_waits.push((h.actuator() as usize, h.host_waits));
                     let (r, ahead) = h.booked_ahead(&self.world.res, now);
                     busy[r as usize] = busy[r as usize].saturating_sub(ahead);
                     energy += h.busy_ns.saturating_sub(ahead) as f64 * h.power.seek_w / 1e9;
@@ -355,6 +365,7 @@ impl SimSetup {
         Snapshot {
             t: now,
             busy,
+            host_waits,
             energy_j: energy,
             host_bytes: host,
             nand_bytes: nand,
@@ -380,9 +391,15 @@ impl SimSetup {
         let dt = (b.t - a.t).max(1) as f64;
         // Utilisation per resource group: busy time over elapsed time and group size.
         let mut groups: std::collections::BTreeMap<&str, (f64, u32, ResKind)> = Default::default();
+        let waited_on = |i: usize| {
+            let count = |s: &Snapshot| s.host_waits.iter().find(|w| w.0 == i).map(|w| w.1);
+            count(b).is_none_or(|n| count(a) != Some(n))
+        };
         for (i, r) in self.world.res.iter().enumerate() {
             let e = groups.entry(r.group.as_str()).or_insert((0.0, 0, r.kind));
-            e.0 += (b.busy[i] - a.busy.get(i).copied().unwrap_or(0)) as f64;
+            if waited_on(i) {
+                e.0 += (b.busy[i] - a.busy.get(i).copied().unwrap_or(0)) as f64;
+            }
             e.1 += 1;
         }
         let (name, util) = groups

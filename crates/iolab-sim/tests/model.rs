@@ -1315,3 +1315,37 @@ fn a_tier_reports_the_hosts_reads_only_and_no_write_amplification_when_the_job_w
     assert_eq!(t.write_amplification, None, "{t:?}");
     assert!(t.reads_from_buffer.is_none_or(|r| r < 0.5), "{t:?}");
 }
+
+#[test]
+fn only_a_resource_the_host_waited_for_is_named_the_bottleneck() {
+    let bottleneck = |sim: &mut SimSetup, text: &str| {
+        sim.run_job(&job(text), None).unwrap();
+        sim.tests().last().unwrap().bottleneck.clone()
+    };
+    // A short burst of writes that the disk's 64 MB cache takes whole: the actuator destages
+    // in the background, and the link is what the writes waited for.
+    let mut hdd = open("sim:hdd-7200@h67", None).unwrap();
+    let burst = "access = \"randwrite\"\nqueue_depth = 32\nduration_s = 0.1";
+    let named = bottleneck(&mut hdd, burst);
+    assert!(!named.contains("actuator"), "{named}");
+    // Long enough to fill the cache, the writes wait for the actuator.
+    let named = bottleneck(
+        &mut hdd,
+        "access = \"randwrite\"\nqueue_depth = 32\nduration_s = 5",
+    );
+    assert!(named.contains("actuator"), "{named}");
+    // A power limit that leaves NAND work almost nothing: reads are charged to it but never
+    // held, so a read-only job is not limited by it; programs are.
+    let mut cat = Catalog::load(None).unwrap();
+    let text = include_str!("../../../catalog/drives/ssd750-400.toml")
+        .replace("name = \"ssd750-400\"", "name = \"starved\"")
+        .replace("max_w = 25.0", "max_w = 4.5");
+    cat.add_drive("user/drives/starved.toml", &text).unwrap();
+    let mut ssd = open_with("sim:starved@z97/cpu", cat).unwrap();
+    let reads = "access = \"read\"\nblock_size = \"128k\"\nqueue_depth = 32\nduration_s = 1";
+    let named = bottleneck(&mut ssd, reads);
+    assert!(!named.contains("power limit"), "{named}");
+    let writes = "access = \"write\"\nblock_size = \"128k\"\nqueue_depth = 32\nduration_s = 1";
+    let named = bottleneck(&mut ssd, writes);
+    assert!(named.contains("power limit"), "{named}");
+}

@@ -34,6 +34,10 @@ pub struct Hdd {
     pub(super) queue: Vec<HddCmd>,
     /// How many of them are the host's (not destages).
     pub(super) host_queued: u32,
+    /// Host commands that waited for the actuator, so far: reads and writes it had to serve,
+    /// and writes that waited for room in the cache. With none, its busy time was the cache's
+    /// destaging in the background, which held no host command back.
+    pub host_waits: u64,
     /// A command is on the actuator: its completion starts the next.
     pub(super) in_flight: bool,
     /// Commands the drive chooses among (its NCQ depth).
@@ -73,6 +77,11 @@ struct Positioning {
 }
 
 impl Hdd {
+    /// The actuator's resource.
+    pub fn actuator(&self) -> ResId {
+        self.res
+    }
+
     /// The actuator's resource and how much of the command on it is still to run at `now`:
     /// a command's whole service time is counted when it starts, so a report of what ran
     /// during a job takes this off at both of its ends (as [`super::ssd::Ssd::booked_ahead`]
@@ -238,6 +247,7 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         busy_ns: 0,
         queue: Vec::new(),
         host_queued: 0,
+        host_waits: 0,
         in_flight: false,
         reorder_window: p.queue_depth.max(1),
         cache_bytes: p.write_cache_bytes,

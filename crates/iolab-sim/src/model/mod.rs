@@ -514,6 +514,7 @@ impl World {
                         self.ios[tag as usize].pending += 1;
                     }
                     if cached {
+                        h.host_waits += 1;
                         h.cache_waiting.push_back((tag, offset, len));
                     } else if dir == Direction::Read && h.holds_dirty(offset, len) {
                         // Written and not yet destaged: the data is in the write cache, and
@@ -534,6 +535,7 @@ impl World {
                         );
                     } else {
                         h.host_queued += 1;
+                        h.host_waits += 1;
                         h.queue.push(HddCmd {
                             tag,
                             arrive: at,

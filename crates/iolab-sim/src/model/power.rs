@@ -158,6 +158,9 @@ pub struct PowerLimit {
     background: Vec<(u64, f64)>,
     /// How far the background's draw has been charged.
     background_to: u64,
+    /// Pieces of work the budget made wait: with none, its busy time is spent on work that
+    /// ran anyway (host reads, background collections), and the limit held nothing back.
+    pub held: u64,
 }
 
 impl PowerLimit {
@@ -168,6 +171,7 @@ impl PowerLimit {
             ns_per_joule: 1e9 / budget_w,
             background: Vec::new(),
             background_to: 0,
+            held: 0,
         }
     }
 
@@ -184,7 +188,14 @@ impl PowerLimit {
     /// may start.
     pub(super) fn admit(&mut self, res: &mut [Res], now: u64, start: u64, joules: f64) -> u64 {
         let earned_at = self.charge(res, now, joules);
-        start.max(earned_at.saturating_sub(BURST_NS))
+        let admitted = start.max(earned_at.saturating_sub(BURST_NS));
+        self.held += u64::from(admitted > start);
+        admitted
+    }
+
+    /// The power-budget resource.
+    pub fn resource(&self) -> ResId {
+        self.res
     }
 
     /// Charges `joules` of work booked at `now` that runs whatever the budget says; returns

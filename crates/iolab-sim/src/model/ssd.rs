@@ -832,6 +832,11 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
 }
 
 impl Ssd {
+    /// The power limit, when the drive has one.
+    pub fn power_limit(&self) -> Option<&PowerLimit> {
+        self.power_limit.as_ref()
+    }
+
     /// Books a page read of `t_r` on die `d` from `at`, with its energy. Firmware puts host
     /// reads ahead of queued programs and collection work: the read waits for the die's earlier
     /// reads and for the NAND operation in progress (a program, or one copy or erase of a
