@@ -154,8 +154,9 @@ pub fn show(text: &str, json: Option<&Path>) {
 
 /// Checks, before anything is measured, that the result can be saved where it will go: the
 /// directory of `--json PATH` (or the default results directory) exists and takes a new file.
-/// Finding out after a suite of many minutes would cost the whole run.
-pub fn check_output(json: Option<&Path>) -> Result<()> {
+/// Finding out after a suite of many minutes would cost the whole run. Nor may it be one of
+/// the run's `inputs` (job or suite file, trace, target): the result would replace it.
+pub fn check_output(json: Option<&Path>, inputs: &[&Path]) -> Result<()> {
     match json {
         None => {
             let dir = default_results_dir();
@@ -176,6 +177,7 @@ pub fn check_output(json: Option<&Path>) -> Result<()> {
         }
         Some(p) if p == Path::new("-") => Ok(()),
         Some(p) => {
+            check_not_input("--json", p, inputs)?;
             let shown = p.display();
             match std::fs::metadata(p) {
                 Ok(m) if m.is_dir() => anyhow::bail!(
@@ -293,6 +295,48 @@ pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
         })
 }
 
+/// Refuses an output that is the same file as one of the command's inputs: writing it would
+/// truncate (or replace) what is being read, or was read to make it. `output` is named with
+/// `flag` (`-o`, `--html`, `--json`), each input by its path. The same device and inode where
+/// the output exists (a hard link, a symbolic link, `./x` and `/abs/x` are all caught); where it
+/// does not, its canonical path. Standard input and output (`-`) are not files, and an output
+/// that is not a regular file (/dev/null, a pipe, a terminal) loses nothing when written.
+pub fn check_not_input(flag: &str, output: &Path, inputs: &[&Path]) -> Result<()> {
+    use std::os::unix::fs::MetadataExt;
+    if output == Path::new("-") {
+        return Ok(());
+    }
+    let out_meta = std::fs::metadata(output).ok();
+    if out_meta.as_ref().is_some_and(|m| !m.is_file()) {
+        return Ok(());
+    }
+    // Where the output does not exist yet: its directory resolved, its name as given.
+    let canonical = |p: &Path| -> Option<PathBuf> {
+        std::fs::canonicalize(p).ok().or_else(|| {
+            let dir = match p.parent() {
+                Some(d) if !d.as_os_str().is_empty() => d,
+                _ => Path::new("."),
+            };
+            Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
+        })
+    };
+    for input in inputs.iter().filter(|p| **p != Path::new("-")) {
+        let same = match (&out_meta, std::fs::metadata(input)) {
+            (Some(o), Ok(i)) => o.dev() == i.dev() && o.ino() == i.ino(),
+            _ => *input == output || canonical(input).is_some_and(|c| Some(c) == canonical(output)),
+        };
+        if same {
+            anyhow::bail!(
+                "{flag} {} is the same file as the input {}: writing it would destroy the input; \
+                 give {flag} another path",
+                output.display(),
+                input.display()
+            );
+        }
+    }
+    Ok(())
+}
+
 /// Creates (or truncates) the output file `path`. A block device is refused: a result, report
 /// or trace written there lands on the device's data, which no output option offers to
 /// destroy (only `--destroy-data` does, for the run's target). Standard output, /dev/null and
@@ -396,14 +440,14 @@ mod tests {
     #[test]
     fn the_output_is_checked_before_anything_is_measured() {
         let dir = tempfile::tempdir().unwrap();
-        let err = |p: &Path| format!("{:#}", check_output(Some(p)).unwrap_err());
+        let err = |p: &Path| format!("{:#}", check_output(Some(p), &[]).unwrap_err());
         let missing = dir.path().join("no/such/dir/x.json");
         let e = err(&missing);
         assert!(e.contains("--json") && e.contains("does not exist"), "{e}");
         assert!(err(dir.path()).contains("is a directory"));
-        check_output(Some(&dir.path().join("x.json"))).unwrap();
-        check_output(Some(Path::new("-"))).unwrap();
-        check_output(Some(Path::new("/dev/null"))).unwrap();
+        check_output(Some(&dir.path().join("x.json")), &[]).unwrap();
+        check_output(Some(Path::new("-")), &[]).unwrap();
+        check_output(Some(Path::new("/dev/null")), &[Path::new("/dev/null")]).unwrap();
         // The check leaves nothing behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }

@@ -184,11 +184,11 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     check_seconds("--duration", args.duration, false)?;
     check_seconds("--warmup", args.warmup, true)?;
     check_seconds("--interval", args.interval, true)?;
-    session::check_output(args.safety.json.as_deref())?;
     let target = args
         .target
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
+    session::check_output(args.safety.json.as_deref(), &[&target])?;
     let plan = args.plan();
     iolab_engine::sys::install_interrupt_handler();
     // The first writing test (if any) decides what the guard checks and creates the file.

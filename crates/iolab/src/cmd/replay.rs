@@ -198,7 +198,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     .validate()?;
     crate::subject::check_buffer_memory(&args.target, &job)?;
-    session::check_output(args.safety.json.as_deref())?;
+    session::check_output(
+        args.safety.json.as_deref(),
+        &[&args.input.file, &args.target],
+    )?;
     iolab_engine::sys::install_interrupt_handler();
     // `--target-state` prepares the drive: a model starts fresh from the factory for it to
     // empty or fill, and full when taken as it is, as `run` and `quick` start it (a drive in

@@ -115,12 +115,8 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         .output
         .clone()
         .unwrap_or_else(|| html_path_for(&args.results[0]));
-    if args.results.iter().any(|p| p == &out) {
-        anyhow::bail!(
-            "the report would overwrite the result {}: give another -o OUT.html",
-            out.display()
-        );
-    }
+    let inputs: Vec<&Path> = args.results.iter().map(PathBuf::as_path).collect();
+    crate::session::check_not_input("-o", &out, &inputs)?;
     crate::session::write_output(&out, iolab_report::html::render_html(&results).as_bytes())
         .with_context(|| format!("writing the report {}", out.display()))?;
     println!("report written to {}", out.display());

@@ -150,6 +150,7 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
         anyhow::bail!("--limit 0 would list nothing; give 1 or more");
     }
     let store = open(args.db.as_deref())?;
+    let (db, _) = db_path(args.db.as_deref());
     match args.action {
         Action::List {
             kind,
@@ -189,6 +190,7 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
             // `-` is standard output, as for `--json -`, not a file named `-`.
             match output.filter(|f| f.as_os_str() != "-") {
                 Some(file) => {
+                    crate::session::check_not_input("-o", &file, &[&db])?;
                     crate::session::write_output(&file, text.as_bytes())
                         .with_context(|| format!("writing run {id} to {}", file.display()))?;
                     eprintln!("run {id} written to {}", file.display());

@@ -396,7 +396,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
     for job in &jobs {
         crate::subject::check_buffer_memory(&target, job)?;
     }
-    session::check_output(args.safety.json.as_deref())?;
+    let mut inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+    inputs.push(&target);
+    session::check_output(args.safety.json.as_deref(), &inputs)?;
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
     check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;

@@ -318,7 +318,15 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
-    session::check_output(args.safety.json.as_deref())?;
+    // The suite's own file (not a built-in name) and the target are inputs the result must
+    // not replace.
+    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
+    let target = args.target.as_deref().unwrap_or(Path::new(DEFAULT_FILE));
+    let inputs: Vec<&Path> = [suite_file, target]
+        .into_iter()
+        .filter(|p| p.is_file() || *p == target)
+        .collect();
+    session::check_output(args.safety.json.as_deref(), &inputs)?;
     // The report goes beside a JSON file: refused now if it would take the JSON's place,
     // rather than after a run of many minutes.
     if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {

@@ -1,7 +1,7 @@
 //! `iolab trace …`: analyse, synthesise and convert block I/O traces (logic in `iolab-trace`).
 
 use std::io::{self, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::Context;
 use clap::{Args, Subcommand};
@@ -192,6 +192,9 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
 }
 
 fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
+    if let Some(path) = &a.html {
+        crate::session::check_not_input("--html", path, &[&a.input.file])?;
+    }
     let mut reader = a.input.open()?;
     let name = a.input.file.display().to_string();
     let format = reader.format().to_string();
@@ -223,6 +226,11 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
         start_ns: a.start_ns,
         ..SynthOptions::default()
     };
+    // A profile read from a file (not a built-in name) is an input the output must not replace.
+    let profile_file = Path::new(&a.profile);
+    if profile_file.is_file() {
+        crate::session::check_not_input("-o", &a.output.output, &[profile_file])?;
+    }
     let synth = Synth::new(&profile, &opts)?;
     let plan = synth.plan();
     if a.plan {
@@ -250,6 +258,8 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
 }
 
 fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
+    // Before the output is created: creating it truncates the file, and with it the input.
+    crate::session::check_not_input("-o", &a.output.output, &[&a.input.file])?;
     let mut reader = a.input.open()?;
     let (name, sink) = a.output.sink()?;
     let mut w = writer(
