@@ -7,7 +7,7 @@ use anyhow::Context;
 use clap::{Args, Subcommand};
 use iolab_trace::{
     analyze, open_path, open_reader, writer, AnalyzeOptions, Event, Format, Profile, ReadOptions,
-    Reorder, Synth, SynthOptions, TraceRecord, WriteOptions,
+    Reorder, Retime, Synth, SynthOptions, TraceRecord, WriteOptions,
 };
 
 /// Arguments of `iolab trace`.
@@ -269,20 +269,17 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
         &a.output.options(a.input.spc_block_bytes),
     );
     let mut late = 0;
-    // A calendar time written where the format counts from the trace's start would be a wait
-    // of centuries (MSR's 2007 FILETIME as a first fio wait was 406 years): count from the
-    // first record instead.
-    let mut origin = (reader.format().calendar_clock() && !a.to.calendar_clock()).then_some(None);
+    // Each record keeps its date between calendar clocks (MSR's FILETIME since 1601, Unix time
+    // since 1970). A calendar time written where the format counts from the trace's start
+    // would be a wait of centuries (MSR's 2007 FILETIME as a first fio wait was 406 years):
+    // those count from the first record instead.
+    let mut retime = Retime::new(reader.format(), a.to);
     // Likewise a dev_t (8,16 is 8388624) written where a format counts disks from 0: devices
     // are numbered in the order they appear.
     let mut devices: Option<Vec<u32>> =
         (reader.format().dev_t_devices() && !a.to.dev_t_devices()).then(Vec::new);
     let mut put = |mut r: TraceRecord| -> anyhow::Result<()> {
-        if let Some(o) = &mut origin {
-            let from = *o.get_or_insert(r.time_ns);
-            r.time_ns = r.time_ns.saturating_sub(from);
-            r.completion_ns = r.completion_ns.map(|c| c.saturating_sub(from));
-        }
+        retime.apply(&mut r);
         if let Some(seen) = &mut devices {
             r.device = match seen.iter().position(|&d| d == r.device) {
                 Some(i) => i as u32,
@@ -307,6 +304,9 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
         }
     }
     w.finish()?;
+    for warning in retime.warnings() {
+        eprintln!("warning: {warning}");
+    }
     if reader.bad_records() > 0 {
         eprintln!("skipped {} bad lines", reader.bad_records());
     }

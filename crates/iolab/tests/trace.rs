@@ -1,0 +1,85 @@
+//! `iolab trace` end to end: conversions keep each record's time, text traces are read
+//! whatever their header's case or byte-order mark, and detection waits for a whole line.
+
+use std::path::Path;
+use std::process::Output;
+
+mod common;
+use common::{iolab, text};
+
+fn ok(o: &Output) -> String {
+    assert_eq!(o.status.code(), Some(0), "{}", text(o));
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+
+fn convert(dir: &Path, file: &str, to: &str) -> String {
+    ok(&iolab(&["trace", "convert", file, "--to", to], dir))
+}
+
+#[test]
+fn converting_between_calendar_clocks_keeps_each_records_date() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // FILETIME 128166385295514663 is 2007-02-22 17:22:09.5514663 UTC, Unix 1172164929.5514663
+    // (it was written as 12816638529551466 µs: the year 2376).
+    std::fs::write(
+        d.join("m.csv"),
+        "128166385295514663,hm,0,Write,9056014336,2048,2833\n",
+    )
+    .unwrap();
+    assert_eq!(
+        convert(d, "m.csv", "alibaba"),
+        "0,W,9056014336,2048,1172164929551466\n"
+    );
+    assert_eq!(
+        convert(d, "m.csv", "tencent"),
+        "1172164929,17687528,4,1,0\n"
+    );
+    let systor = convert(d, "m.csv", "systor");
+    assert_eq!(
+        systor.lines().nth(1).unwrap(),
+        "1172164929.551466300,0.000283300,W,0,9056014336,2048"
+    );
+    // And back: the same FILETIME.
+    std::fs::write(d.join("s.csv"), &systor).unwrap();
+    assert_eq!(
+        convert(d, "s.csv", "msr"),
+        "128166385295514663,iolab,0,Write,9056014336,2048,2833\n"
+    );
+}
+
+#[test]
+fn a_record_earlier_than_the_first_is_warned_of_when_its_time_is_lost() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("m.csv"),
+        "128166385295514663,hm,0,Write,0,4096,10\n\
+         128166385295514000,hm,0,Read,4096,4096,10\n\
+         128166385295524663,hm,0,Read,8192,4096,10\n",
+    )
+    .unwrap();
+    let out = iolab(&["trace", "convert", "m.csv", "--to", "fio3"], d);
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        err.contains("1 records were earlier than the first record and were written at time 0")
+            && err.contains("--sort-window"),
+        "{err}"
+    );
+    // With the window they are put in order, and nothing is lost.
+    let out = iolab(
+        &[
+            "trace",
+            "convert",
+            "m.csv",
+            "--to",
+            "fio3",
+            "--sort-window",
+            "4",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(out.stderr.is_empty(), "{}", text(&out));
+}
