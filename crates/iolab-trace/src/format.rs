@@ -283,6 +283,8 @@ pub fn detect(head: &[u8]) -> std::result::Result<Format, String> {
             return Ok(Format::Blktrace);
         }
     }
+    // A UTF-8 byte-order mark is not part of the first line (the readers skip it too).
+    let head = head.strip_prefix(crate::lines::BOM).unwrap_or(head);
     let text = match std::str::from_utf8(head) {
         Ok(t) => t,
         // The buffer may end inside a multi-byte character; use the valid prefix.

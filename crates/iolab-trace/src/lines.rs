@@ -9,6 +9,8 @@ use std::io::{self, Read};
 /// 50-byte lines), small enough that opening many small inputs (tests, fuzzing) is cheap.
 /// The buffer grows for longer lines, up to [`MAX_LINE`].
 const CHUNK: usize = 1 << 17;
+/// The UTF-8 byte-order mark some editors and Windows tools put at the start of a text file.
+pub(crate) const BOM: &[u8] = b"\xef\xbb\xbf";
 /// A line longer than this is refused rather than growing the buffer without bound.
 pub(crate) const MAX_LINE: usize = 16 << 20;
 
@@ -102,6 +104,10 @@ impl<R: Read> Lines<R> {
         if let [rest @ .., b'\r'] = line {
             line = rest;
         }
+        // A UTF-8 byte-order mark (as Windows tools write) is not part of the first line.
+        if self.line_no == 1 {
+            line = line.strip_prefix(BOM).unwrap_or(line);
+        }
         Ok(Some(Line::Text(line)))
     }
 }
@@ -130,6 +136,15 @@ mod tests {
         );
         assert_eq!(collect(b"a\n\n"), vec![b"a".to_vec(), b"".to_vec()]);
         assert!(collect(b"").is_empty());
+    }
+
+    #[test]
+    fn a_byte_order_mark_is_not_part_of_the_first_line() {
+        assert_eq!(
+            collect(b"\xef\xbb\xbfa\n\xef\xbb\xbfb\n"),
+            vec![b"a".to_vec(), b"\xef\xbb\xbfb".to_vec()]
+        );
+        assert_eq!(collect(b"\xef\xbb\xbf"), vec![b"".to_vec()]);
     }
 
     #[test]

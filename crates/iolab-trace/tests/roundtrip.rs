@@ -227,3 +227,60 @@ fn sector_formats_write_the_sectors_a_request_touches() {
         .unwrap();
     assert_eq!(back, [(512, 512), (0, 1024)]);
 }
+
+/// Reads `bytes` as `format`, detected and named, and checks the records are `want`.
+fn read_both(format: Format, bytes: &[u8], want: &[TraceRecord], what: &str) {
+    for named in [None, Some(format)] {
+        let opts = ReadOptions {
+            format: named,
+            ..ReadOptions::default()
+        };
+        let r = open_bytes("t", bytes.to_vec(), &opts)
+            .unwrap_or_else(|e| panic!("{format} {what}: {e}"));
+        assert_eq!(r.format(), format, "{what}");
+        let got: Vec<_> = r
+            .collect::<Result<_, _>>()
+            .unwrap_or_else(|e| panic!("{format} {what} (named {named:?}): {e}"));
+        assert_eq!(got, want, "{format} {what} (named {named:?})");
+    }
+}
+
+#[test]
+fn a_byte_order_mark_before_a_text_trace_is_skipped() {
+    for format in ALL_FORMATS.into_iter().filter(|f| *f != Format::Blktrace) {
+        let want = records(format, 3);
+        let mut bytes = b"\xef\xbb\xbf".to_vec();
+        bytes.extend(write_to_vec(format, &want, &WriteOptions::default()).unwrap());
+        read_both(format, &bytes, &want, "after a BOM");
+    }
+}
+
+#[test]
+fn header_rows_are_skipped_in_any_case() {
+    let headers = [
+        (Format::Tencent, "Timestamp,Offset,Size,IOType,VolumeID"),
+        (Format::Alibaba, "device_id,opcode,offset,length,timestamp"),
+        (Format::Systor, "Timestamp,Response,IOType,LUN,Offset,Size"),
+    ];
+    for (format, header) in headers {
+        let want = records(format, 5);
+        let mut body = write_to_vec(format, &want, &WriteOptions::default()).unwrap();
+        if format == Format::Systor {
+            // Its writer writes the header: take it off.
+            let nl = body.iter().position(|&b| b == b'\n').unwrap();
+            body.drain(..=nl);
+        }
+        for h in [
+            header.to_string(),
+            header.to_ascii_lowercase(),
+            header.to_ascii_uppercase(),
+        ] {
+            let mut bytes = format!("{h}\n").into_bytes();
+            bytes.extend_from_slice(&body);
+            read_both(format, &bytes, &want, &h);
+            // And after a BOM.
+            bytes.splice(0..0, *b"\xef\xbb\xbf");
+            read_both(format, &bytes, &want, &format!("BOM {h}"));
+        }
+    }
+}

@@ -11,7 +11,7 @@ pub(crate) struct Parser;
 
 impl crate::source::LineParser for Parser {
     fn parse(&mut self, line: &[u8]) -> Result<Option<TraceRecord>, String> {
-        if line.is_empty() || line.starts_with(b"device_id") {
+        if line.is_empty() || crate::formats::is_header(line, b"device_id") {
             return Ok(None);
         }
         let mut f = Cursor::new(line, b',');

@@ -184,6 +184,14 @@ impl<F: Formatter> RecordWriter for TextWriter<F> {
     }
 }
 
+/// Whether `line` is a header row starting with the column `name`, in any case (detection
+/// takes `timestamp,offset,size` for Tencent's `Timestamp,Offset,Size`, so the reader must
+/// skip it too).
+pub(crate) fn is_header(line: &[u8], name: &[u8]) -> bool {
+    line.get(..name.len())
+        .is_some_and(|start| start.eq_ignore_ascii_case(name))
+}
+
 /// Parses `R`/`W` style opcodes shared by several CSV formats.
 pub(crate) fn read_or_write(s: &[u8]) -> Result<crate::record::Op, String> {
     use crate::record::Op;

@@ -12,7 +12,7 @@ pub(crate) struct Parser;
 
 impl crate::source::LineParser for Parser {
     fn parse(&mut self, line: &[u8]) -> Result<Option<TraceRecord>, String> {
-        if line.is_empty() || line.starts_with(b"Timestamp") {
+        if line.is_empty() || crate::formats::is_header(line, b"Timestamp") {
             return Ok(None);
         }
         let mut f = Cursor::new(line, b',');
