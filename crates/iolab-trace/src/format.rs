@@ -1,7 +1,7 @@
 //! Format names, options, auto-detection and the entry points that open readers and writers.
 
 use std::fs::File;
-use std::io::{BufRead, BufReader, Read, Write};
+use std::io::{BufReader, Read, Write};
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
@@ -240,18 +240,21 @@ pub fn open_reader<R: Read + Send + 'static>(
     input: R,
     opts: &ReadOptions,
 ) -> Result<TraceReader> {
-    let mut input = BufReader::with_capacity(1 << 16, input);
-    let format = match opts.format {
-        Some(f) => f,
+    let (format, input): (Format, Box<dyn Read + Send>) = match opts.format {
+        Some(f) => (f, Box::new(input)),
         None => {
+            let mut input = input;
             let head = peek(&mut input).map_err(|e| TraceError::io(name, e))?;
-            detect(&head).map_err(|why| TraceError::UnknownFormat {
+            let format = detect(&head).map_err(|why| TraceError::UnknownFormat {
                 file: name.to_string(),
                 why,
                 known: Format::names(),
-            })?
+            })?;
+            // What detection read is read again, then the rest.
+            (format, Box::new(std::io::Cursor::new(head).chain(input)))
         }
     };
+    let input = BufReader::with_capacity(1 << 16, input);
     let inner = formats::reader(format, name, input, opts);
     Ok(TraceReader { inner, format })
 }
@@ -261,11 +264,41 @@ pub fn open_bytes(name: &str, data: Vec<u8>, opts: &ReadOptions) -> Result<Trace
     open_reader(name, std::io::Cursor::new(data), opts)
 }
 
-/// Fills the buffer (up to 64 KiB) without consuming it.
-fn peek<R: Read>(input: &mut BufReader<R>) -> std::io::Result<Vec<u8>> {
-    // One fill_buf may return a short read from a pipe; that is enough to detect a format
-    // whose first lines are short, and detection says so when it is not.
-    Ok(input.fill_buf()?.to_vec())
+/// How much detection reads at most before deciding on what it has.
+const PEEK_MAX: usize = 1 << 16;
+
+/// Reads the first bytes, as many as detection needs: on until the line that decides is
+/// whole (the first that is not blank or a comment other than blkparse's `#Maj`), or a
+/// blktrace magic number is in, or the input ends, or [`PEEK_MAX`] bytes. A pipe may hand over
+/// its first line in pieces (a writer that flushes mid-line); one read could cut it short.
+fn peek<R: Read>(input: &mut R) -> std::io::Result<Vec<u8>> {
+    let mut head = Vec::with_capacity(4096);
+    let mut chunk = [0u8; 4096];
+    while head.len() < PEEK_MAX && !enough_to_detect(&head) {
+        let want = chunk.len().min(PEEK_MAX - head.len());
+        match input.read(&mut chunk[..want]) {
+            Ok(0) => break,
+            Ok(n) => head.extend_from_slice(&chunk[..n]),
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(head)
+}
+
+/// Whether `head` holds what [`detect`] decides on (see [`peek`]).
+fn enough_to_detect(head: &[u8]) -> bool {
+    if head.len() >= 4 && detect(&head[..4]) == Ok(Format::Blktrace) {
+        return true;
+    }
+    let head = head.strip_prefix(crate::lines::BOM).unwrap_or(head);
+    let Some(last_newline) = head.iter().rposition(|&b| b == b'\n') else {
+        return false;
+    };
+    head[..last_newline].split(|&b| b == b'\n').any(|line| {
+        let line = line.trim_ascii();
+        !line.is_empty() && (!line.starts_with(b"#") || line.starts_with(b"#Maj"))
+    })
 }
 
 /// Guesses the format from the first bytes of a trace.

@@ -284,3 +284,34 @@ fn header_rows_are_skipped_in_any_case() {
         }
     }
 }
+
+/// Hands over at most `n` bytes per read, as a pipe does when its writer flushes mid-line.
+struct Trickle(std::io::Cursor<Vec<u8>>, usize);
+
+impl std::io::Read for Trickle {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = buf.len().min(self.1);
+        self.0.read(&mut buf[..n])
+    }
+}
+
+#[test]
+fn detection_reads_on_to_the_end_of_the_first_line() {
+    for format in ALL_FORMATS {
+        let want = records(format, 9);
+        let bytes = write_to_vec(format, &want, &WriteOptions::default()).unwrap();
+        let input = Trickle(std::io::Cursor::new(bytes), 3);
+        let r = iolab_trace::open_reader("pipe", input, &ReadOptions::default())
+            .unwrap_or_else(|e| panic!("{format}: {e}"));
+        assert_eq!(r.format(), format);
+        let got: Vec<_> = r.collect::<Result<_, _>>().unwrap();
+        assert_eq!(got, want, "{format}");
+    }
+    // A comment line is not the line that decides; the line after it is.
+    let input = Trickle(
+        std::io::Cursor::new(b"# a comment\n1000,h,0,Read,0,4096,10\n".to_vec()),
+        13,
+    );
+    let r = iolab_trace::open_reader("pipe", input, &ReadOptions::default()).unwrap();
+    assert_eq!(r.format(), Format::Msr);
+}

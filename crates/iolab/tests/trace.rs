@@ -83,3 +83,21 @@ fn a_record_earlier_than_the_first_is_warned_of_when_its_time_is_lost() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(out.stderr.is_empty(), "{}", text(&out));
 }
+
+#[test]
+fn a_first_line_that_arrives_in_pieces_on_standard_input_is_detected() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = common::iolab_cmd(&["trace", "detect", "-"], dir.path())
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(b"1000,h,0,Re").unwrap();
+    stdin.flush().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    stdin.write_all(b"ad,0,4096,10\n").unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(ok(&out), "msr\n");
+}
