@@ -253,3 +253,51 @@ fn a_request_longer_than_the_replay_buffer_is_cut_to_it() {
     assert_eq!(job["write"]["bytes"], 64u64 << 20, "{job}");
     assert_eq!(job["read"]["bytes"], 64u64 << 20, "{job}");
 }
+
+#[test]
+fn the_result_names_the_format_and_says_when_no_depth_was_recorded() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // fio's iolog has no completion times; MSR has.
+    std::fs::write(
+        d.join("t.fio"),
+        "fio version 3 iolog\n0 /dev/x add\n0 /dev/x open\n10 /dev/x read 0 4096\n20 /dev/x write 8192 4096\n",
+    )
+    .unwrap();
+    std::fs::write(
+        d.join("t.csv"),
+        "1000,h,0,Read,0,4096,10\n2000,h,0,Write,8192,4096,10\n",
+    )
+    .unwrap();
+    let run = |trace: &str, extra: &[&str]| {
+        let mut args = vec![trace, "t.bin", "--as-fast-as-possible", "--size", "1m"];
+        args.extend(["--json", "r.json", "--no-probe"]);
+        args.extend(extra);
+        let (code, text) = replay_cmd(d, &args);
+        assert_eq!(code, Some(0), "{text}");
+        let r: Value =
+            serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
+        (r, text)
+    };
+    let (r, text) = run("t.fio", &[]);
+    assert_eq!(r["replay"]["format"], "fio3");
+    assert_eq!(r["replay"]["queue_depth"], 1);
+    let note = "records no completion times, so no queue depth: replayed as fast as possible at QD1; set --qd N";
+    assert!(text.contains(note), "{text}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains(note)),
+        "{r}"
+    );
+    // Named rather than detected: the same name, not Debug's "Msr"; a recorded depth: no note.
+    let (r, text) = run("t.csv", &["--format", "msr"]);
+    assert_eq!(r["replay"]["format"], "msr");
+    assert!(!text.contains("no queue depth"), "{text}");
+    // A depth asked for: no note either.
+    let (r, text) = run("t.fio", &["--qd", "4"]);
+    assert_eq!(r["replay"]["queue_depth"], 4);
+    assert!(!text.contains("no queue depth"), "{text}");
+}

@@ -132,7 +132,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // Requests that start where the device's previous one ended, in file order (the job
     // says how sequential the trace is, as analyze would, roughly).
     let (mut sequential, mut ends) = (0u64, std::collections::HashMap::<u32, u64>::new());
-    for rec in args.input.open()? {
+    let reader = args.input.open()?;
+    // The format read (named or detected), by its command-line name, for the result.
+    let format = reader.format();
+    for rec in reader {
         let rec = rec?;
         match rec.op {
             Op::Read => {}
@@ -169,6 +172,17 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     } else {
         256
     });
+    // Without completion times there is no recorded depth to keep: say what ran instead.
+    let qd_note =
+        (args.as_fast_as_possible && args.qd.is_none() && !recorded.measured).then(|| {
+            format!(
+                "the trace ({format}) records no completion times, so no queue depth: replayed \
+             as fast as possible at QD{qd}; set --qd N to replay at another depth"
+            )
+        });
+    if let Some(note) = &qd_note {
+        eprintln!("note: {note}");
+    }
     // The job frame: limits none (the trace ends it), data random, and the trace's own read
     // share and request sizes, so the result says what ran (the largest is the slot size).
     let bssplit = sizes
@@ -254,6 +268,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // the replay starts from.
     let mut result = subject.new_result("replay", !args.safety.no_probe);
     result.notes.extend(prepared);
+    result.notes.extend(qd_note);
     let timing = if args.as_fast_as_possible {
         Timing::AsFastAsPossible
     } else {
@@ -302,10 +317,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     };
     result.replay = Some(ReplaySummary {
         trace: args.input.file.display().to_string(),
-        format: args
-            .input
-            .format
-            .map_or_else(|| "detected".into(), |f| format!("{f:?}")),
+        format: format.name().into(),
         mode: if args.as_fast_as_possible {
             "as-fast-as-possible"
         } else {
