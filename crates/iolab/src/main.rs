@@ -3,6 +3,16 @@
 
 use clap::{Parser, Subcommand};
 
+/// `eprintln!` that never panics: with standard error closed (`iolab run … 2>&1 | head -2`)
+/// `eprintln!` panics at its first line, and a run says "recorded as run …" before it writes
+/// its JSON result, which was then lost. Every message of the front door goes through here.
+macro_rules! say {
+    ($($arg:tt)*) => {{
+        use std::io::Write as _;
+        let _ = writeln!(std::io::stderr(), $($arg)*);
+    }};
+}
+
 mod cmd;
 mod jobfile;
 mod session;
@@ -61,7 +71,7 @@ fn main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(err) => {
-            eprintln!("Error: {err:#}");
+            say!("Error: {err:#}");
             // An error after Ctrl-C (a test file's writing stopped) ends as an interrupt does.
             let interrupted =
                 iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);

@@ -265,7 +265,7 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     // regular file: beside /dev/null or a pipe it would be a stray `/dev/null.html`.
     if result.suite.is_some() {
         if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
-            eprintln!(
+            say!(
                 "note: no HTML report: {} is not a regular file (render one with \
                  `iolab report RESULT.json -o OUT.html` from a saved result)",
                 path.display()
@@ -395,7 +395,8 @@ pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Pr
                         )
                     })
                     .unwrap_or_default();
-                eprint!(
+                let _ = write!(
+                    std::io::stderr(),
                     "\r\x1b[2K{label}: {:.0} IOPS, {:.1} MB/s{left}",
                     (ios - last_ios) as f64 / dt,
                     (bytes - last_bytes) as f64 / dt / 1e6
@@ -403,7 +404,7 @@ pub fn with_progress<T>(label: &str, expected_s: Option<f64>, f: impl FnOnce(&Pr
                 let _ = std::io::stderr().flush();
                 (last_ios, last_bytes, last_t) = (ios, bytes, now);
             }
-            eprint!("\r\x1b[2K");
+            let _ = write!(std::io::stderr(), "\r\x1b[2K");
         });
         let out = f(&progress);
         done.store(true, Ordering::Relaxed);

@@ -400,7 +400,7 @@ impl Drop for Subject {
         } = self
         {
             if let Err(e) = target.remove_if_created() {
-                eprintln!(
+                say!(
                     "warning: could not remove the test file {}: {e}",
                     target.path.display()
                 );

@@ -99,3 +99,28 @@ fn an_output_that_is_one_of_the_inputs_is_refused_and_the_input_kept() {
     let out = iolab(&["report", "r.json", "-o", "r.html"], d);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
 }
+
+#[test]
+fn a_closed_standard_error_costs_a_run_nothing() {
+    // `iolab run … 2>&1 | head -2`: once the reader has gone, every message to stderr fails
+    // (EPIPE). The first one used to panic, before the JSON result was written.
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "--size",
+        "1m",
+        "--access",
+        "read",
+        "--ios-limit",
+        "8",
+        "--json",
+        "r.json",
+        "t.bin",
+    ];
+    let mut child = common::iolab_cmd(&args, dir.path()).spawn().unwrap();
+    drop(child.stderr.take()); // the reader leaves before iolab says anything
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let saved = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    assert!(saved.contains("\"complete\": true"), "{saved}");
+}

@@ -63,7 +63,7 @@ pub fn run_probe(args: ProbeArgs) -> anyhow::Result<i32> {
         iolab_probe::probe(&target).with_context(|| format!("probing '{}'", target.display()))?;
     if target.symlink_metadata().is_err() {
         // The library probes a file-to-be like its directory (results do that); say so here.
-        eprintln!(
+        say!(
             "note: '{}' does not exist; probed the nearest existing directory above it",
             target.display()
         );

@@ -205,7 +205,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         args.duration,
     )?;
     if args.target.is_none() {
-        eprintln!(
+        say!(
             "creating a {} test file {} (removed afterwards)",
             format_size(args.size.0),
             target.display()
@@ -291,7 +291,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             result.jobs.push(combined);
         }
         if let Some(why) = warmup_cut {
-            eprintln!("{name}: stopped during its warm-up ({why}); nothing measured");
+            say!("{name}: stopped during its warm-up ({why}); nothing measured");
             result.notes.push(format!(
                 "{name}: stopped during its warm-up ({why}); nothing measured for this test"
             ));
@@ -315,6 +315,6 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         args.safety.json.as_deref(),
     );
     let saved = session::save(&result, args.safety.json.as_deref())?;
-    eprintln!("result saved to {saved}");
+    say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }

@@ -181,7 +181,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             )
         });
     if let Some(note) = &qd_note {
-        eprintln!("note: {note}");
+        say!("note: {note}");
     }
     // The job frame: limits none (the trace ends it), data random, and the trace's own read
     // share and request sizes, so the result says what ran (the largest is the slot size).
@@ -349,6 +349,6 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     session::show(&text, args.safety.json.as_deref());
     let saved = session::save(&result, args.safety.json.as_deref())?;
-    eprintln!("result saved to {saved}");
+    say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }

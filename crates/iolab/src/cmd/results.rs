@@ -84,7 +84,7 @@ pub fn record(result: &RunResult) -> Option<i64> {
         .map_or(0.0, |d| d.as_secs_f64());
     match Store::open(&path).and_then(|mut store| store.insert(result, finished_unix_s)) {
         Ok(rec) => {
-            eprintln!(
+            say!(
                 "recorded as run {} (key {}) in {}",
                 rec.id,
                 &rec.key[..12],
@@ -93,7 +93,7 @@ pub fn record(result: &RunResult) -> Option<i64> {
             Some(rec.id)
         }
         Err(e) => {
-            eprintln!(
+            say!(
                 "warning: could not record the run in the results store {}: {:#} (the JSON result is saved apart from it; set IOLAB_DB to use another database)",
                 path.display(),
                 anyhow::Error::new(e)
@@ -167,7 +167,7 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
             })?;
             print!("{}", store_tables::list_table(&runs, total));
             if let (Some(k), 0) = (kind, total) {
-                eprintln!(
+                say!(
                     "note: no recorded run is of kind '{k}'; kinds recorded: {}",
                     recorded_kinds(&store)?
                 );
@@ -193,7 +193,7 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
                     crate::session::check_not_input("-o", &file, &[&db])?;
                     crate::session::write_output(&file, text.as_bytes())
                         .with_context(|| format!("writing run {id} to {}", file.display()))?;
-                    eprintln!("run {id} written to {}", file.display());
+                    say!("run {id} written to {}", file.display());
                 }
                 None => print!("{text}"),
             }

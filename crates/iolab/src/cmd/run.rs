@@ -388,7 +388,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         if let Some(note) = spec.bssplit_note() {
             let from = if args.job.bssplit.is_some() { "--" } else { "" };
             let note = format!("job '{}': {from}{note}", job.name);
-            eprintln!("warning: {note}");
+            say!("warning: {note}");
             notes.push(note);
         }
     }
@@ -445,7 +445,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         args.safety.json.as_deref(),
     );
     let saved = session::save(&result, args.safety.json.as_deref())?;
-    eprintln!("result saved to {saved}");
+    say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }
 

@@ -158,7 +158,7 @@ impl Drop for RemoveDirsOnDrop {
     fn drop(&mut self) {
         for d in &self.0 {
             if let Err(e) = std::fs::remove_dir_all(d) {
-                eprintln!("warning: could not remove {}: {e}", d.display());
+                say!("warning: could not remove {}: {e}", d.display());
             }
         }
     }
@@ -279,7 +279,7 @@ fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
         args.safety.json.as_deref(),
     );
     let saved = session::save(result, args.safety.json.as_deref())?;
-    eprintln!("result saved to {saved}");
+    say!("result saved to {saved}");
     Ok(session::exit_code(result))
 }
 
@@ -291,7 +291,7 @@ fn bssplit_notes(suite: &iolab_suite::SuiteSpec, scale: f64) -> Result<Vec<Strin
         let jobs = iolab_suite::plan::step_jobs(suite, step, scale)?;
         if let Some(note) = jobs.iter().find_map(|j| j.spec.bssplit_note()) {
             let note = format!("suite {}, step '{}': {note}", suite.name, step.name);
-            eprintln!("warning: {note}");
+            say!("warning: {note}");
             notes.push(note);
         }
     }
@@ -350,7 +350,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     .validate()?;
     if !target.exists() && !crate::subject::is_model(&target) {
         prep.set_span(args.size.0)?;
-        eprintln!(
+        say!(
             "creating a {} test file {} for suite {}",
             format_size(args.size.0),
             target.display(),

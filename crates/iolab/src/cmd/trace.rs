@@ -234,11 +234,11 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
     let synth = Synth::new(&profile, &opts)?;
     let plan = synth.plan();
     if a.plan {
-        eprintln!("{}", serde_json::to_string_pretty(plan)?);
+        say!("{}", serde_json::to_string_pretty(plan)?);
     }
     if let Some(target) = plan.target_avg_qd {
         if (plan.planned_avg_qd - target).abs() > 0.05 * target {
-            eprintln!(
+            say!(
                 "warning: the trace's mean queue depth is {:.2} against the profile's {target}: \
                  its QD breakdown leaves too few of these {} requests past depth 32 to carry \
                  the rest (a run there needs a request per depth it climbs, up to {})",
@@ -305,20 +305,20 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
     }
     w.finish()?;
     for warning in retime.warnings() {
-        eprintln!("warning: {warning}");
+        say!("warning: {warning}");
     }
     if reader.bad_records() > 0 {
-        eprintln!("skipped {} bad lines", reader.bad_records());
+        say!("skipped {} bad lines", reader.bad_records());
     }
     if w.skipped() > 0 {
-        eprintln!(
+        say!(
             "left out {} records that {} cannot express (trims or flushes)",
             w.skipped(),
             a.to
         );
     }
     if late > 0 {
-        eprintln!("{late} records stayed out of time order; raise --sort-window");
+        say!("{late} records stayed out of time order; raise --sort-window");
     }
     Ok(0)
 }
