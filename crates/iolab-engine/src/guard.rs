@@ -734,6 +734,14 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
     ("ISO 9660 filesystem", 32769, b"CD001"),
     ("squashfs filesystem", 0, b"hsqs"),
     ("squashfs filesystem (big-endian)", 0, b"sqsh"),
+    // cramfs: its magic 0x28cd3d45 either way round, at the start or after the 512 bytes of
+    // boot code `mkfs.cramfs -p` pads with (libblkid cramfs.c; the kernel's cramfs_fs.h).
+    ("cramfs filesystem", 0, b"\x45\x3d\xcd\x28"),
+    ("cramfs filesystem", 0, b"\x28\xcd\x3d\x45"),
+    ("cramfs filesystem", 512, b"\x45\x3d\xcd\x28"),
+    ("cramfs filesystem", 512, b"\x28\xcd\x3d\x45"),
+    ("SCO BFS filesystem", 0, b"\xce\xfa\xad\x1b"),
+    ("romfs filesystem", 0, b"-rom1fs-"),
     ("EROFS filesystem", 1024, &[0xe2, 0xe1, 0xf5, 0xe0]),
     // HFS+ and HFSX: the volume header at 1 KiB, its signature and then its version, 4 for HFS+
     // and 5 for HFSX, big-endian (libblkid hfs.c; Apple's TN1150). HFS is in [`signature_in`].
@@ -931,6 +939,59 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
     signature_in(&Probe::whole(image))
 }
 
+/// A Minix superblock at 1 KiB (libblkid minix.c): version 1 or 2's magic (0x137f, 0x138f,
+/// 0x2468, 0x2478) at +16 or version 3's (0x4d5a) at +24, in either byte order. A two-byte
+/// magic turns up in other data by chance, so, as libblkid does, its inode and zone maps must
+/// be there and (versions 1 and 2) large enough for the inodes and zones it counts.
+fn is_minix(probe: &Probe) -> bool {
+    let Some(sb) = probe.get(1024, 32) else {
+        return false;
+    };
+    let u16_at = |at: usize, big: bool| {
+        let b = [sb[at], sb[at + 1]];
+        if big {
+            u16::from_be_bytes(b)
+        } else {
+            u16::from_le_bytes(b)
+        }
+    };
+    for big in [false, true] {
+        let version = match u16_at(16, big) {
+            0x137f | 0x138f => 1,
+            0x2468 | 0x2478 => 2,
+            _ if u16_at(24, big) == 0x4d5a => 3,
+            _ => continue,
+        };
+        if version == 3 {
+            // ninodes (u32), a pad, then the map block counts at +6 and +8.
+            return u16_at(6, big) != 0 && u16_at(8, big) != 0;
+        }
+        let (ninodes, imaps, zmaps, first_zone) = (
+            u16_at(0, big),
+            u16_at(4, big),
+            u16_at(6, big),
+            u16_at(8, big),
+        );
+        let zones = if version == 2 {
+            let b = [sb[20], sb[21], sb[22], sb[23]];
+            if big {
+                u32::from_be_bytes(b)
+            } else {
+                u32::from_le_bytes(b)
+            }
+        } else {
+            u32::from(u16_at(2, big))
+        };
+        const BITS_PER_MAP_BLOCK: u64 = 1024 * 8;
+        return imaps != 0
+            && zmaps != 0
+            && u64::from(imaps) * BITS_PER_MAP_BLOCK > u64::from(ninodes)
+            && u64::from(zmaps) * BITS_PER_MAP_BLOCK
+                > u64::from(zones).saturating_sub(u64::from(first_zone));
+    }
+    false
+}
+
 /// The first signature in what was read of a device, if any: a bcachefs superblock with
 /// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory block, swap and hibernation images for every page
 /// size, an LVM label in any of the first four sectors, a UDF volume recognition sequence,
@@ -963,6 +1024,9 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
                 return Some(what);
             }
         }
+    }
+    if is_minix(probe) {
+        return Some("Minix filesystem");
     }
     // LVM2 writes its label into one of the first four sectors (pvcreate --labelsector).
     for sector in 0..4 {
@@ -1091,6 +1155,100 @@ mod tests {
         for &(what, at, magic) in cases {
             let image = image_with(1 << 20, at, magic);
             assert_eq!(signature_in_image(&image), Some(what), "{what} at {at}");
+        }
+    }
+
+    #[test]
+    fn cramfs_bfs_romfs_and_minix_are_found_and_near_misses_are_not() {
+        for (what, at, magic) in [
+            ("cramfs filesystem", 0, &b"\x45\x3d\xcd\x28"[..]),
+            ("cramfs filesystem", 512, b"\x28\xcd\x3d\x45"),
+            ("SCO BFS filesystem", 0, b"\xce\xfa\xad\x1b"),
+            ("romfs filesystem", 0, b"-rom1fs-"),
+        ] {
+            assert_eq!(
+                signature_in_image(&image_with(1 << 20, at, magic)),
+                Some(what)
+            );
+            assert_eq!(
+                signature_in_image(&image_with(1 << 20, at + 1, magic)),
+                None
+            );
+        }
+        // Minix v1 as mkfs.minix writes a 1 MiB image: 352 inodes, 1024 zones, one map block
+        // each, the first data zone 15.
+        let mut v1 = vec![0u8; 1 << 20];
+        let sb = |img: &mut [u8], at: usize, b: &[u8]| {
+            img[1024 + at..1024 + at + b.len()].copy_from_slice(b)
+        };
+        sb(&mut v1, 0, &352u16.to_le_bytes());
+        sb(&mut v1, 2, &1024u16.to_le_bytes());
+        sb(&mut v1, 4, &1u16.to_le_bytes());
+        sb(&mut v1, 6, &1u16.to_le_bytes());
+        sb(&mut v1, 8, &15u16.to_le_bytes());
+        sb(&mut v1, 16, &0x138fu16.to_le_bytes());
+        assert_eq!(signature_in_image(&v1), Some("Minix filesystem"));
+        // The same magic with no inode map is a chance match in other data.
+        let mut chance = v1.clone();
+        sb(&mut chance, 4, &0u16.to_le_bytes());
+        assert_eq!(signature_in_image(&chance), None);
+        // Big-endian version 2, and version 3.
+        let mut v2 = vec![0u8; 1 << 20];
+        sb(&mut v2, 4, &1u16.to_be_bytes());
+        sb(&mut v2, 6, &1u16.to_be_bytes());
+        sb(&mut v2, 16, &0x2478u16.to_be_bytes());
+        sb(&mut v2, 20, &1000u32.to_be_bytes());
+        assert_eq!(signature_in_image(&v2), Some("Minix filesystem"));
+        let mut v3 = vec![0u8; 1 << 20];
+        sb(&mut v3, 6, &1u16.to_le_bytes());
+        sb(&mut v3, 8, &1u16.to_le_bytes());
+        sb(&mut v3, 24, &0x4d5au16.to_le_bytes());
+        assert_eq!(signature_in_image(&v3), Some("Minix filesystem"));
+    }
+
+    #[test]
+    fn filesystems_made_by_mkfs_minix_cramfs_and_bfs_are_found() {
+        let dir = tempfile::tempdir().unwrap();
+        for (tool, args, what) in [
+            ("mkfs.minix", &[][..], "Minix filesystem"),
+            ("mkfs.minix", &["-3"][..], "Minix filesystem"),
+            ("mkfs.bfs", &[][..], "SCO BFS filesystem"),
+        ] {
+            let image = dir.path().join("fs.img");
+            std::fs::write(&image, vec![0u8; 4 << 20]).unwrap();
+            match std::process::Command::new(tool)
+                .args(args)
+                .arg(&image)
+                .output()
+            {
+                Ok(out) if out.status.success() => {}
+                Ok(out) => panic!("{tool}: {}", String::from_utf8_lossy(&out.stderr)),
+                Err(e) => {
+                    println!("skipped: {tool}: {e}");
+                    continue;
+                }
+            }
+            assert_eq!(
+                read_signature(&image).unwrap(),
+                Some(what),
+                "{tool} {args:?}"
+            );
+        }
+        // mkfs.cramfs makes an image of a directory.
+        let tree = dir.path().join("tree");
+        std::fs::create_dir(&tree).unwrap();
+        std::fs::write(tree.join("f"), "x").unwrap();
+        let image = dir.path().join("cram.img");
+        match std::process::Command::new("mkfs.cramfs")
+            .arg(&tree)
+            .arg(&image)
+            .output()
+        {
+            Ok(out) if out.status.success() => {
+                assert_eq!(read_signature(&image).unwrap(), Some("cramfs filesystem"));
+            }
+            Ok(out) => panic!("mkfs.cramfs: {}", String::from_utf8_lossy(&out.stderr)),
+            Err(e) => println!("skipped: mkfs.cramfs: {e}"),
         }
     }
 
