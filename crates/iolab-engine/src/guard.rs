@@ -11,7 +11,8 @@
 //! its stack, is refused even then: writing under a live filesystem corrupts it, and
 //! unmounting first is always possible.
 //!
-//! Reads are always allowed. Regular files are guarded in [`crate::open`].
+//! Reads are always allowed. Regular files are guarded in [`crate::open`], and refused here
+//! ([`check_file_write`]) while a loop device is bound to them.
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
@@ -358,6 +359,23 @@ impl System {
 
     /// The other loop devices on the backing file of loop device `name` (the same file, or
     /// for a file sysfs shows as deleted, the same path): they read and write its data.
+    /// The loop devices whose backing file is the file `(st_dev, st_ino)`, as `/dev/loopN`
+    /// with where each is mounted.
+    fn loops_bound_to(&self, dev: u64, ino: u64) -> Vec<String> {
+        self.loops
+            .iter()
+            .filter(|l| l.backing == Backing::File(dev, ino))
+            .map(|l| {
+                let mounts = self.mount_points(&l.name);
+                if mounts.is_empty() {
+                    format!("/dev/{}", l.name)
+                } else {
+                    format!("/dev/{} (mounted at {})", l.name, mounts.join(", "))
+                }
+            })
+            .collect()
+    }
+
     fn loops_on_the_same_file(&self, name: &str) -> Vec<(String, String, bool)> {
         let Some(me) = self.loops.iter().find(|l| l.name == name) else {
             return Vec::new();
@@ -543,6 +561,37 @@ pub enum GuardError {
     /// The device could not be inspected, so it is not written.
     #[error("cannot inspect {0} to make sure writing is safe: {1}; nothing was written")]
     Inspect(PathBuf, #[source] io::Error),
+    /// A regular file that a loop device reads and writes.
+    #[error(
+        "refusing to write to {}: {} reads and writes it, so whatever uses that device would \
+         have its data changed underneath; detach it first (losetup -d); --overwrite does not \
+         override this",
+        file.display(),
+        devices.join(", ")
+    )]
+    LoopBacked {
+        /// The file.
+        file: PathBuf,
+        /// The loop devices bound to it, each with its mounts.
+        devices: Vec<String>,
+    },
+}
+
+/// Refuses a write to the regular file `path` while a loop device is bound to it: the loop
+/// device's users (a filesystem mounted from it, a VM's disk) would see its bytes change under
+/// them, and a mounted one is corrupted. iolab's own test files are no exception.
+pub fn check_file_write(path: &Path) -> Result<(), GuardError> {
+    let inspect = |e| GuardError::Inspect(path.to_path_buf(), e);
+    let meta = fs::metadata(path).map_err(inspect)?;
+    let sys = System::read().map_err(inspect)?;
+    let devices = sys.loops_bound_to(meta.dev(), meta.ino());
+    if devices.is_empty() {
+        return Ok(());
+    }
+    Err(GuardError::LoopBacked {
+        file: path.to_path_buf(),
+        devices,
+    })
 }
 
 fn list_dir(dir: &Path) -> Vec<String> {

@@ -204,6 +204,7 @@ pub fn prepare_target(
                 if !policy.overwrite && !sys::is_marked_created(&file) {
                     return Err(OpenError::NotOurs(path.to_path_buf()));
                 }
+                guard::check_file_write(path)?;
             }
             if grows {
                 // Checked before the file grows, so a refused job leaves it as it was.
@@ -368,6 +369,10 @@ impl PreparedTarget {
         match self.kind {
             TargetKind::File if !policy.overwrite && !sys::is_marked_created(&file) => {
                 Err(OpenError::NotOurs(self.path.clone()).to_string())
+            }
+            TargetKind::File => {
+                guard::check_file_write(&self.path).map_err(|e| e.to_string())?;
+                self.purge_checked(&file, policy)
             }
             TargetKind::Block if self.exclusive.is_none() => {
                 guard::check_block_write(&self.path, policy.destroy_data.as_deref())

@@ -240,6 +240,51 @@ fn a_loop_device_on_the_same_file_as_a_mounted_one_is_refused_even_with_destroy_
 }
 
 #[test]
+fn the_backing_file_of_a_loop_device_is_refused_even_with_overwrite() {
+    if let Some(why) = skip_reason(&[], Some("ext4")) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dev = LoopDevice::new(64 << 20).unwrap();
+    mkfs_ext4(&dev.path);
+    let file = dev.backing_file().to_path_buf();
+    let write_file = || {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            "--overwrite",
+            "--json",
+            "-",
+        ];
+        let before = iolab_testkit::checksum(&file).unwrap();
+        let out = common::iolab_cmd(&args, dir.path())
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert_eq!(
+            iolab_testkit::checksum(&file).unwrap(),
+            before,
+            "the file was written"
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let mount = Mount::existing(&dev.path, "ext4", &["ro"]).unwrap();
+    let err = write_file();
+    let name = dev.path.display().to_string();
+    assert!(err.contains(&format!("{name} (mounted at")), "{err}");
+    drop(mount);
+    // Bound but not mounted: still the device's data.
+    let err = write_file();
+    assert!(err.contains(&name) && err.contains("losetup -d"), "{err}");
+}
+
+#[test]
 fn a_loop_device_on_a_mounted_device_is_refused_even_with_destroy_data() {
     if let Some(why) = skip_reason(&[], Some("ext4")) {
         println!("skipped: {why}");
