@@ -302,6 +302,16 @@ pub fn prepare_target(
             job.queue_depth
         ));
     }
+    let in_flight = u64::from(job.queue_depth) * u64::from(job.threads);
+    if let Some(slots) = device_queue_slots(path).filter(|&n| in_flight > 4 * n) {
+        notes.push(format!(
+            "{in_flight} I/Os in flight ({} threads x queue depth {}) against a device that \
+             queues {slots} (its queue/nr_requests): the rest wait inside the kernel's submit \
+             call, where no completion is reaped, so latencies read long and IOPS short (16 x \
+             4096 once counted half of what the device did); keep threads x depth near {slots}",
+            job.threads, job.queue_depth
+        ));
+    }
     Ok(PreparedTarget {
         path: path.to_path_buf(),
         kind,
@@ -554,6 +564,22 @@ fn block_logical_block(name: &str) -> u64 {
         .unwrap_or(512)
 }
 
+/// How many requests the block device under `path` (itself, or the one under its filesystem)
+/// queues at once (`queue/nr_requests`; a partition answers with its disk's). `None` for
+/// bio-based devices without a request queue (zram) and filesystems without a device (tmpfs).
+fn device_queue_slots(path: &Path) -> Option<u64> {
+    let m = fs::metadata(path).ok()?;
+    let dev = if m.file_type().is_block_device() {
+        m.rdev()
+    } else {
+        m.dev()
+    };
+    let base = format!("/sys/dev/block/{}:{}", guard::major(dev), guard::minor(dev));
+    read_sys_u64(&format!("{base}/queue/nr_requests"))
+        .or_else(|| read_sys_u64(&format!("{base}/../queue/nr_requests")))
+        .filter(|&n| n > 0)
+}
+
 /// Logical block size of the device under a file's filesystem (512 when unknown, e.g. tmpfs).
 fn file_logical_block(path: &Path) -> u64 {
     let Ok(m) = fs::metadata(path) else {
@@ -644,5 +670,34 @@ mod tests {
         .unwrap_err();
         assert!(e.to_string().contains("cut back to its former 1m"), "{e}");
         assert_eq!(fs::metadata(&path).unwrap().len(), 1 << 20);
+    }
+
+    #[test]
+    fn far_more_in_flight_than_the_device_queues_is_noted() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.iolab-tmp");
+        let Some(slots) = device_queue_slots(dir.path()) else {
+            println!("skipped: the temp dir's filesystem has no request queue to compare with");
+            return;
+        };
+        let notes = |qd: u64| {
+            let text = format!("size = \"1m\"\nqueue_depth = {qd}\nthreads = 2");
+            let t = prepare_target(
+                &path,
+                &mut job(&text),
+                &WritePolicy::default(),
+                EngineChoice::Psync,
+                None,
+            )
+            .unwrap();
+            t.notes.join("\n")
+        };
+        let deep = notes(4 * slots);
+        assert!(
+            deep.contains(&format!("queues {slots} (its queue/nr_requests)")),
+            "{deep}"
+        );
+        let near = notes(slots / 2);
+        assert!(!near.contains("nr_requests"), "{near}");
     }
 }
