@@ -1014,6 +1014,17 @@ impl DriveSpec {
                         ),
                     ));
                 }
+                // The FTL collects when a die's free space drops below this many blocks: at 0
+                // it never does, and the drive writes on without reclaiming anything.
+                if ftl.gc_free_blocks == Some(0) {
+                    return Err(bad(
+                        file,
+                        "ftl.gc_free_blocks",
+                        "must be at least 1: garbage collection runs when a die has fewer free \
+                         blocks than this, so at 0 the drive would never collect (or leave it \
+                         out: 2)",
+                    ));
+                }
                 let gc = ftl.gc_free_blocks.unwrap_or(2) as u64;
                 let spare_blocks = (raw - cap.usable_bytes) / block_bytes(nand);
                 if spare_blocks < (gc + 2) * nand.dies as u64 {

@@ -1349,3 +1349,69 @@ fn only_a_resource_the_host_waited_for_is_named_the_bottleneck() {
     let named = bottleneck(&mut ssd, writes);
     assert!(named.contains("power limit"), "{named}");
 }
+
+/// A small SATA SSD (1 GB on 2 GiB of NAND), for entries built from scratch.
+const SMALL_SSD: &str = r#"
+name = "small"
+title = "A small SATA SSD"
+kind = "ssd"
+source = "test entry"
+
+[interface]
+link = "sata6"
+protocol = "ahci"
+source = "test entry"
+
+[capacity]
+usable_bytes = 1000000000
+source = "test entry"
+
+[controller]
+command_ns = 20000
+latency_ns = 20000
+queue_depth = 32
+source = "test entry"
+
+[buffer]
+bytes = 33554432
+source = "test entry"
+
+[nand]
+channels = 4
+dies = 8
+planes = 2
+page_bytes = 4096
+pages_per_block = 128
+blocks_per_plane = 256
+read_ns = 50000
+program_ns = 1200000
+erase_ns = 2000000
+bus_mt_per_s = 133.0
+source = "test entry"
+
+[ftl]
+source = "test entry"
+"#;
+
+/// A drive that would never collect (a GC threshold of 0 free blocks: a die's free space is
+/// never below it) wrote random data to a full drive at a write amplification of 1.00, more
+/// bytes than its NAND holds. It is refused; one block, the least the threshold can be, works.
+#[test]
+fn a_gc_threshold_of_no_free_blocks_is_refused() {
+    let never = SMALL_SSD.replace("[ftl]\n", "[ftl]\ngc_free_blocks = 0\n");
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &never,
+        "small.toml: ftl.gc_free_blocks: must be at least 1",
+    );
+    let mut cat = Catalog::load(None).unwrap();
+    let one = SMALL_SSD.replace("[ftl]\n", "[ftl]\ngc_free_blocks = 1\n");
+    cat.add_drive("user/drives/small.toml", &one).unwrap();
+    let mut sim = open_with("sim:small@z97/sata", cat).unwrap();
+    sim.precondition_steady();
+    let w = job("access = \"randwrite\"\nqueue_depth = 32\nduration_s = 1");
+    sim.run_job(&w, None).unwrap();
+    let wa = sim.tests().last().unwrap().write_amplification.unwrap();
+    // Half the NAND is spare, so the amplification is low, but there is one (it was 1.00).
+    assert!(wa > 1.1, "steady-state write amplification {wa}");
+}
