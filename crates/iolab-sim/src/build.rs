@@ -174,18 +174,12 @@ impl Builder<'_> {
             .drives
             .get(&drive.name)
             .map_or("", |(f, _)| f.as_str());
-        let own = parse_std_link(&drive.interface.link)
-            .or_else(|| {
-                drive
-                    .links
-                    .get(&drive.interface.link)
-                    .and_then(|l| l.link.as_deref().and_then(parse_std_link))
-            })
-            .ok_or_else(|| SimError::Catalog {
-                file: file.to_string(),
-                key: "interface.link".into(),
-                message: format!("'{}' is not a standard link", drive.interface.link),
-            })?;
+        // Validated as a standard link when the entry was loaded.
+        let own = parse_std_link(&drive.interface.link).ok_or_else(|| SimError::Catalog {
+            file: file.to_string(),
+            key: "interface.link".into(),
+            message: format!("'{}' is not a standard link", drive.interface.link),
+        })?;
         let edge = negotiate(own, at.slot).ok_or_else(|| SimError::Incompatible {
             drive: drive.name.clone(),
             message: format!("its {own} interface cannot attach to a {} port", at.slot),

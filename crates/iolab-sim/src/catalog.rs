@@ -851,7 +851,28 @@ impl DriveSpec {
         for (n, l) in &self.links {
             check_link_spec(file, &format!("links.{n}"), l)?;
         }
-        check_link(file, "interface.link", &self.interface.link, &self.links)?;
+        // The interface is what a port negotiates with (SATA generations, PCIe generations and
+        // lanes), so it is a standard link; [links] are the hops of a card's own path, which no
+        // port negotiates with.
+        if parse_std_link(&self.interface.link).is_none() {
+            let name = &self.interface.link;
+            return Err(bad(
+                file,
+                "interface.link",
+                if self.links.contains_key(name) {
+                    format!(
+                        "'{name}' names one of this entry's [links], which serve card.path only: \
+                         a drive's interface is a standard link a port negotiates with (sata1.5, \
+                         sata3, sata6 or pcie<gen>x<lanes>)"
+                    )
+                } else {
+                    format!(
+                        "unknown link '{name}': a drive's interface is a standard link a port \
+                         negotiates with (sata1.5, sata3, sata6 or pcie<gen>x<lanes>)"
+                    )
+                },
+            ));
+        }
         check_max_payload(
             file,
             "interface.max_payload_bytes",

@@ -1415,3 +1415,31 @@ fn a_gc_threshold_of_no_free_blocks_is_refused() {
     // Half the NAND is spare, so the amplification is low, but there is one (it was 1.00).
     assert!(wa > 1.1, "steady-state write amplification {wa}");
 }
+
+/// An interface naming one of the entry's own [links] loaded (the error for an unknown one even
+/// said to define [links.X]) and failed when used: "'mylink' is not a standard link". Load and
+/// use now agree: it is refused at load, and the message no longer suggests a [links] table.
+#[test]
+fn an_interface_naming_an_entrys_own_link_is_refused_at_load() {
+    let own = SMALL_SSD
+        .replace("link = \"sata6\"", "link = \"mylink\"")
+        .replace(
+            "[capacity]",
+            "[links.mylink]\nlink = \"sata6\"\nsource = \"test entry\"\n\n[capacity]",
+        );
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &own,
+        "small.toml: interface.link: 'mylink' names one of this entry's [links], which serve \
+         card.path only",
+    );
+    let unknown = SMALL_SSD.replace("link = \"sata6\"", "link = \"mylink\"");
+    let e = Catalog::default()
+        .add_drive("user/drives/small.toml", &unknown)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("small.toml: interface.link: unknown link 'mylink'") && !e.contains("[links."),
+        "{e}"
+    );
+}
