@@ -1496,12 +1496,32 @@ impl Catalog {
         Ok(name)
     }
 
-    /// Rules that span entries: card members and tier members must exist and be SSDs/HDDs.
+    /// Rules that span entries: card members and tier members must exist and be SSDs/HDDs, a
+    /// card's members must train to its `member_link`, stripes and extents must fit them.
     pub fn cross_check(&self) -> Result<(), SimError> {
         for (file, d) in self.drives.values() {
             if let Some(c) = &d.card {
                 match self.drives.get(&c.member) {
                     Some((member_file, m)) if m.kind == DriveKind::Ssd => {
+                        // The members attach to the chip's ports as a drive to a platform's:
+                        // their interface negotiates with member_link, or nothing is built (and
+                        // the error on use would blame the port, not this key).
+                        let own = parse_std_link(&m.interface.link);
+                        let chip = parse_std_link(&c.member_link);
+                        if let (Some(own), Some(chip)) = (own, chip) {
+                            if negotiate(own, chip).is_none() {
+                                return Err(bad(
+                                    file,
+                                    "card.member_link",
+                                    format!(
+                                        "'{}' cannot carry the member '{}' ({member_file}), whose \
+                                         interface is {}: use a link its interface trains to \
+                                         (a SATA link for a SATA drive, PCIe for PCIe)",
+                                        c.member_link, c.member, m.interface.link
+                                    ),
+                                ));
+                            }
+                        }
                         let member = m.capacity.as_ref().map_or(0, |c| c.usable_bytes);
                         if c.stripe_bytes.is_some_and(|s| s > member) {
                             return Err(bad(

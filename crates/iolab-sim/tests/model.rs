@@ -1443,3 +1443,35 @@ fn an_interface_naming_an_entrys_own_link_is_refused_at_load() {
         "{e}"
     );
 }
+
+/// Loads the built-in catalog with `files` (name, text) as a user directory's `drives/`;
+/// `tag` keeps the directories of tests running at once apart.
+fn load_user_drives(tag: &str, files: &[(&str, String)]) -> Result<Catalog, String> {
+    let dir = std::env::temp_dir().join(format!("iolab-sim-{tag}-{}", std::process::id()));
+    let drives = dir.join("drives");
+    std::fs::create_dir_all(&drives).unwrap();
+    for (name, text) in files {
+        std::fs::write(drives.join(name), text).unwrap();
+    }
+    let cat = Catalog::load(Some(&dir)).map_err(|e| e.to_string());
+    std::fs::remove_dir_all(&dir).unwrap();
+    cat
+}
+
+/// A card whose chip's ports its member cannot train to (a SATA 3 Gb/s SF-1200 behind PCIe)
+/// loaded, and on use build.rs said the member "cannot attach to a SATA port": refused at
+/// load, naming the card's file and key and the member's interface.
+#[test]
+fn a_card_member_link_the_member_cannot_train_to_is_refused() {
+    let card = include_str!("../../../catalog/drives/revodrive-120.toml")
+        .replace("name = \"revodrive-120\"", "name = \"mycard\"")
+        .replace("member_link = \"sata3\"", "member_link = \"pcie3x4\"");
+    let e = load_user_drives("member-link", &[("card.toml", card)])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.contains("card.toml: card.member_link: 'pcie3x4' cannot carry the member 'sf1200-60'")
+            && e.contains("whose interface is sata3"),
+        "{e}"
+    );
+}
