@@ -1217,6 +1217,19 @@ impl DriveSpec {
                         "must be a positive multiple of 4096",
                     ));
                 }
+                // The fast member holds fast_bytes / extent_bytes extents (or cache lines): with
+                // none, nothing is ever promoted and the volume runs as its slow drive alone.
+                if t.fast_bytes < t.extent_bytes {
+                    return Err(bad(
+                        file,
+                        "tiered.fast_bytes",
+                        format!(
+                            "{} holds no extent of tiered.extent_bytes = {}: give the fast drive \
+                             at least one",
+                            t.fast_bytes, t.extent_bytes
+                        ),
+                    ));
+                }
                 if t.mode == "cache" && t.extent_bytes > 32 * 4096 {
                     return Err(bad(
                         file,

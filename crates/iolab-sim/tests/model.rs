@@ -704,12 +704,14 @@ fn user_entries_are_checked_against_each_other_and_their_members() {
             include_str!("../../../catalog/drives/storemi.toml")
                 .replace("fast_bytes = 256000000000", "fast_bytes = 900000000000"),
         )]),
-        // Nor its extent more than its slow drive; nor a card's stripe more than a member
-        // (each built a volume of 0 bytes, on which `sim explain` panicked).
+        // Nor its extent more than its slow drive (here a 25 GB SSD: an extent larger than
+        // the 1 TB disk would be larger than the fast share too); nor a card's stripe more
+        // than a member (each built a volume of 0 bytes, on which `sim explain` panicked).
         load(&[(
             "tier.toml",
             include_str!("../../../catalog/drives/storemi.toml")
-                .replace("extent_bytes = 1048576", "extent_bytes = 1099511627776000"),
+                .replace("slow = \"hdd-7200\"", "slow = \"sf1200-25\"")
+                .replace("extent_bytes = 1048576", "extent_bytes = 103079215104"),
         )]),
         load(&[(
             "card.toml",
@@ -1474,4 +1476,25 @@ fn a_card_member_link_the_member_cannot_train_to_is_refused() {
             && e.contains("whose interface is sata3"),
         "{e}"
     );
+}
+
+/// A tier whose fast share holds no extent (0, or 4 KiB with 1 MiB extents) loaded and ran as
+/// its bare hard disk: the fast drive must hold at least one extent.
+#[test]
+fn a_tier_whose_fast_share_holds_no_extent_is_refused() {
+    let storemi = include_str!("../../../catalog/drives/storemi.toml");
+    for fast in ["0", "4096", "1048575"] {
+        let text = storemi.replace("fast_bytes = 256000000000", &format!("fast_bytes = {fast}"));
+        assert_drive_refused(
+            "user/drives/tier.toml",
+            &text,
+            &format!(
+                "tier.toml: tiered.fast_bytes: {fast} holds no extent of tiered.extent_bytes = 1048576"
+            ),
+        );
+    }
+    let one = storemi.replace("fast_bytes = 256000000000", "fast_bytes = 1048576");
+    Catalog::default()
+        .add_drive("user/drives/tier.toml", &one)
+        .unwrap();
 }
