@@ -1386,6 +1386,28 @@ impl PlatformSpec {
                             }
                         }
                     }
+                    // One drive model fills every member port, so one drive must attach to
+                    // each: a SATA and a PCIe slot in one volume leave no drive that fits (a
+                    // slot that is no link at all is reported at its own port).
+                    let slots: Vec<(&String, Link)> = r
+                        .members
+                        .iter()
+                        .filter_map(|m| Some((m, parse_std_link(self.ports[m].slot.as_deref()?)?)))
+                        .collect();
+                    if let Some(((first, a), rest)) = slots.split_first() {
+                        if let Some((m, b)) = rest.iter().find(|(_, b)| negotiate(*a, *b).is_none())
+                        {
+                            return Err(bad(
+                                file,
+                                format!("{key}.raid.members"),
+                                format!(
+                                    "'{first}' is a {a} port and '{m}' a {b} one: no drive \
+                                     attaches to both, so none could fill the volume; list \
+                                     ports of one kind (all SATA or all PCIe)"
+                                ),
+                            ));
+                        }
+                    }
                     if r.level == "raid0" && r.stripe_bytes.is_none_or(|s| s == 0 || s % 512 != 0) {
                         return Err(bad(
                             file,

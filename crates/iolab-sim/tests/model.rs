@@ -1498,3 +1498,23 @@ fn a_tier_whose_fast_share_holds_no_extent_is_refused() {
         .add_drive("user/drives/tier.toml", &one)
         .unwrap();
 }
+
+/// A platform RAID volume over a SATA and a PCIe port loaded, though no drive attaches to
+/// both and so nothing could use it: refused naming the port's members.
+#[test]
+fn a_raid_port_over_sata_and_pcie_ports_is_refused() {
+    let z97 = include_str!("../../../catalog/platforms/z97.toml");
+    let from = "members = [\"sata\", \"sata2\", \"sata3\", \"sata4\"]";
+    assert!(z97.contains(from));
+    let mixed = z97.replace(from, "members = [\"sata\", \"pch-m2\"]");
+    let e = Catalog::default()
+        .add_platform("user/platforms/z97.toml", &mixed)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("z97.toml: ports.sata-raid0.raid.members: 'sata' is a")
+            && e.contains("'pch-m2' a")
+            && e.contains("no drive attaches to both"),
+        "{e}"
+    );
+}
