@@ -183,6 +183,18 @@ pub enum DriveKind {
     Tiered,
 }
 
+impl DriveKind {
+    /// The name an entry's `kind` gives it (`ssd`, `hdd`, `card`, `tiered`).
+    pub fn name(self) -> &'static str {
+        match self {
+            DriveKind::Ssd => "ssd",
+            DriveKind::Hdd => "hdd",
+            DriveKind::Card => "card",
+            DriveKind::Tiered => "tiered",
+        }
+    }
+}
+
 /// The drive's host interface.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -878,6 +890,49 @@ impl DriveSpec {
             "interface.max_payload_bytes",
             self.interface.max_payload_bytes,
         )?;
+        // The model reads each table for some kinds only: one of another kind (a table left
+        // from a copied entry, or a mistyped kind) would be silently ignored.
+        let tables = [
+            ("capacity", self.capacity.is_some(), "an SSD's"),
+            ("controller", self.controller.is_some(), "an SSD's"),
+            ("buffer", self.buffer.is_some(), "an SSD's"),
+            ("nand", self.nand.is_some(), "an SSD's"),
+            ("ftl", self.ftl.is_some(), "an SSD's"),
+            ("slc_cache", self.slc_cache.is_some(), "an SSD's"),
+            ("power", self.power.is_some(), "an SSD's or a hard disk's"),
+            ("hdd", self.hdd.is_some(), "a hard disk's"),
+            ("card", self.card.is_some(), "a card's"),
+            ("links", !self.links.is_empty(), "a card's (for card.path)"),
+            ("tiered", self.tiered.is_some(), "a tiered drive's"),
+        ];
+        let takes: &[&str] = match self.kind {
+            DriveKind::Ssd => &[
+                "capacity",
+                "controller",
+                "buffer",
+                "nand",
+                "ftl",
+                "slc_cache",
+                "power",
+            ],
+            DriveKind::Hdd => &["hdd", "power"],
+            DriveKind::Card => &["card", "links"],
+            DriveKind::Tiered => &["tiered"],
+        };
+        if let Some((t, _, whose)) = tables
+            .iter()
+            .find(|(t, present, _)| *present && !takes.contains(t))
+        {
+            return Err(bad(
+                file,
+                *t,
+                format!(
+                    "a drive of kind \"{}\" has no [{t}] table ([{t}] is {whose}): remove it, \
+                     or correct kind",
+                    self.kind.name()
+                ),
+            ));
+        }
         let missing = |k: &str| {
             bad(
                 file,

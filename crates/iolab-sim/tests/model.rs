@@ -1518,3 +1518,33 @@ fn a_raid_port_over_sata_and_pcie_ports_is_refused() {
         "{e}"
     );
 }
+
+/// A table the entry's kind does not read (an [hdd] table on an SSD, a [card] table on a hard
+/// disk) was silently ignored: it is refused naming the table and the kind.
+#[test]
+fn a_table_of_another_kind_of_drive_is_refused() {
+    let hdd = include_str!("../../../catalog/drives/hdd-7200.toml");
+    let hdd_table = &hdd[hdd.find("[hdd]").unwrap()..hdd.find("[power]").unwrap()];
+    let ssd_with_hdd = format!("{SMALL_SSD}\n{hdd_table}");
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &ssd_with_hdd,
+        "small.toml: hdd: a drive of kind \"ssd\" has no [hdd] table",
+    );
+    let card = include_str!("../../../catalog/drives/revodrive-120.toml");
+    let card_table = &card[card.find("[card]").unwrap()..card.find("[links.pcix133]").unwrap()];
+    let hdd_with_card = format!("{hdd}\n{card_table}");
+    assert_drive_refused(
+        "user/drives/disk.toml",
+        &hdd_with_card,
+        "disk.toml: card: a drive of kind \"hdd\" has no [card] table",
+    );
+    // A card's own links serve its path only.
+    let card_links = &card[card.find("[links.pcix133]").unwrap()..];
+    let ssd_with_links = format!("{SMALL_SSD}\n{card_links}");
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &ssd_with_links,
+        "small.toml: links: a drive of kind \"ssd\" has no [links] table",
+    );
+}
