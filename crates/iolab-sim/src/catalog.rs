@@ -987,11 +987,12 @@ impl DriveSpec {
                         ),
                     ));
                 }
-                if ctl.cores.is_some_and(|c| c > MAX_CORES) {
+                // 0 cores would process nothing; it was taken as 1 without a word.
+                if ctl.cores.is_some_and(|c| c == 0 || c > MAX_CORES) {
                     return Err(bad(
                         file,
                         "controller.cores",
-                        format!("at most {MAX_CORES}"),
+                        format!("must be 1 to {MAX_CORES} (or left out: 1)"),
                     ));
                 }
                 if nand.bus_bytes.is_some_and(|b| !(1..=8).contains(&b)) {
@@ -1171,8 +1172,22 @@ impl DriveSpec {
             DriveKind::Hdd => {
                 let h = self.hdd.as_ref().ok_or_else(|| missing("hdd"))?;
                 need_source(file, "hdd", &h.source)?;
-                if h.rpm <= 0.0 || h.outer_bytes_per_s <= 0.0 || h.inner_bytes_per_s <= 0.0 {
-                    return Err(bad(file, "hdd", "rpm and media rates must be positive"));
+                // A command waits up to a revolution (60e9 / rpm ns) for its sector: at
+                // 0.001 rpm that is 17 hours, and the disk does no I/O at all.
+                if !(MIN_RPM..=MAX_RPM).contains(&h.rpm) {
+                    return Err(bad(
+                        file,
+                        "hdd.rpm",
+                        format!(
+                            "{} is no disk's spindle speed: use {MIN_RPM} to {MAX_RPM} (disks spin \
+                             3600 to 15000 rpm; the model waits up to a revolution, 60e9 / rpm ns, \
+                             per command)",
+                            h.rpm
+                        ),
+                    ));
+                }
+                if h.outer_bytes_per_s <= 0.0 || h.inner_bytes_per_s <= 0.0 {
+                    return Err(bad(file, "hdd", "media rates must be positive"));
                 }
                 if h.capacity_bytes < MIN_DRIVE_BYTES {
                     return Err(bad(
@@ -1345,6 +1360,13 @@ const MAX_SSD_BYTES: u64 = 16_000_000_000_000;
 
 /// Controller cores at most (each is a resource of the model).
 const MAX_CORES: u32 = 256;
+
+/// The slowest spindle the model takes: disks spin 3600 to 15000 rpm, and a command waits up to
+/// a revolution for its sector (60 ms at 1000 rpm).
+const MIN_RPM: f64 = 1000.0;
+
+/// The fastest spindle the model takes (the fastest disks spin at 15000 rpm).
+const MAX_RPM: f64 = 20000.0;
 
 /// Members of a card at most (each is a whole drive model).
 const MAX_CARD_MEMBERS: u32 = 64;

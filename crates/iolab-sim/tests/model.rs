@@ -1548,3 +1548,26 @@ fn a_table_of_another_kind_of_drive_is_refused() {
         "small.toml: links: a drive of kind \"ssd\" has no [links] table",
     );
 }
+
+/// A spindle speed no disk has (0.001 rpm: a revolution of 17 hours, 0 IOPS) and a
+/// controller of no cores (taken as 1 without a word) are refused naming the key.
+#[test]
+fn a_disk_spinning_at_no_sane_speed_and_a_controller_of_no_cores_are_refused() {
+    let hdd = include_str!("../../../catalog/drives/hdd-7200.toml");
+    for rpm in ["0.001", "500.0", "100000.0"] {
+        let text = hdd.replace("rpm = 7200.0", &format!("rpm = {rpm}"));
+        assert_drive_refused("user/drives/disk.toml", &text, "disk.toml: hdd.rpm: ");
+    }
+    for rpm in ["5400.0", "15000.0"] {
+        let text = hdd.replace("rpm = 7200.0", &format!("rpm = {rpm}"));
+        Catalog::default()
+            .add_drive("user/drives/disk.toml", &text)
+            .unwrap();
+    }
+    let no_cores = SMALL_SSD.replace("command_ns = 20000", "command_ns = 20000\ncores = 0");
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &no_cores,
+        "small.toml: controller.cores: must be 1 to 256",
+    );
+}
