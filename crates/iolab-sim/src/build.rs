@@ -462,6 +462,10 @@ pub fn build(
     port: Option<&str>,
     seed: u64,
 ) -> Result<Built, SimError> {
+    // A built-in entry a user's replacement of its member broke is refused here, when used.
+    if let Some(e) = cat.unusable_error(drive) {
+        return Err(e);
+    }
     let (_, plat) = cat
         .platforms
         .get(platform)

@@ -652,6 +652,15 @@ pub struct Catalog {
     pub drives: BTreeMap<String, (String, DriveSpec)>,
     /// Platforms by name, with their file.
     pub platforms: BTreeMap<String, (String, PlatformSpec)>,
+    /// Built-in drives a user file's replacement of a drive they use made inconsistent, by
+    /// name, with why (a [`SimError::Catalog`]'s file, key and message): refused when used.
+    /// Failing the whole load would break every command for an override the README offers,
+    /// over entries the user may never use.
+    pub unusable: BTreeMap<String, (String, String, String)>,
+    /// Names of the built-in drives.
+    builtin: std::collections::BTreeSet<String>,
+    /// Built-in drive names a user file replaced, with that file.
+    overridden: BTreeMap<String, String>,
 }
 
 /// A parsed link hop: a standard link (SATA, PCIe, DMI) or a custom pipe.
@@ -1518,6 +1527,7 @@ impl Catalog {
         for (f, text) in BUILTIN_PLATFORMS {
             c.add_platform(&format!("catalog/platforms/{f}"), text)?;
         }
+        c.builtin = c.drives.keys().cloned().collect();
         if let Some(dir) = dir {
             // A mistyped directory must not silently fall back to the built-in catalog.
             if !dir.join("drives").is_dir() && !dir.join("platforms").is_dir() {
@@ -1552,7 +1562,11 @@ impl Catalog {
                     })?;
                     let file = p.display().to_string();
                     let entry = if is_drive {
-                        c.add_drive(&file, &text)?
+                        let name = c.add_drive(&file, &text)?;
+                        if c.builtin.contains(&name) {
+                            c.overridden.insert(name.clone(), file.clone());
+                        }
+                        name
                     } else {
                         c.add_platform(&file, &text)?
                     };
@@ -1608,103 +1622,160 @@ impl Catalog {
         Ok(name)
     }
 
+    /// The error for using drive `name`, if a user file's replacement of a drive it uses made
+    /// it inconsistent (see [`Catalog::unusable`]).
+    pub fn unusable_error(&self, name: &str) -> Option<SimError> {
+        self.unusable
+            .get(name)
+            .map(|(file, key, message)| SimError::Catalog {
+                file: file.clone(),
+                key: key.clone(),
+                message: message.clone(),
+            })
+    }
+
     /// Rules that span entries: card members and tier members must exist and be SSDs/HDDs, a
     /// card's members must train to its `member_link`, stripes and extents must fit them.
-    pub fn cross_check(&self) -> Result<(), SimError> {
-        for (file, d) in self.drives.values() {
-            if let Some(c) = &d.card {
-                match self.drives.get(&c.member) {
-                    Some((member_file, m)) if m.kind == DriveKind::Ssd => {
-                        // The members attach to the chip's ports as a drive to a platform's:
-                        // their interface negotiates with member_link, or nothing is built (and
-                        // the error on use would blame the port, not this key).
-                        let own = parse_std_link(&m.interface.link);
-                        let chip = parse_std_link(&c.member_link);
-                        if let (Some(own), Some(chip)) = (own, chip) {
-                            if negotiate(own, chip).is_none() {
-                                return Err(bad(
-                                    file,
-                                    "card.member_link",
-                                    format!(
-                                        "'{}' cannot carry the member '{}' ({member_file}), whose \
-                                         interface is {}: use a link its interface trains to \
-                                         (a SATA link for a SATA drive, PCIe for PCIe)",
-                                        c.member_link, c.member, m.interface.link
-                                    ),
-                                ));
-                            }
-                        }
-                        let member = m.capacity.as_ref().map_or(0, |c| c.usable_bytes);
-                        if c.stripe_bytes.is_some_and(|s| s > member) {
+    ///
+    /// A built-in entry broken by a user's replacement of a drive it uses is not an error
+    /// here: it goes to [`Catalog::unusable`] and is refused when used, naming the user's file.
+    pub fn cross_check(&mut self) -> Result<(), SimError> {
+        let mut unusable = BTreeMap::new();
+        for (name, (file, d)) in &self.drives {
+            let Err(e) = self.check_against_others(file, d) else {
+                continue;
+            };
+            let replaced = [
+                d.card.as_ref().map(|c| &c.member),
+                d.tiered.as_ref().map(|t| &t.fast),
+                d.tiered.as_ref().map(|t| &t.slow),
+            ]
+            .into_iter()
+            .flatten()
+            .find_map(|m| Some((m, self.overridden.get(m)?)));
+            let builtin = self.builtin.contains(name) && !self.overridden.contains_key(name);
+            let (Some((member, user_file)), true) = (replaced, builtin) else {
+                return Err(e);
+            };
+            let why = match e {
+                SimError::Catalog { key, message, .. } => format!("{key}: {message}"),
+                other => other.to_string(),
+            };
+            let dir = Path::new(user_file)
+                .parent()
+                .map_or_else(|| "drives/".to_string(), |p| p.display().to_string());
+            unusable.insert(
+                name.clone(),
+                (
+                    user_file.clone(),
+                    "name".to_string(),
+                    format!(
+                        "replacing the built-in '{member}' breaks the built-in entry {name} \
+                         ({file}, built in), which depends on it ({why}). To use {name} with \
+                         this catalog, override it too (an entry named {name} in {dir}), or give \
+                         your entry another name than '{member}'"
+                    ),
+                ),
+            );
+        }
+        self.unusable = unusable;
+        Ok(())
+    }
+
+    /// The rules of [`Catalog::cross_check`] for one drive entry.
+    fn check_against_others(&self, file: &str, d: &DriveSpec) -> Result<(), SimError> {
+        if let Some(c) = &d.card {
+            match self.drives.get(&c.member) {
+                Some((member_file, m)) if m.kind == DriveKind::Ssd => {
+                    // The members attach to the chip's ports as a drive to a platform's:
+                    // their interface negotiates with member_link, or nothing is built (and
+                    // the error on use would blame the port, not this key).
+                    let own = parse_std_link(&m.interface.link);
+                    let chip = parse_std_link(&c.member_link);
+                    if let (Some(own), Some(chip)) = (own, chip) {
+                        if negotiate(own, chip).is_none() {
                             return Err(bad(
                                 file,
-                                "card.stripe_bytes",
+                                "card.member_link",
                                 format!(
-                                    "larger than a member '{}' ({member_file}: {member} bytes): \
-                                     the volume would hold nothing",
-                                    c.member
+                                    "'{}' cannot carry the member '{}' ({member_file}), whose \
+                                         interface is {}: use a link its interface trains to \
+                                         (a SATA link for a SATA drive, PCIe for PCIe)",
+                                    c.member_link, c.member, m.interface.link
                                 ),
                             ));
                         }
                     }
+                    let member = m.capacity.as_ref().map_or(0, |c| c.usable_bytes);
+                    if c.stripe_bytes.is_some_and(|s| s > member) {
+                        return Err(bad(
+                            file,
+                            "card.stripe_bytes",
+                            format!(
+                                "larger than a member '{}' ({member_file}: {member} bytes): \
+                                     the volume would hold nothing",
+                                c.member
+                            ),
+                        ));
+                    }
+                }
+                _ => {
+                    return Err(bad(
+                        file,
+                        "card.member",
+                        format!("'{}' is not an SSD in the catalog", c.member),
+                    ))
+                }
+            }
+        }
+        if let Some(t) = &d.tiered {
+            for (k, n) in [("tiered.fast", &t.fast), ("tiered.slow", &t.slow)] {
+                match self.drives.get(n) {
+                    Some((_, m)) if matches!(m.kind, DriveKind::Ssd | DriveKind::Hdd) => {}
                     _ => {
                         return Err(bad(
                             file,
-                            "card.member",
-                            format!("'{}' is not an SSD in the catalog", c.member),
+                            k,
+                            format!("'{n}' is not an SSD or HDD in the catalog"),
                         ))
                     }
                 }
             }
-            if let Some(t) = &d.tiered {
-                for (k, n) in [("tiered.fast", &t.fast), ("tiered.slow", &t.slow)] {
-                    match self.drives.get(n) {
-                        Some((_, m)) if matches!(m.kind, DriveKind::Ssd | DriveKind::Hdd) => {}
-                        _ => {
-                            return Err(bad(
-                                file,
-                                k,
-                                format!("'{n}' is not an SSD or HDD in the catalog"),
-                            ))
-                        }
-                    }
-                }
-                // The drives named may be a user's replacements of built-in ones: the message
-                // says which file holds each.
-                let size_of = |name: &str| {
-                    let (f, d) = &self.drives[name];
-                    let size = d
-                        .capacity
-                        .as_ref()
-                        .map(|c| c.usable_bytes)
-                        .or(d.hdd.as_ref().map(|h| h.capacity_bytes));
-                    (size, f.as_str())
-                };
-                if let (Some(size), slow_file) = size_of(&t.slow) {
-                    if t.extent_bytes > size {
-                        return Err(bad(
-                            file,
-                            "tiered.extent_bytes",
-                            format!(
-                                "{} is more than the slow drive '{}' ({slow_file}) holds ({size}): \
+            // The drives named may be a user's replacements of built-in ones: the message
+            // says which file holds each.
+            let size_of = |name: &str| {
+                let (f, d) = &self.drives[name];
+                let size = d
+                    .capacity
+                    .as_ref()
+                    .map(|c| c.usable_bytes)
+                    .or(d.hdd.as_ref().map(|h| h.capacity_bytes));
+                (size, f.as_str())
+            };
+            if let (Some(size), slow_file) = size_of(&t.slow) {
+                if t.extent_bytes > size {
+                    return Err(bad(
+                        file,
+                        "tiered.extent_bytes",
+                        format!(
+                            "{} is more than the slow drive '{}' ({slow_file}) holds ({size}): \
                                  the volume would have no extent",
-                                t.extent_bytes, t.slow
-                            ),
-                        ));
-                    }
+                            t.extent_bytes, t.slow
+                        ),
+                    ));
                 }
-                if let (Some(size), fast_file) = size_of(&t.fast) {
-                    if t.fast_bytes > size {
-                        return Err(bad(
-                            file,
-                            "tiered.fast_bytes",
-                            format!(
-                                "{} is more than the fast drive '{}' ({fast_file}) holds ({size}); \
+            }
+            if let (Some(size), fast_file) = size_of(&t.fast) {
+                if t.fast_bytes > size {
+                    return Err(bad(
+                        file,
+                        "tiered.fast_bytes",
+                        format!(
+                            "{} is more than the fast drive '{}' ({fast_file}) holds ({size}); \
                                  use at most that",
-                                t.fast_bytes, t.fast
-                            ),
-                        ));
-                    }
+                            t.fast_bytes, t.fast
+                        ),
+                    ));
                 }
             }
         }

@@ -1571,3 +1571,41 @@ fn a_disk_spinning_at_no_sane_speed_and_a_controller_of_no_cores_are_refused() {
         "small.toml: controller.cores: must be 1 to 256",
     );
 }
+
+/// Replacing a built-in drive by name (documented) made every command with that catalog fail:
+/// the built-in entries using it were checked against the replacement at load (rst-cache's
+/// 60 GB cache on a 1 GB drive), and the error named `catalog/drives/rst-cache.toml`, a file
+/// the user does not have. The catalog now loads; such an entry is refused when used, saying
+/// it is built in, which of the user's files it depends on, and what to do.
+#[test]
+fn replacing_a_built_in_drive_breaks_only_the_built_in_entries_that_use_it_when_used() {
+    let small = SMALL_SSD.replace("name = \"small\"", "name = \"nvme2018-500\"");
+    let cat = load_user_drives("override", &[("nvme.toml", small)]).unwrap();
+    // The replacement itself and entries not using it work.
+    open_with("sim:nvme2018-500@z270", cat.clone()).unwrap();
+    open_with("sim:hdd-7200@z270", cat.clone()).unwrap();
+    let e = open_with("sim:rst-cache@z270/sata", cat.clone())
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains(
+            "drives/nvme.toml: name: replacing the built-in 'nvme2018-500' breaks the \
+                    built-in entry rst-cache (catalog/drives/rst-cache.toml, built in)"
+        ) && e.contains("tiered.fast_bytes")
+            && e.contains("override it too (an entry named rst-cache in ")
+            && e.contains("or give your entry another name than 'nvme2018-500'"),
+        "{e}"
+    );
+    let e = open_with("sim:storemi@x470", cat).err().unwrap().to_string();
+    assert!(e.contains("the built-in entry storemi ("), "{e}");
+    // A user's own entry that does not fit the replacement is still refused at load: it is
+    // the user's file to fix.
+    let tier = include_str!("../../../catalog/drives/rst-cache.toml")
+        .replace("name = \"rst-cache\"", "name = \"my-cache\"");
+    let small = SMALL_SSD.replace("name = \"small\"", "name = \"nvme2018-500\"");
+    let e = load_user_drives("override2", &[("nvme.toml", small), ("cache.toml", tier)])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(e.contains("cache.toml: tiered.fast_bytes"), "{e}");
+}

@@ -48,6 +48,9 @@ pub fn run(args: SimArgs) -> Result<i32> {
             println!("drives:");
             for (name, (file, d)) in &catalog.drives {
                 println!("  {name:<22} {}  [{file}]", d.title);
+                if let Some(e) = catalog.unusable_error(name) {
+                    println!("    not usable with this catalog: {e}");
+                }
             }
             println!("platforms (ports; * = default):");
             for (name, (file, p)) in &catalog.platforms {
