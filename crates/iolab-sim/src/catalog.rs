@@ -792,11 +792,16 @@ fn raw_table(file: &str, text: &str) -> Result<toml::Table, SimError> {
     })
 }
 
+/// `key` names the table ("" for the entry's top level, whose key is plain `source`).
 fn need_source(file: &str, key: &str, s: &str) -> Result<(), SimError> {
     if s.trim().is_empty() {
         return Err(bad(
             file,
-            format!("{key}.source"),
+            if key.is_empty() {
+                "source".to_string()
+            } else {
+                format!("{key}.source")
+            },
             "every table must cite its public source",
         ));
     }
@@ -946,7 +951,10 @@ impl DriveSpec {
             bad(
                 file,
                 k,
-                format!("a {:?} drive needs a [{k}] table", self.kind),
+                format!(
+                    "a drive of kind \"{}\" needs a [{k}] table",
+                    self.kind.name()
+                ),
             )
         };
         match self.kind {

@@ -1597,7 +1597,10 @@ fn replacing_a_built_in_drive_breaks_only_the_built_in_entries_that_use_it_when_
             && e.contains("or give your entry another name than 'nvme2018-500'"),
         "{e}"
     );
-    let e = open_with("sim:storemi@x470", cat).err().unwrap().to_string();
+    let e = open_with("sim:storemi@x470", cat)
+        .err()
+        .unwrap()
+        .to_string();
     assert!(e.contains("the built-in entry storemi ("), "{e}");
     // A user's own entry that does not fit the replacement is still refused at load: it is
     // the user's file to fix.
@@ -1608,4 +1611,33 @@ fn replacing_a_built_in_drive_breaks_only_the_built_in_entries_that_use_it_when_
         .map(|_| ())
         .unwrap_err();
     assert!(e.contains("cache.toml: tiered.fast_bytes"), "{e}");
+}
+
+/// An empty top-level source was reported as key `.source`, and a missing table as "a Ssd
+/// drive needs…" (the Rust variant's name): the key is `source`, the kind as written.
+#[test]
+fn a_missing_source_or_table_is_named_as_the_entry_writes_it() {
+    let no_source = SMALL_SSD.replacen("source = \"test entry\"", "source = \"\"", 1);
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &no_source,
+        "small.toml: source: every table must cite",
+    );
+    let z97 = include_str!("../../../catalog/platforms/z97.toml");
+    let top = z97.find("\nsource = ").unwrap() + 1;
+    let end = top + z97[top..].find('\n').unwrap();
+    let no_source = format!("{}source = \"\"{}", &z97[..top], &z97[end..]);
+    assert_platform_refused(
+        "user/platforms/z97.toml",
+        &no_source,
+        "z97.toml: source: every table must cite",
+    );
+    let start = SMALL_SSD.find("[nand]").unwrap();
+    let end = SMALL_SSD.find("[ftl]").unwrap();
+    let no_nand = format!("{}{}", &SMALL_SSD[..start], &SMALL_SSD[end..]);
+    assert_drive_refused(
+        "user/drives/small.toml",
+        &no_nand,
+        "small.toml: nand: a drive of kind \"ssd\" needs a [nand] table",
+    );
 }
