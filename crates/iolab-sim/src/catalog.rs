@@ -1559,7 +1559,13 @@ impl Catalog {
                         cause: e,
                     })?
                     .filter_map(|e| e.ok().map(|e| e.path()))
-                    .filter(|p| p.extension().is_some_and(|x| x == "toml"))
+                    // `.toml` in any case (`SSD.TOML`), as job files are taken: a file the
+                    // user put here must not be skipped without a word.
+                    .filter(|p| {
+                        p.extension()
+                            .and_then(|x| x.to_str())
+                            .is_some_and(|x| x.eq_ignore_ascii_case("toml"))
+                    })
                     .collect();
                 // Sorted, so that which file wins a name clash never depends on the directory.
                 files.sort();

@@ -1641,3 +1641,14 @@ fn a_missing_source_or_table_is_named_as_the_entry_writes_it() {
         "small.toml: nand: a drive of kind \"ssd\" needs a [nand] table",
     );
 }
+
+/// A catalog file named `*.TOML` was skipped without a word, while job files are taken by
+/// their extension in any case: catalog files are too.
+#[test]
+fn catalog_files_are_taken_by_their_extension_in_any_case() {
+    let text = SMALL_SSD.replace("name = \"small\"", "name = \"shouting\"");
+    let cat = load_user_drives("upper", &[("SMALL.TOML", text.clone())]).unwrap();
+    assert!(cat.drives.contains_key("shouting"));
+    let cat = load_user_drives("mixed", &[("small.Toml", text)]).unwrap();
+    assert!(cat.drives.contains_key("shouting"));
+}
