@@ -105,23 +105,61 @@ pub struct SizeShare {
 }
 
 /// Parses fio's `bssplit` form: `512/10:4k/60:64k/30` (size/percent pairs, `:`-separated).
+///
+/// As in fio, a share may be left blank (`4k/50:64k/`, or a size alone): the blank entries
+/// split what the given shares leave of 100 evenly. fio's separate read and write splits
+/// (`READ,WRITE`) are refused: one split serves both directions here.
 pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
-    let mut out = Vec::new();
-    for part in s.split(':').filter(|p| !p.trim().is_empty()) {
-        let (size, weight) = part
-            .split_once('/')
-            .ok_or_else(|| format!("'{part}' is not SIZE/PERCENT (e.g. 4k/60)"))?;
-        let bytes = parse_size(size).map_err(|e| e.to_string())?;
-        let weight: f64 = weight
-            .trim()
-            .parse()
-            .map_err(|_| format!("'{weight}' in '{part}' is not a percentage"))?;
-        out.push(SizeShare { bytes, weight });
+    if s.contains(',') {
+        return Err(format!(
+            "'{s}' gives separate read and write splits (fio's READ,WRITE form), which are not \
+             supported: give one split, used for reads and writes alike, or run the reads and \
+             the writes as two jobs, each with its own split"
+        ));
     }
-    if out.is_empty() {
+    let mut parsed: Vec<(u64, Option<f64>)> = Vec::new();
+    let mut blanks = Vec::new();
+    for part in s.split(':').filter(|p| !p.trim().is_empty()) {
+        let (size, weight) = part.split_once('/').unwrap_or((part, ""));
+        let bytes = parse_size(size).map_err(|e| match part.contains('/') {
+            true => e.to_string(),
+            false => format!("{e}; an entry of the split is SIZE/PERCENT, e.g. 4k/60"),
+        })?;
+        let weight = weight.trim();
+        if weight.is_empty() {
+            blanks.push(part.trim());
+            parsed.push((bytes, None));
+            continue;
+        }
+        let weight: f64 = weight.parse().map_err(|_| {
+            format!("'{weight}' in '{part}' is not a percentage (e.g. 4k/60, or 4k/ for the rest)")
+        })?;
+        parsed.push((bytes, Some(weight)));
+    }
+    if parsed.is_empty() {
         return Err("the split is empty".into());
     }
-    Ok(out)
+    let given: f64 = parsed.iter().filter_map(|(_, w)| *w).sum();
+    let rest = if blanks.is_empty() {
+        0.0
+    } else if !given.is_finite() {
+        return Err("weights must be finite numbers, none negative, not all zero".into());
+    } else if given >= 100.0 {
+        return Err(format!(
+            "the given weights add up to {given}, which leaves nothing for {}; give every \
+             size a weight, or make the given ones add up to less than 100",
+            blanks.join(", ")
+        ));
+    } else {
+        (100.0 - given) / blanks.len() as f64
+    };
+    Ok(parsed
+        .into_iter()
+        .map(|(bytes, weight)| SizeShare {
+            bytes,
+            weight: weight.unwrap_or(rest),
+        })
+        .collect())
 }
 
 /// The longest ramp or duration a job may ask for (about three years): nanosecond clocks
@@ -983,6 +1021,51 @@ mod tests {
         ] {
             assert_eq!(spec(text).bssplit_note(), None, "{text}");
         }
+    }
+
+    #[test]
+    fn bssplit_blank_shares_split_the_rest_of_100_as_fio_does() {
+        let shares = |text: &str| -> Vec<(u64, f64)> {
+            parse_bssplit(text)
+                .unwrap()
+                .iter()
+                .map(|s| (s.bytes, s.weight))
+                .collect()
+        };
+        assert_eq!(shares("4k/50:64k/"), [(4096, 50.0), (65536, 50.0)]);
+        assert_eq!(
+            shares("4k/40:8k/:64k"),
+            [(4096, 40.0), (8192, 30.0), (65536, 30.0)]
+        );
+        assert_eq!(shares("64k/"), [(65536, 100.0)]);
+        // Filled in, the split adds up to 100: nothing to warn of.
+        assert_eq!(spec("bssplit = \"4k/50:64k/\"").bssplit_note(), None);
+        let job = spec("bssplit = \"4k/20:64k/\"").validate().unwrap();
+        assert!((job.block_sizes[1].weight - 0.8).abs() < 1e-12);
+        // Nothing left for the blank share: refused, naming it.
+        let e = parse_bssplit("4k/60:8k/40:64k/").unwrap_err();
+        assert!(
+            e.contains("add up to 100, which leaves nothing for 64k/"),
+            "{e}"
+        );
+        assert!(parse_bssplit("4k/nan:64k/").is_err());
+        // A malformed share is still refused.
+        let e = parse_bssplit("4k/x:64k/").unwrap_err();
+        assert!(e.contains("'x' in '4k/x' is not a percentage"), "{e}");
+    }
+
+    #[test]
+    fn bssplit_separate_read_and_write_splits_are_refused_with_the_fix() {
+        let e = spec("bssplit = \"2k/50:4k/50,4k/90:8k/10\"")
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.key, "bssplit");
+        assert!(
+            e.message.contains("separate read and write splits")
+                && e.message.contains("not supported")
+                && e.message.contains("give one split"),
+            "{e}"
+        );
     }
 
     #[test]

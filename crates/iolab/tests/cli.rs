@@ -458,6 +458,59 @@ fn bssplit_weights_that_do_not_add_up_to_100_are_warned_of() {
     assert!(!text(&out).contains("warning"), "{}", text(&out));
 }
 
+/// fio's blank share (`4k/50:64k/`: the rest of 100, split evenly among the blank entries) is
+/// taken, where it was refused as "'' is not a percentage"; fio's separate read and write
+/// splits (`READ,WRITE`) are refused saying so and what to do, not as a bad percentage.
+#[test]
+fn bssplit_takes_fios_blank_share_and_refuses_separate_read_write_splits_plainly() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sim = "sim:ssd750-400@z97";
+    let out = iolab(
+        &[
+            "run",
+            sim,
+            "--bssplit",
+            "4k/50:64k/",
+            "--ios-limit",
+            "20",
+            "--json",
+            "r.json",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(!text(&out).contains("warning"), "{}", text(&out));
+    let r = json(&d.join("r.json"));
+    let job = &r["jobs"][0]["job"];
+    let sizes = job["block_sizes"].as_array().unwrap();
+    assert_eq!(sizes.len(), 2, "{job}");
+    assert_eq!(sizes[1]["bytes"], 65536, "{job}");
+    assert!(
+        (sizes[1]["weight"].as_f64().unwrap() - 0.5).abs() < 1e-12,
+        "{job}"
+    );
+    let out = iolab(
+        &[
+            "run",
+            sim,
+            "--bssplit",
+            "2k/50:4k/50,4k/90:8k/10",
+            "--ios-limit",
+            "20",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("separate read and write splits")
+            && err.contains("not supported")
+            && !err.contains("percentage"),
+        "{err}"
+    );
+}
+
 /// A job file's new test file is laid out to every job's span (as fio lays out each job's
 /// file), not only the first writer's; and every job is checked against it before it is made.
 #[test]

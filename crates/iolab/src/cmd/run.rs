@@ -26,7 +26,8 @@ pub struct JobFlags {
     /// Block size, e.g. 4k, 1m [key: block_size].
     #[arg(long = "bs")]
     pub block_size: Option<ByteSize>,
-    /// Weighted block sizes in fio's form, e.g. 4k/60:64k/40 [key: bssplit].
+    /// Weighted block sizes in fio's form, e.g. 4k/60:64k/40; a blank share (4k/50:64k/) is an
+    /// even part of the rest of 100. One split for reads and writes [key: bssplit].
     #[arg(long)]
     pub bssplit: Option<String>,
     /// I/Os in flight per thread [key: queue_depth].
