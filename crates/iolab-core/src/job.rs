@@ -314,6 +314,37 @@ pub struct JobError {
     pub message: String,
 }
 
+/// What a refusal of a block size that O_DIRECT cannot issue may suggest: buffered I/O, under
+/// the name the user can set it by, or nothing where the target cannot take it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BufferedHint {
+    /// A job or suite file's key: `direct = false`.
+    #[default]
+    Key,
+    /// `iolab run`, which takes a job file and flags: `direct = false (--buffered)`.
+    KeyAndFlag,
+    /// Nothing: the target is a model, which has no page cache and refuses buffered I/O.
+    Refused,
+}
+
+impl BufferedHint {
+    /// The fix for a size that is not a multiple of `multiple` bytes.
+    fn fix(self, multiple: u64) -> String {
+        match self {
+            BufferedHint::Key => {
+                format!("use a multiple of {multiple} or set direct = false (buffered I/O)")
+            }
+            BufferedHint::KeyAndFlag => {
+                format!("use a multiple of {multiple} or buffered I/O: direct = false (--buffered)")
+            }
+            BufferedHint::Refused => format!(
+                "use a multiple of {multiple} (a model has no page cache, so its I/O is always \
+                 direct)"
+            ),
+        }
+    }
+}
+
 /// The sector size O_DIRECT needs at the least; a target with larger logical blocks is checked
 /// again when it is opened ([`Job::check_alignment`]).
 pub const MIN_DIRECT_ALIGN: u64 = 512;
@@ -388,6 +419,12 @@ impl JobSpec {
 
     /// Checks every rule and resolves defaults.
     pub fn validate(&self) -> Result<Job, JobError> {
+        self.validate_with(BufferedHint::Key)
+    }
+
+    /// [`JobSpec::validate`], suggesting buffered I/O for an unaligned block size as `hint`
+    /// says (under the name the command takes it by; not at all on a model).
+    pub fn validate_with(&self, hint: BufferedHint) -> Result<Job, JobError> {
         let name = self.name.clone().unwrap_or_else(|| "job".to_string());
         let fail = |key: &'static str, message: String| JobError {
             job: name.clone(),
@@ -461,9 +498,10 @@ impl JobSpec {
                 return Err(fail(
                     key,
                     format!(
-                        "{} bytes is not a multiple of {MIN_DIRECT_ALIGN}, which O_DIRECT needs; \
-                         use a multiple of the sector size or set direct = false",
-                        s.bytes
+                        "{} bytes is not a multiple of {MIN_DIRECT_ALIGN}, the sector size, \
+                         which O_DIRECT needs; {}",
+                        s.bytes,
+                        hint.fix(MIN_DIRECT_ALIGN)
                     ),
                 ));
             }
@@ -709,7 +747,8 @@ impl Job {
             return Err(self.error(
                 "size",
                 format!(
-                    "the span of {} is smaller than one block of {}; make size at least the block size",
+                    "the span of {} is smaller than one block of {}; make size (--size) at least \
+                     the block size",
                     format_size(span),
                     format_size(max_block)
                 ),
@@ -743,20 +782,32 @@ impl Job {
             return Err(self.error(
                 "offset",
                 format!(
-                    "{} is at or past the end of the target ({} bytes)",
+                    "{} is at or past the end of the target ({} bytes); lower offset (--offset)",
                     self.offset_bytes, target_bytes
                 ),
             ));
         }
         match self.span_bytes {
-            Some(span) if self.offset_bytes.saturating_add(span) > target_bytes => Err(self.error(
-                "size",
-                format!(
-                    "offset {} + size {} runs past the end of the target ({} bytes); \
-                     shrink size or offset",
-                    self.offset_bytes, span, target_bytes
-                ),
-            )),
+            Some(span) if self.offset_bytes.saturating_add(span) > target_bytes => {
+                let room = target_bytes - self.offset_bytes;
+                let message = if self.offset_bytes == 0 {
+                    format!(
+                        "size {} runs past the end of the target ({target_bytes} bytes); make \
+                         size (--size) at most {}",
+                        format_size(span),
+                        format_size(room)
+                    )
+                } else {
+                    format!(
+                        "offset {} + size {} runs past the end of the target ({target_bytes} \
+                         bytes); make size (--size) at most {} or lower offset (--offset)",
+                        format_size(self.offset_bytes),
+                        format_size(span),
+                        format_size(room)
+                    )
+                };
+                Err(self.error("size", message))
+            }
             Some(_) => Ok(()),
             None => {
                 let span = target_bytes - self.offset_bytes;
@@ -767,6 +818,15 @@ impl Job {
 
     /// Checks sizes and offsets against the target's logical block size (O_DIRECT only).
     pub fn check_alignment(&self, logical_block: u64) -> Result<(), JobError> {
+        self.check_alignment_with(logical_block, BufferedHint::Key)
+    }
+
+    /// [`Job::check_alignment`], suggesting buffered I/O as `hint` says.
+    pub fn check_alignment_with(
+        &self,
+        logical_block: u64,
+        hint: BufferedHint,
+    ) -> Result<(), JobError> {
         if !self.direct || logical_block <= 1 {
             return Ok(());
         }
@@ -784,8 +844,9 @@ impl Job {
                 key,
                 format!(
                     "{} bytes is not a multiple of the target's {logical_block}-byte logical block, \
-                     which O_DIRECT needs; use a multiple of {logical_block} or set direct = false",
-                    bad.bytes
+                     which O_DIRECT needs; {}",
+                    bad.bytes,
+                    hint.fix(logical_block)
                 ),
             ));
         }

@@ -296,7 +296,7 @@ fn job_file_errors_name_the_file_the_line_and_the_job() {
         // Refused once the target's size is known, still at its line.
         (
             &["run", "past.toml", sim],
-            "past.toml, line 3: job 'a': size: offset 0 + size 1099511627776 runs past the end",
+            "past.toml, line 3: job 'a': size: size 1t runs past the end",
         ),
         // A flag's value is the command line's, not the file's.
         (
@@ -509,6 +509,52 @@ fn bssplit_takes_fios_blank_share_and_refuses_separate_read_write_splits_plainly
             && !err.contains("percentage"),
         "{err}"
     );
+}
+
+/// A refusal names the option as the command in use takes it: an unaligned `--bs` on a file
+/// suggested "set direct = false" (the job file's key; the flag is `--buffered`), and on a model
+/// it suggested buffered I/O at all, which a model refuses; `quick` on a target smaller than its
+/// `--size` said "shrink size or offset", and quick has no offset.
+#[test]
+fn refusals_name_the_flag_of_the_command_in_use() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let refused = |args: &[&str]| {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = refused(&["run", "--bs", "100", "--size", "1m", "f.bin"]);
+    assert!(
+        err.contains("100 bytes is not a multiple of 512")
+            && err.contains("direct = false (--buffered)"),
+        "{err}"
+    );
+    assert!(!d.join("f.bin").exists());
+    let err = refused(&["run", "sim:c300-256@h67", "--bs", "100"]);
+    assert!(err.contains("use a multiple of 512"), "{err}");
+    assert!(
+        !err.contains("direct = false") && !err.contains("--buffered"),
+        "a model refuses buffered I/O, so it is not suggested: {err}"
+    );
+    // A model drive of 512 MiB, under quick's default --size of 1g.
+    std::fs::create_dir(d.join("drives")).unwrap();
+    let entry = include_str!("../../../catalog/drives/hdd-7200.toml")
+        .replace("name = \"hdd-7200\"", "name = \"small-hdd\"")
+        .replace(
+            "capacity_bytes = 1000204886016",
+            "capacity_bytes = 536870912",
+        );
+    std::fs::write(d.join("drives/small.toml"), entry).unwrap();
+    let err = refused(&["quick", "sim:small-hdd@h67", "--catalog", "."]);
+    assert!(
+        err.contains(
+            "size 1g runs past the end of the target (536870912 bytes); make size \
+                      (--size) at most 512m"
+        ),
+        "{err}"
+    );
+    assert!(!err.contains("offset"), "quick has no offset: {err}");
 }
 
 /// A job file's new test file is laid out to every job's span (as fio lays out each job's

@@ -273,13 +273,7 @@ fn access_checks(
     // Leave the filesystem some room: a full filesystem makes the test itself fail.
     let margin = 8 << 20;
     if free < needed_bytes.saturating_add(margin) {
-        return Err(unsupported(format!(
-            "the test file needs {} MiB and only {} MiB are free on {}; free some space or \
-             use a smaller padding",
-            needed_bytes.div_ceil(1 << 20),
-            free >> 20,
-            dir.display()
-        )));
+        return Err(unsupported(refuse::no_room(needed_bytes, free, dir)));
     }
     Ok(dev)
 }

@@ -44,9 +44,37 @@ pub(crate) fn filesystem(fs_type: &str) -> Option<String> {
     ))
 }
 
+/// Why a test file of `needed_bytes` (twice the padding and one block) does not fit in the
+/// `free_bytes` of `dir`'s filesystem, and what to do: the padding is `--padding-mib`.
+pub(crate) fn no_room(needed_bytes: u64, free_bytes: u64, dir: &std::path::Path) -> String {
+    format!(
+        "the test file needs {} MiB (twice the padding and one block) and only {} MiB are free \
+         on {}; free some space or give a smaller padding with --padding-mib (default 32)",
+        needed_bytes.div_ceil(1 << 20),
+        free_bytes >> 20,
+        dir.display()
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// It said "use a smaller padding" without naming the option that sets it.
+    #[test]
+    fn no_room_names_the_padding_option() {
+        let why = no_room(
+            (64 << 20) + (16 << 10),
+            40 << 20,
+            std::path::Path::new("/mnt/x"),
+        );
+        assert_eq!(
+            why,
+            "the test file needs 65 MiB (twice the padding and one block) and only 40 MiB are \
+             free on /mnt/x; free some space or give a smaller padding with --padding-mib \
+             (default 32)"
+        );
+    }
 
     #[test]
     fn reasons() {

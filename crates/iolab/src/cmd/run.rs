@@ -6,7 +6,7 @@ use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::{bail, Result};
 use clap::Args;
-use iolab_core::job::{Access, DataKind, Job, JobError, JobSpec};
+use iolab_core::job::{Access, BufferedHint, DataKind, Job, JobError, JobSpec};
 use iolab_core::size::ByteSize;
 use iolab_engine::open::{EngineChoice, OpenError, WritePolicy};
 use std::path::{Path, PathBuf};
@@ -378,10 +378,17 @@ pub fn run(args: RunArgs) -> Result<i32> {
             }
         }
     };
+    // A block size O_DIRECT cannot issue: buffered I/O is a fix on a file or device (by the
+    // job file's key or the flag), not on a model, which refuses it.
+    let hint = if crate::subject::is_model(&target) {
+        BufferedHint::Refused
+    } else {
+        BufferedHint::KeyAndFlag
+    };
     let mut jobs: Vec<Job> = specs
         .iter()
         .enumerate()
-        .map(|(i, s)| s.validate().map_err(|e| locate(i, &e)))
+        .map(|(i, s)| s.validate_with(hint).map_err(|e| locate(i, &e)))
         .collect::<Result<_>>()?;
     // Said on the terminal and kept in the result's notes.
     let mut notes = Vec::new();
@@ -415,7 +422,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     for (i, job) in jobs.iter_mut().enumerate() {
         let fits = job
             .resolve_span(subject.size_bytes())
-            .and_then(|()| job.check_alignment(subject.logical_block_bytes()));
+            .and_then(|()| job.check_alignment_with(subject.logical_block_bytes(), hint));
         if let Err(e) = fits {
             // A file made for jobs that cannot run on it (a 4 KiB-sector device under it,
             // known only once it exists) goes again: a refused run leaves nothing behind.
