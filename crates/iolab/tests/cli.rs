@@ -1262,3 +1262,23 @@ fn converting_a_calendar_clock_to_a_relative_one_counts_from_the_first_record() 
         .collect();
     assert_eq!(disks.into_iter().collect::<Vec<_>>(), ["0"]);
 }
+
+/// trimcheck's exit codes (its verdicts) were in neither its help nor README's list of exit
+/// codes, which gave only run's (where 1 means an I/O error).
+#[test]
+fn trimcheck_exit_codes_are_in_its_help_and_the_readme() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(&["trimcheck", "--help"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let help = String::from_utf8_lossy(&out.stdout);
+    let readme = include_str!("../../../README.md").replace('\n', " ");
+    for said in [
+        "0 WORKING",
+        "1 NOT WORKING",
+        "3 INDETERMINATE",
+        "4 CANNOT CHECK",
+    ] {
+        assert!(help.contains(said), "{said}: {help}");
+        assert!(readme.contains(said), "README: {said}");
+    }
+}

@@ -18,8 +18,14 @@ pub struct ProbeArgs {
     pub summary: bool,
 }
 
+/// trimcheck's exit codes, as `iolab trimcheck --help` and README give them.
+const TRIMCHECK_EXIT_CODES: &str = "Exit codes: 0 WORKING, 1 NOT WORKING, 3 INDETERMINATE, \
+    4 CANNOT CHECK (the method cannot work here; the reason is printed), 2 bad input or another \
+    error.";
+
 /// Arguments of `iolab trimcheck`.
 #[derive(clap::Args)]
+#[command(after_help = TRIMCHECK_EXIT_CODES)]
 pub struct TrimcheckArgs {
     /// A directory on the filesystem to check (a file path means its directory). Needs root.
     pub path: PathBuf,
@@ -145,4 +151,23 @@ pub fn run_trimcheck(args: TrimcheckArgs) -> anyhow::Result<i32> {
         Verdict::NotWorking => EXIT_NOT_WORKING,
         Verdict::Indeterminate => EXIT_INDETERMINATE,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The help's exit codes are the ones returned.
+    #[test]
+    fn the_documented_exit_codes_are_the_returned_ones() {
+        for (code, verdict) in [
+            (EXIT_WORKING, "WORKING"),
+            (EXIT_NOT_WORKING, "NOT WORKING"),
+            (EXIT_INDETERMINATE, "INDETERMINATE"),
+            (EXIT_CANNOT_CHECK, "CANNOT CHECK"),
+        ] {
+            let said = format!("{code} {verdict}");
+            assert!(TRIMCHECK_EXIT_CODES.contains(&said), "{said}");
+        }
+    }
 }
