@@ -474,7 +474,37 @@ fn quick_section(out: &mut String, group: &[Run]) {
             out.push_str("</tr>\n");
         }
     }
-    out.push_str("</table>\n</section>\n");
+    out.push_str("</table>\n");
+    // A model's own account of each job (watts, bottleneck, write amplification), as the
+    // terminal table, `run` and suites give it.
+    let mut lines = String::new();
+    for g in group {
+        for j in &g.r.jobs {
+            let Some(line) = model_line(g.r, j) else {
+                continue;
+            };
+            lines.push_str("<tr>");
+            if group.len() > 1 {
+                let _ = write!(lines, "<td class=\"l\">{}</td>", esc(g.label));
+            }
+            let _ = writeln!(
+                lines,
+                "<td class=\"l\">{}</td><td class=\"l\">{}</td></tr>",
+                esc(&j.name),
+                esc(&line)
+            );
+        }
+    }
+    if !lines.is_empty() {
+        out.push_str("<table class=\"figures\"><tr>");
+        if group.len() > 1 {
+            out.push_str("<th class=\"l\">result</th>");
+        }
+        out.push_str("<th class=\"l\">job</th><th class=\"l\">model</th></tr>\n");
+        out.push_str(&lines);
+        out.push_str("</table>\n");
+    }
+    out.push_str("</section>\n");
 }
 
 /// `run`, `replay` and any other kind: read/write bars per job and the jobs' table.

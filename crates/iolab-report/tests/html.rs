@@ -244,3 +244,37 @@ fn a_job_without_io_shows_no_latency() {
         .unwrap_or_else(|| panic!("no row for {name}: {page}"));
     assert!(row.contains("<td>–</td><td>–</td>"), "{row}");
 }
+
+/// A model's quick result: the terminal table, `run` and suites give each job's model line
+/// (watts, bottleneck, write amplification), and quick's HTML section gave none.
+#[test]
+fn quick_on_a_model_gives_each_jobs_model_line() {
+    let mut r = quick_result("sim:c300-256@h67", "h", 1.0);
+    r.target.modelled = true;
+    r.target.model = Some(serde_json::json!({"tests": [
+        {"job": "SEQ1M Q8T1 read", "avg_power_w": 3.12, "bottleneck": "link SATA 6 Gb/s",
+         "bottleneck_utilisation": 0.93, "write_amplification": null},
+        {"job": "RND4K Q1T1 write", "avg_power_w": 2.5, "bottleneck": "cpu NAND dies",
+         "bottleneck_utilisation": 0.4, "write_amplification": 1.25,
+         "reads_from_buffer": 0.0},
+    ]}));
+    let page = render_html(std::slice::from_ref(&r));
+    for row in [
+        "<td class=\"l\">SEQ1M Q8T1 read</td><td class=\"l\">model 3.1 W; link SATA 6 Gb/s \
+         (93 %)</td></tr>",
+        "<td class=\"l\">RND4K Q1T1 write</td><td class=\"l\">model 2.5 W; cpu NAND dies \
+         (40 %); write amplification 1.25</td></tr>",
+    ] {
+        assert!(page.contains(row), "{row}\n{page}");
+    }
+    // Overlaid, each line says whose it is; a real drive's result has none.
+    let page = render_html(&[r, quick_result("/dev/sdx", "h", 1.0)]);
+    assert_eq!(page.matches("<th class=\"l\">model</th>").count(), 1);
+    assert!(
+        page.contains(
+            "<tr><td class=\"l\">sim:c300-256@h67 @ h</td><td class=\"l\">SEQ1M Q8T1 read</td>"
+        ),
+        "{page}"
+    );
+    assert!(!render_html(&[quick_result("/dev/sdx", "h", 1.0)]).contains(">model</th>"));
+}
