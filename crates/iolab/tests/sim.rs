@@ -209,6 +209,31 @@ fn what_a_model_cannot_honour_is_refused() {
     }
 }
 
+/// filecopy on a model said only "works through a filesystem: give a directory", as if the
+/// `sim:` spec were a mistyped path; it says that filecopy cannot run on a model, and what can.
+#[test]
+fn filecopy_on_a_model_says_it_needs_a_filesystem_not_a_model() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(&["suite", "filecopy", "sim:c300-256@h67"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "suite filecopy works through a filesystem (it times whole files), so it cannot run \
+             on a model such as sim:c300-256@h67: give a directory on a real drive; the \
+             block-level suites run on models"
+        ),
+        "{err}"
+    );
+    // No working directory was made for it.
+    let made: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .filter(|n| n.to_string_lossy().ends_with(".iolab-tmp"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
+}
+
 #[test]
 fn list_and_explain_show_the_catalog_and_the_bottleneck() {
     let dir = tempfile::tempdir().unwrap();

@@ -206,6 +206,15 @@ fn check_file_room(
 /// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
 fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<i32> {
     let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    if crate::subject::is_model(&parent) {
+        anyhow::bail!(
+            "suite {} works through a filesystem (it times whole files), so it cannot run on a \
+             model such as {}: give a directory on a real drive; the block-level suites run on \
+             models (iolab suite --list)",
+            suite.name,
+            parent.display()
+        );
+    }
     if !parent.is_dir() {
         anyhow::bail!(
             "suite {} works through a filesystem: give a directory, not {}",
