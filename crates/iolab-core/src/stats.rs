@@ -151,6 +151,15 @@ impl RunStats {
         bin.lat_sum_ns += latency_ns as u128;
     }
 
+    /// The bins at `interval_ns` (this width or a wider one): borrowed when it is this width.
+    fn bins_of(&self, interval_ns: u64) -> std::borrow::Cow<'_, [SeriesBin]> {
+        if interval_ns == self.interval_ns {
+            std::borrow::Cow::Borrowed(&self.bins)
+        } else {
+            std::borrow::Cow::Owned(regroup(&self.bins, self.interval_ns, interval_ns))
+        }
+    }
+
     /// Merges the bins in pairs: twice the width, half the count.
     fn widen_bins(&mut self) {
         let wider = self.interval_ns.saturating_mul(2);
@@ -198,11 +207,7 @@ impl RunStats {
         while self.interval_ns < other.interval_ns {
             self.widen_bins();
         }
-        let theirs = if other.interval_ns == self.interval_ns {
-            std::borrow::Cow::Borrowed(&other.bins)
-        } else {
-            std::borrow::Cow::Owned(regroup(&other.bins, other.interval_ns, self.interval_ns))
-        };
+        let theirs = other.bins_of(self.interval_ns);
         if theirs.len() > self.bins.len() {
             self.bins.resize(theirs.len(), SeriesBin::default());
         }
@@ -231,11 +236,7 @@ impl RunStats {
         while measured_ns.div_ceil(interval_ns) > MAX_SERIES_BINS as u64 {
             interval_ns = interval_ns.saturating_mul(2);
         }
-        let bins = if interval_ns == self.interval_ns {
-            std::borrow::Cow::Borrowed(&self.bins)
-        } else {
-            std::borrow::Cow::Owned(regroup(&self.bins, self.interval_ns, interval_ns))
-        };
+        let bins = self.bins_of(interval_ns);
         let full_bins = (measured_ns / interval_ns) as usize;
         let partial_ns = measured_ns % interval_ns;
         let n = if partial_ns > 0 {

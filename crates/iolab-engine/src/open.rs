@@ -574,10 +574,15 @@ fn device_queue_slots(path: &Path) -> Option<u64> {
     } else {
         m.dev()
     };
+    queue_attribute(dev, "nr_requests").filter(|&n| n > 0)
+}
+
+/// A `queue/` attribute of block device `dev` (a device number), from its disk's queue when
+/// `dev` is a partition.
+fn queue_attribute(dev: u64, name: &str) -> Option<u64> {
     let base = format!("/sys/dev/block/{}:{}", guard::major(dev), guard::minor(dev));
-    read_sys_u64(&format!("{base}/queue/nr_requests"))
-        .or_else(|| read_sys_u64(&format!("{base}/../queue/nr_requests")))
-        .filter(|&n| n > 0)
+    read_sys_u64(&format!("{base}/queue/{name}"))
+        .or_else(|| read_sys_u64(&format!("{base}/../queue/{name}")))
 }
 
 /// Logical block size of the device under a file's filesystem (512 when unknown, e.g. tmpfs).
@@ -585,11 +590,7 @@ fn file_logical_block(path: &Path) -> u64 {
     let Ok(m) = fs::metadata(path) else {
         return 512;
     };
-    let dev = m.dev();
-    let base = format!("/sys/dev/block/{}:{}", guard::major(dev), guard::minor(dev));
-    read_sys_u64(&format!("{base}/queue/logical_block_size"))
-        .or_else(|| read_sys_u64(&format!("{base}/../queue/logical_block_size")))
-        .unwrap_or(512)
+    queue_attribute(m.dev(), "logical_block_size").unwrap_or(512)
 }
 
 #[cfg(test)]

@@ -464,6 +464,12 @@ pub fn job_metrics(j: &JobResult) -> Vec<StoredMetric> {
     out
 }
 
+/// Turns an SQLite error met while `what` on the database at `path` into a [`StoreError`].
+fn sql_error(path: &Path, what: &str) -> impl FnOnce(rusqlite::Error) -> StoreError {
+    let (path, what) = (path.to_path_buf(), what.to_string());
+    move |source| StoreError::Sql { what, path, source }
+}
+
 /// 64-bit FNV-1a: a stable run key from the result's JSON.
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, &b| {
@@ -503,17 +509,9 @@ impl Store {
             path,
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
-        .map_err(|source| StoreError::Sql {
-            what: "opening".into(),
-            path: path.to_path_buf(),
-            source,
-        })?;
+        .map_err(sql_error(path, "opening"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
-            .map_err(|source| StoreError::Sql {
-                what: "setting the busy timeout".into(),
-                path: path.to_path_buf(),
-                source,
-            })?;
+            .map_err(sql_error(path, "setting the busy timeout"))?;
         let store = Store {
             conn,
             path: path.to_path_buf(),
@@ -536,11 +534,7 @@ impl Store {
     }
 
     fn open_with(path: &Path, flags: OpenFlags) -> Result<Store> {
-        let sql = |what: &str| {
-            let path = path.to_path_buf();
-            let what = what.to_string();
-            move |source| StoreError::Sql { what, path, source }
-        };
+        let sql = |what: &str| sql_error(path, what);
         let conn = Connection::open_with_flags(path, flags).map_err(sql("opening"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(sql("setting the busy timeout"))?;
@@ -564,8 +558,7 @@ impl Store {
     }
 
     fn err(&self, what: impl Into<String>) -> impl FnOnce(rusqlite::Error) -> StoreError {
-        let (what, path) = (what.into(), self.path.clone());
-        move |source| StoreError::Sql { what, path, source }
+        sql_error(&self.path, &what.into())
     }
 
     /// The layout version of the open database.
@@ -589,10 +582,7 @@ impl Store {
             });
         }
         let path = self.path.clone();
-        let sql = move |what: &str| {
-            let (what, path) = (what.to_string(), path.clone());
-            move |source| StoreError::Sql { what, path, source }
-        };
+        let sql = move |what: &str| sql_error(&path, what);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)
@@ -626,10 +616,7 @@ impl Store {
             .map_err(|source| StoreError::Json { run: 0, source })?;
         let key = format!("{:016x}", fnv1a(json.as_bytes()));
         let path = self.path.clone();
-        let sql = move |what: &str| {
-            let (what, path) = (what.to_string(), path.clone());
-            move |source| StoreError::Sql { what, path, source }
-        };
+        let sql = move |what: &str| sql_error(&path, what);
         let tx = self
             .conn
             .transaction_with_behavior(TransactionBehavior::Immediate)

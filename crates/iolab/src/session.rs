@@ -295,6 +295,12 @@ pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
         })
 }
 
+/// Whether two files' metadata are of one file (a name, a link or a hard link to it).
+pub fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    a.dev() == b.dev() && a.ino() == b.ino()
+}
+
 /// Refuses an output that is the same file as one of the command's inputs: writing it would
 /// truncate (or replace) what is being read, or was read to make it. `output` is named with
 /// `flag` (`-o`, `--html`, `--json`), each input by its path. The same device and inode where
@@ -302,7 +308,6 @@ pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
 /// does not, its canonical path. Standard input and output (`-`) are not files, and an output
 /// that is not a regular file (/dev/null, a pipe, a terminal) loses nothing when written.
 pub fn check_not_input(flag: &str, output: &Path, inputs: &[&Path]) -> Result<()> {
-    use std::os::unix::fs::MetadataExt;
     if output == Path::new("-") {
         return Ok(());
     }
@@ -322,7 +327,7 @@ pub fn check_not_input(flag: &str, output: &Path, inputs: &[&Path]) -> Result<()
     };
     for input in inputs.iter().filter(|p| **p != Path::new("-")) {
         let same = match (&out_meta, std::fs::metadata(input)) {
-            (Some(o), Ok(i)) => o.dev() == i.dev() && o.ino() == i.ino(),
+            (Some(o), Ok(i)) => same_inode(o, &i),
             _ => *input == output || canonical(input).is_some_and(|c| Some(c) == canonical(output)),
         };
         if same {

@@ -54,12 +54,9 @@ pub fn html_path_for(json: &Path) -> PathBuf {
 pub fn check_beside(json: &Path) -> Result<()> {
     let out = html_path_for(json);
     // Also the same file under another name (a link), where both exist already.
-    let same_file = || {
-        use std::os::unix::fs::MetadataExt;
-        match (std::fs::metadata(json), std::fs::metadata(&out)) {
-            (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
-            _ => false,
-        }
+    let same_file = || match (std::fs::metadata(json), std::fs::metadata(&out)) {
+        (Ok(a), Ok(b)) => crate::session::same_inode(&a, &b),
+        _ => false,
     };
     if out == json {
         anyhow::bail!(
