@@ -93,11 +93,12 @@ pub enum OpenError {
     /// The file would not fit in its filesystem's free space.
     #[error(
         "{} needs {needed} more bytes ({}), written in full since iolab never leaves a test \
-         file sparse, and its filesystem has {available} bytes ({}) free; give a smaller size \
-         or offset, or free space",
+         file sparse, and its filesystem has {available} bytes ({}) free; give a smaller size\
+         {}, or free space",
         path.display(),
         human_size(*needed),
-        human_size(*available)
+        human_size(*available),
+        if *offset > 0 { " or offset" } else { "" }
     )]
     NoSpace {
         /// The file to be created or grown.
@@ -106,6 +107,9 @@ pub enum OpenError {
         needed: u64,
         /// Bytes free for it.
         available: u64,
+        /// The job's starting offset: only a job that has one is told to lower it (quick and
+        /// trace replay have none to give).
+        offset: u64,
     },
     /// Ctrl-C while the file was being written.
     #[error("interrupted while writing {}; {undone}", path.display())]
@@ -437,12 +441,18 @@ impl PreparedTarget {
 
 /// Refuses to create or grow `path` by `needed` bytes where its filesystem has only
 /// `available` bytes free (`None`: unknown, not refused). A 1 TiB offset once filled a disk.
-fn check_room(path: &Path, needed: u64, available: Option<u64>) -> Result<(), OpenError> {
+fn check_room(
+    path: &Path,
+    needed: u64,
+    available: Option<u64>,
+    offset: u64,
+) -> Result<(), OpenError> {
     match available {
         Some(available) if needed > available => Err(OpenError::NoSpace {
             path: path.to_path_buf(),
             needed,
             available,
+            offset,
         }),
         _ => Ok(()),
     }
@@ -466,7 +476,12 @@ fn create_filled(
             .filter(|d| !d.as_os_str().is_empty())
             .unwrap_or(Path::new("."))
     };
-    check_room(path, size - from, sys::free_bytes(fs_of).ok())?;
+    check_room(
+        path,
+        size - from,
+        sys::free_bytes(fs_of).ok(),
+        job.offset_bytes,
+    )?;
     let file = if from == 0 {
         // create_new: the file undone on failure is certainly the one made here.
         OpenOptions::new().write(true).create_new(true).open(path)
@@ -609,18 +624,27 @@ mod tests {
     fn a_file_larger_than_the_free_space_is_refused_naming_it_and_the_bytes() {
         // `--offset 1t --size 1m` on a disk with 60 GiB free: it used to start writing.
         let path = Path::new("./new.bin");
-        let e = check_room(path, (1 << 40) + (1 << 20), Some(60 << 30)).unwrap_err();
+        let e = check_room(path, (1 << 40) + (1 << 20), Some(60 << 30), 1 << 40).unwrap_err();
         let said = e.to_string();
         for part in [
             "./new.bin needs 1099512676352 more bytes",
             "has 64424509440 bytes (60g) free",
-            "smaller size or offset",
+            "smaller size or offset, or free space",
         ] {
             assert!(said.contains(part), "{part}: {said}");
         }
-        check_room(path, 60 << 30, Some(60 << 30)).unwrap();
+        // A job with no offset (quick's, a replay's) is told only of its size.
+        let said = check_room(path, 80 << 30, Some(60 << 30), 0)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            said.contains("give a smaller size, or free space"),
+            "{said}"
+        );
+        assert!(!said.contains("offset"), "{said}");
+        check_room(path, 60 << 30, Some(60 << 30), 0).unwrap();
         // Unknown free space (statvfs failed): not refused.
-        check_room(path, u64::MAX, None).unwrap();
+        check_room(path, u64::MAX, None, 0).unwrap();
     }
 
     #[test]

@@ -9,6 +9,7 @@ pub mod run;
 pub mod score;
 pub mod spec;
 
+use iolab_core::job::BufferedHint;
 pub use run::{run_suite, Executor, SkipOrFail, SuiteRun};
 pub use spec::{SuiteError, SuiteSpec};
 
@@ -28,8 +29,13 @@ pub const BUILTIN: &[(&str, &str)] = &[
 
 /// A built-in suite by name, or a suite file by path.
 pub fn load(name_or_path: &str) -> Result<SuiteSpec, SuiteError> {
+    load_for(name_or_path, BufferedHint::Key)
+}
+
+/// [`load`], for a target whose refusals of an unaligned block size suggest what `hint` says.
+pub fn load_for(name_or_path: &str, hint: BufferedHint) -> Result<SuiteSpec, SuiteError> {
     if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| *n == name_or_path) {
-        return SuiteSpec::parse(text, &format!("built-in suite {name}"));
+        return SuiteSpec::parse_for(text, &format!("built-in suite {name}"), hint);
     }
     let text = std::fs::read_to_string(name_or_path).map_err(|e| SuiteError {
         origin: name_or_path.to_string(),
@@ -43,7 +49,7 @@ pub fn load(name_or_path: &str) -> Result<SuiteSpec, SuiteError> {
                 .join(", ")
         ),
     })?;
-    SuiteSpec::parse(&text, name_or_path)
+    SuiteSpec::parse_for(&text, name_or_path, hint)
 }
 
 #[cfg(test)]

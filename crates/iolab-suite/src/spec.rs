@@ -31,7 +31,7 @@
 //! `steady_state` runs its whole sweep once per round until the tracked job's metric is steady
 //! by the SNIA rule, or the round cap is reached.
 
-use iolab_core::job::JobSpec;
+use iolab_core::job::{BufferedHint, JobSpec};
 use iolab_core::result::JobResult;
 use iolab_core::size::{format_size, parse_size};
 use serde::Deserialize;
@@ -60,6 +60,10 @@ pub struct SuiteSpec {
     /// after parsing (at a run's own scale) still names the file. Set by [`SuiteSpec::parse`].
     #[serde(skip)]
     pub origin: String,
+    /// What a refused unaligned block size suggests: `direct = false`, or nothing on a model,
+    /// which refuses buffered I/O. Set by [`SuiteSpec::parse_for`].
+    #[serde(skip)]
+    pub buffered_hint: BufferedHint,
 }
 
 /// A phase: optional preparation, then its steps.
@@ -376,12 +380,23 @@ impl SuiteSpec {
     /// Parses and validates a suite from TOML text; `origin` names it in errors. Every job the
     /// suite plans is checked here, so a bad value is refused before anything runs.
     pub fn parse(text: &str, origin: &str) -> Result<SuiteSpec, SuiteError> {
+        SuiteSpec::parse_for(text, origin, BufferedHint::Key)
+    }
+
+    /// [`SuiteSpec::parse`], for a target whose refusals of an unaligned block size suggest
+    /// what `hint` says (a model's suggest no buffered I/O).
+    pub fn parse_for(
+        text: &str,
+        origin: &str,
+        hint: BufferedHint,
+    ) -> Result<SuiteSpec, SuiteError> {
         let mut spec: SuiteSpec = toml::from_str(text).map_err(|e| SuiteError {
             origin: origin.to_string(),
             place: "syntax".into(),
             message: e.to_string(),
         })?;
         spec.origin = origin.to_string();
+        spec.buffered_hint = hint;
         spec.validate()?;
         Ok(spec)
     }
@@ -414,7 +429,7 @@ impl SuiteSpec {
             if let Some(prep) = &phase.prepare {
                 if prep.fill_passes > 0 || prep.fill_block_size.is_some() {
                     let fill = crate::plan::fill_job(self, phase, 1, scale)?;
-                    fill.validate().map_err(|e| {
+                    fill.validate_with(self.buffered_hint).map_err(|e| {
                         self.error(
                             format!("phase '{}', key prepare.fill_block_size", phase.name),
                             format!("the fill job: {}", e.message),
@@ -433,7 +448,7 @@ impl SuiteSpec {
     /// sweep and the point, any other the step's job key.
     fn check_step_jobs(&self, step: &StepSpec, scale: f64) -> Result<(), SuiteError> {
         for job in crate::plan::step_jobs(self, step, scale)? {
-            if let Err(e) = job.spec.validate() {
+            if let Err(e) = job.spec.validate_with(self.buffered_hint) {
                 let point = job.sweep.iter().find(|p| p.key == e.key);
                 let (key, message) = match point {
                     Some(p) => (

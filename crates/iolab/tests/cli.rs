@@ -557,6 +557,34 @@ fn refusals_name_the_flag_of_the_command_in_use() {
     assert!(!err.contains("offset"), "quick has no offset: {err}");
 }
 
+/// A suite file's unaligned block size is refused before anything runs; on a model, which
+/// refuses buffered I/O, without suggesting `direct = false` as it does on a file.
+#[test]
+fn a_suite_files_unaligned_block_size_suggests_buffered_io_only_where_it_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("odd.toml"),
+        "name = \"odd\"\ntitle = \"odd\"\n[[phase]]\nname = \"p\"\n[[phase.step]]\n\
+         name = \"s\"\njob = { access = \"randread\", block_size = \"100\", ios_limit = 8 }\n",
+    )
+    .unwrap();
+    let refused = |target: &str| {
+        let out = iolab(&["suite", "odd.toml", target], d);
+        assert_eq!(out.status.code(), Some(2), "{target}: {}", text(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let on_file = refused("f.bin");
+    assert!(
+        on_file.contains("use a multiple of 512 or set direct = false"),
+        "{on_file}"
+    );
+    assert!(!d.join("f.bin").exists());
+    let on_model = refused("sim:c300-256@h67");
+    assert!(on_model.contains("use a multiple of 512"), "{on_model}");
+    assert!(!on_model.contains("direct = false"), "{on_model}");
+}
+
 /// A job file's new test file is laid out to every job's span (as fio lays out each job's
 /// file), not only the first writer's; and every job is checked against it before it is made.
 #[test]

@@ -5,7 +5,7 @@ use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::{Context, Result};
 use clap::Args;
-use iolab_core::job::{Access, JobSpec};
+use iolab_core::job::{Access, BufferedHint, JobSpec};
 use iolab_core::result::{JobResult, RunResult, TargetInfo};
 use iolab_core::size::{format_size, human_size, ByteSize};
 use iolab_engine::fileset::{run_file_op, FileOp, FileSet};
@@ -51,6 +51,8 @@ struct SubjectExecutor<'a> {
     subject: &'a mut Subject,
     safety: &'a SafetyFlags,
     notes: Vec<String>,
+    /// What a refused unaligned block size suggests on this target.
+    buffered_hint: BufferedHint,
 }
 
 impl Executor for SubjectExecutor<'_> {
@@ -60,7 +62,7 @@ impl Executor for SubjectExecutor<'_> {
 
     fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
         let mut job = spec
-            .validate()
+            .validate_with(self.buffered_hint)
             .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
         let size = self.subject.size_bytes();
         if job.offset_bytes + job.span() > size {
@@ -75,7 +77,7 @@ impl Executor for SubjectExecutor<'_> {
         }
         job.resolve_span(size)
             .map_err(|e| SkipOrFail::Skip(e.message))?;
-        job.check_alignment(self.subject.logical_block_bytes())
+        job.check_alignment_with(self.subject.logical_block_bytes(), self.buffered_hint)
             .map_err(|e| SkipOrFail::Skip(e.message))?;
         let expected = job.duration_s.map(|d| d + job.ramp_s);
         self.subject
@@ -322,7 +324,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
             args.scale
         );
     }
-    let suite = iolab_suite::load(args.suite.as_deref().unwrap_or_default())?;
+    // An unaligned block size is refused with a hint of buffered I/O, which a model refuses.
+    let on_model = args.target.as_deref().is_some_and(crate::subject::is_model);
+    let buffered_hint = if on_model {
+        BufferedHint::Refused
+    } else {
+        BufferedHint::Key
+    };
+    let suite = iolab_suite::load_for(args.suite.as_deref().unwrap_or_default(), buffered_hint)?;
     // Checked at the run's own scale too, so a suite invalid only there is refused as bad
     // input before anything runs.
     suite.check_plan(args.scale)?;
@@ -375,6 +384,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         subject: &mut subject,
         safety: &args.safety,
         notes: Vec::new(),
+        buffered_hint: suite.buffered_hint,
     };
     // Save as jobs finish, so a crash or a kill keeps the finished steps (an interrupt saves
     // them all, through `finish`). Each save writes the whole result so far, so a suite of a
