@@ -823,11 +823,6 @@ const SIGNATURES: &[(&str, u64, &[u8])] = &[
         4096 + 24,
         &[0xc6, 0x85, 0x73, 0xf6, 0x4e, 0x1a, 0x45, 0xca],
     ),
-    (
-        "ZFS pool member",
-        0x20000 + 0x2000,
-        &[0x0c, 0xb1, 0xba, 0x00],
-    ),
     // VDO (dm-vdo deduplicating volume): its geometry block at 0 opens with "dmvdo001"
     // (libblkid vdo.c).
     ("VDO volume", 0, b"dmvdo001"),
@@ -892,8 +887,8 @@ pub struct Probe {
 
 impl Probe {
     /// The bytes the check looks at on a device of `size` bytes, as `(offset, length)`: the
-    /// first 160 KiB, the last 128 KiB, and a sector at each place LUKS2 may keep its second
-    /// header beyond those.
+    /// first 160 KiB, the last 128 KiB, a sector at each place LUKS2 may keep its second
+    /// header beyond those, and the ZFS uberblock rings ([`zfs_rings`]).
     fn ranges(size: u64) -> Vec<(u64, u64)> {
         let mut ranges = vec![(0, HEAD_BYTES.min(size))];
         let mut tail_at = size;
@@ -905,6 +900,13 @@ impl Probe {
         for at in LUKS2_SECOND_HEADER {
             if at >= HEAD_BYTES && at < tail_at && at + 512 <= size {
                 ranges.push((at, 512));
+            }
+        }
+        // The parts of the ZFS uberblock rings the head and tail leave out.
+        for (at, len) in zfs_rings(size) {
+            let end = (at + len).min(tail_at);
+            if end > at.max(HEAD_BYTES) {
+                ranges.push((at.max(HEAD_BYTES), end - at.max(HEAD_BYTES)));
             }
         }
         ranges
@@ -988,6 +990,55 @@ pub fn signature_in_image(image: &[u8]) -> Option<&'static str> {
     signature_in(&Probe::whole(image))
 }
 
+/// A ZFS label is 256 KiB: four of them, two at the start of the device and two at its end
+/// (the end rounded down to 256 KiB), each ending in a 128 KiB ring of uberblocks (the ZFS
+/// on-disk format; libblkid zfs.c). `(offset, length)` of each ring that fits.
+fn zfs_rings(size: u64) -> Vec<(u64, u64)> {
+    const LABEL: u64 = 256 * 1024;
+    const RING: u64 = 128 * 1024;
+    if size < 4 * LABEL {
+        return Vec::new();
+    }
+    let end = size / LABEL * LABEL;
+    [0, LABEL, end - 2 * LABEL, end - LABEL]
+        .into_iter()
+        .map(|label| (label + LABEL - RING, RING))
+        .collect()
+}
+
+/// A ZFS pool member: an uberblock in any label's ring. An uberblock slot is 1 KiB or the
+/// pool's sector size, and which slots hold one depends on the transaction group, so every
+/// 1 KiB step of each ring is looked at: its magic 0x00bab10c, as a 64-bit word of either byte
+/// order, then an SPA version (1 to 5000) in the same order (libblkid zfs.c). Finding any
+/// one refuses: a pool whose first label was overwritten still has three.
+fn is_zfs_member(probe: &Probe) -> bool {
+    const MAGIC: u64 = 0x00ba_b10c;
+    const SLOT: u64 = 1024;
+    let uberblock_at = |at: u64| {
+        let Some(b) = probe.get(at, 16) else {
+            return false;
+        };
+        let words = |big: bool| {
+            let word = |i: usize| {
+                let w: [u8; 8] = b[i..i + 8].try_into().expect("8 bytes");
+                if big {
+                    u64::from_be_bytes(w)
+                } else {
+                    u64::from_le_bytes(w)
+                }
+            };
+            (word(0), word(8))
+        };
+        [false, true].into_iter().any(|big| {
+            let (magic, version) = words(big);
+            magic == MAGIC && (1..=5000).contains(&version)
+        })
+    };
+    zfs_rings(probe.size)
+        .into_iter()
+        .any(|(ring, len)| (0..len / SLOT).any(|k| uberblock_at(ring + k * SLOT)))
+}
+
 /// A Minix superblock at 1 KiB (libblkid minix.c): version 1 or 2's magic (0x137f, 0x138f,
 /// 0x2468, 0x2478) at +16 or version 3's (0x4d5a) at +24, in either byte order. A two-byte
 /// magic turns up in other data by chance, so, as libblkid does, its inode and zone maps must
@@ -1042,9 +1093,10 @@ fn is_minix(probe: &Probe) -> bool {
 }
 
 /// The first signature in what was read of a device, if any: a bcachefs superblock with
-/// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory block, swap and hibernation images for every page
-/// size, an LVM label in any of the first four sectors, a UDF volume recognition sequence,
-/// NILFS2 (either superblock), the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
+/// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory
+/// block, swap and hibernation images for every page size, Minix, an LVM label in any of the
+/// first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), ZFS
+/// uberblocks in any label, the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
 /// the backup GPT header in the last sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     // Before the table, whose bcache entry its magic would meet.
@@ -1076,6 +1128,9 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     }
     if is_minix(probe) {
         return Some("Minix filesystem");
+    }
+    if is_zfs_member(probe) {
+        return Some("ZFS pool member");
     }
     // LVM2 writes its label into one of the first four sectors (pvcreate --labelsector).
     for sector in 0..4 {
@@ -1205,6 +1260,68 @@ mod tests {
             let image = image_with(1 << 20, at, magic);
             assert_eq!(signature_in_image(&image), Some(what), "{what} at {at}");
         }
+    }
+
+    /// An uberblock header: ZFS's magic and an SPA version, as two 64-bit words.
+    fn uberblock(version: u64, big: bool) -> Vec<u8> {
+        let word = |w: u64| {
+            if big {
+                w.to_be_bytes()
+            } else {
+                w.to_le_bytes()
+            }
+        };
+        [word(0x00ba_b10c), word(version)].concat()
+    }
+
+    #[test]
+    fn a_zfs_uberblock_in_any_labels_ring_is_found_and_near_misses_are_not() {
+        const K: u64 = 1024;
+        // 4 MiB and a bit, so the end labels sit below a 256 KiB boundary, not at the end.
+        let size = 4 * 1024 * K + 100 * K;
+        let end_labels = size / (256 * K) * (256 * K) - 512 * K;
+        let found = [
+            // Label 0's ring, a slot past the one the old check looked at.
+            (128 * K + 5 * K, 5000, false),
+            // Label 1, big-endian (a pool written on SPARC or POWER).
+            (256 * K + 128 * K + 100 * K, 28, true),
+            // Only the last label's ring: the first three were overwritten.
+            (end_labels + 256 * K + 128 * K + 127 * K, 5000, false),
+        ];
+        for (at, version, big) in found {
+            let image = image_with(size as usize, at, &uberblock(version, big));
+            assert_eq!(
+                signature_in_image(&image),
+                Some("ZFS pool member"),
+                "{at} {version} {big}"
+            );
+        }
+        let missed = [
+            // A version no pool has, and none.
+            (128 * K, 5001, false),
+            (128 * K, 0, true),
+            // Not at the start of a slot.
+            (128 * K + 8, 5000, false),
+            // Outside the rings: in label 0's name-value pairs.
+            (64 * K, 5000, false),
+        ];
+        for (at, version, big) in missed {
+            let image = image_with(size as usize, at, &uberblock(version, big));
+            assert_eq!(signature_in_image(&image), None, "{at} {version} {big}");
+        }
+        // A device under four labels' size has no ZFS.
+        let small = image_with(512 * K as usize, 128 * K, &uberblock(5000, false));
+        assert_eq!(signature_in_image(&small), None);
+    }
+
+    #[test]
+    fn the_probe_reads_the_zfs_rings_between_head_and_tail() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("pool.img");
+        // Label 1's ring, beyond the 160 KiB head: only the probe's own ranges reach it.
+        let at = 256 * 1024 + 128 * 1024 + 64 * 1024;
+        std::fs::write(&path, image_with(8 << 20, at, &uberblock(5000, false))).unwrap();
+        assert_eq!(read_signature(&path).unwrap(), Some("ZFS pool member"));
     }
 
     #[test]
