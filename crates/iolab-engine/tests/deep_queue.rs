@@ -105,17 +105,17 @@ fn sixteen_threads_far_deeper_than_the_device_queue_count_what_the_device_did() 
     let start = samples[first.saturating_sub(1)].0;
     let end = start + Duration::from_nanos(result.measured_ns);
     let before_end = samples.iter().rev().find(|(t, _)| *t <= end).unwrap().1 - base;
-    let after_end = samples
-        .iter()
-        .find(|(t, _)| *t >= end)
-        .map_or(u64::MAX, |&(_, n)| n - base);
+    // Never more than the device did in all: a starved sampler makes the window's end only
+    // coarsely known, so the upper bound is the whole run's count.
+    let in_all = samples.last().unwrap().1 - base;
     let counted = result.read.ios;
     println!(
-        "iolab counted {counted} reads in {} ms; the device did {before_end}..{after_end}",
+        "iolab counted {counted} reads in {} ms; the device did {before_end} by then, {in_all} in all",
         result.measured_ns / 1_000_000
     );
     assert!(
-        counted as f64 >= 0.95 * before_end as f64 && counted as f64 <= 1.05 * after_end as f64,
-        "iolab counted {counted} reads, the device did {before_end}..{after_end} in the window"
+        counted as f64 >= 0.95 * before_end as f64 && counted <= in_all,
+        "iolab counted {counted} reads, the device did {before_end} in the window, {in_all} \
+         in all"
     );
 }
