@@ -383,7 +383,17 @@ pub fn mean_of_repeats(job: &Job, runs: &[JobRun]) -> Option<JobResult> {
             system_s: runs.iter().map(|r| r.result.cpu.system_s).sum(),
         },
     );
-    let mean = |f: &dyn Fn(&JobResult) -> f64| runs.iter().map(|r| f(&r.result)).sum::<f64>() / n;
+    // Each run weighs by the time it measured, so a last run cut short counts for the time it
+    // ran, not as a whole run (equal runs: the plain mean, as KDiskMark's).
+    let weight = |r: &JobRun| {
+        if measured_total > 0 {
+            r.result.measured_ns as f64 / measured_total as f64
+        } else {
+            1.0 / n
+        }
+    };
+    let mean =
+        |f: &dyn Fn(&JobResult) -> f64| runs.iter().map(|r| weight(r) * f(&r.result)).sum::<f64>();
     for (dir, pick) in [
         (
             &mut out.read,
@@ -464,6 +474,46 @@ mod tests {
         run_job(&target, &job, RunControl::default())
             .unwrap()
             .result
+    }
+
+    /// A last run cut short counts for the time it ran: two runs of 1 s at 1000 and 2000
+    /// IOPS and one of 0.1 s at 9000 had a mean of 4000 IOPS, as if the last were whole.
+    #[test]
+    fn repeated_runs_weigh_by_the_time_they_measured() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.iolab-tmp");
+        let mut job = JobSpec::from_toml("size = \"1m\"\nios_limit = 8", "test.toml")
+            .unwrap()
+            .validate()
+            .unwrap();
+        let target = prepare_target(
+            &path,
+            &mut job,
+            &WritePolicy::default(),
+            EngineChoice::Psync,
+            None,
+        )
+        .unwrap();
+        let run = |iops: f64, ms: u64| {
+            let mut r = run_job(&target, &job, RunControl::default()).unwrap();
+            r.result.read.iops = iops;
+            r.result.read.bw_bytes_per_s = iops * 4096.0;
+            r.result.measured_ns = ms * 1_000_000;
+            r
+        };
+        let runs = [run(1000.0, 1000), run(2000.0, 1000), run(9000.0, 100)];
+        let mean = mean_of_repeats(&job, &runs).unwrap();
+        let expected = (1000.0 + 2000.0 + 9000.0 * 0.1) / 2.1;
+        assert!(
+            (mean.read.iops - expected).abs() < 1e-6,
+            "{}",
+            mean.read.iops
+        );
+        assert!((mean.read.bw_bytes_per_s - expected * 4096.0).abs() < 1e-3);
+        // Equal runs: the plain mean.
+        let runs = [run(1000.0, 500), run(2000.0, 500)];
+        let mean = mean_of_repeats(&job, &runs).unwrap();
+        assert!((mean.read.iops - 1500.0).abs() < 1e-6, "{}", mean.read.iops);
     }
 
     #[test]

@@ -5,8 +5,8 @@
 //! results of different kinds (a suite, `quick`, `run`) each get their own section.
 
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
-use crate::terminal::{model_line, quick_cell, split_label};
-use iolab_core::result::{JobResult, RunResult};
+use crate::terminal::{model_line, quick_cell, quick_stop, split_label};
+use iolab_core::result::{DirectionResult, JobResult, RunResult};
 use iolab_core::size::human_size;
 use std::fmt::Write;
 
@@ -365,12 +365,7 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
                 if group.len() > 1 {
                     let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
                 }
-                // No I/O, no latency: a dash like the mean's, not a p99 of 0.
-                let p99 = if j.read.ios + j.write.ios == 0 {
-                    f64::NAN
-                } else {
-                    j.read.lat_ns.p99.max(j.write.lat_ns.p99) as f64 / 1e3
-                };
+                let p99 = p99_cell(j);
                 let mut state = match (&j.stop_reason, round) {
                     (Some(why), _) => format!("<span class=\"incomplete\">{}</span>", esc(why)),
                     (None, Some(n)) => format!("round {n}"),
@@ -392,13 +387,26 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
                     fmt_value(j.read.iops),
                     fmt_value(j.write.iops),
                     fmt_value(j.metric("lat_mean_us").unwrap_or(f64::NAN)),
-                    fmt_value(p99),
+                    p99,
                     fmt_value(j.measured_ns as f64 / 1e9),
                 );
             }
         }
     }
     out.push_str("</table>\n");
+}
+
+/// A job's p99 latency in µs: one figure for a job in one direction; for a mix, each
+/// direction's, since percentiles of two distributions do not combine (the larger of the two
+/// was shown once, beside the mix's combined mean); a dash for a job that did no I/O.
+fn p99_cell(j: &JobResult) -> String {
+    let us = |d: &DirectionResult| fmt_value(d.lat_ns.p99 as f64 / 1e3);
+    match (j.read.ios > 0, j.write.ios > 0) {
+        (true, true) => format!("{} r / {} w", us(&j.read), us(&j.write)),
+        (true, false) => us(&j.read),
+        (false, true) => us(&j.write),
+        (false, false) => fmt_value(f64::NAN),
+    }
 }
 
 /// `quick`: CrystalDiskMark's table per result and read/write bars per test.
@@ -455,7 +463,10 @@ fn quick_section(out: &mut String, group: &[Run]) {
             if group.len() > 1 {
                 let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
             }
-            let _ = write!(out, "<td class=\"l\">{}</td>", esc(t));
+            let stop = quick_stop(&g.r.jobs, t)
+                .map(|why| format!(" <span class=\"incomplete\">{}</span>", esc(&why)))
+                .unwrap_or_default();
+            let _ = write!(out, "<td class=\"l\">{}{stop}</td>", esc(t));
             for read in [true, false] {
                 match quick_cell(&g.r.jobs, t, read) {
                     Some(j) => {

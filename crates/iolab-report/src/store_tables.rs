@@ -247,13 +247,14 @@ pub fn compare_table(c: &Comparison) -> String {
     for r in &c.runs {
         let _ = writeln!(
             out,
-            "#{}  {}  {} UTC  {}{}  {}{}",
+            "#{}  {}  {} UTC  {}{}  {}{}{}",
             r.id,
             r.key.chars().take(12).collect::<String>(),
             utc_time(r.started_unix_s),
             r.kind,
             scale(r),
             r.target_path,
+            if r.modelled { " (modelled)" } else { "" },
             if r.complete { "" } else { "  INCOMPLETE" }
         );
     }
@@ -289,6 +290,9 @@ pub fn compare_table(c: &Comparison) -> String {
     }
     let mut rows = vec![header];
     let mut last_label = None;
+    // A long metric name (a score's, with its scaled window or missing points) would widen the
+    // whole table: it is cut, numbered, and given in full below.
+    let mut long_names: Vec<&str> = Vec::new();
     for row in &c.rows {
         let label = if last_label == Some(&row.label) {
             String::new()
@@ -296,7 +300,22 @@ pub fn compare_table(c: &Comparison) -> String {
             row.label.clone()
         };
         last_label = Some(&row.label);
-        let mut cells = vec![label, row.metric.clone()];
+        let metric = if row.metric.chars().count() > MAX_METRIC_CHARS {
+            long_names.push(&row.metric);
+            let mark = format!("… [{}]", long_names.len());
+            // Up to its first parenthesis (a scaled window, a unit) where that fits.
+            let room = MAX_METRIC_CHARS - mark.chars().count();
+            let head = row.metric.split(" (").next().unwrap_or_default();
+            let cut: String = if head.chars().count() <= room {
+                head.to_string()
+            } else {
+                row.metric.chars().take(room).collect()
+            };
+            format!("{}{mark}", cut.trim_end())
+        } else {
+            row.metric.clone()
+        };
+        let mut cells = vec![label, metric];
         cells.extend(
             row.values
                 .iter()
@@ -313,8 +332,15 @@ pub fn compare_table(c: &Comparison) -> String {
     let mut right = vec![false, false];
     right.extend(std::iter::repeat_n(true, c.runs.len() + usize::from(two)));
     out.push_str(&columns(&rows, &right));
+    for (k, name) in long_names.iter().enumerate() {
+        let _ = writeln!(out, "[{}] {name}", k + 1);
+    }
     out
 }
+
+/// The widest metric name `results compare` shows in its column; longer ones are cut and
+/// given in full under the table.
+const MAX_METRIC_CHARS: usize = 40;
 
 #[cfg(test)]
 mod tests {
@@ -410,6 +436,33 @@ job2  write_iops            -  900.0
             t.contains("note: these runs used different --scale values"),
             "{t}"
         );
+        // A model is marked as `results list` marks it; a score's long name does not widen
+        // the metric column past 40 characters, and is given in full under the table.
+        c.runs[1].modelled = true;
+        let long = "Performance consistency, last 400 s (scaled run: last 4 s) (IOPS)";
+        c.rows.push(row("score", long, Some(1.0), Some(2.0)));
+        let t = compare_table(&c);
+        assert!(t.contains("/tmp/t.bin (modelled)  INCOMPLETE"), "{t}");
+        assert!(!t.lines().next().unwrap().contains("modelled"), "{t}");
+        let widest = t
+            .lines()
+            .filter(|l| l.starts_with("score"))
+            .map(|l| {
+                l.split("  ")
+                    .filter(|c| !c.is_empty())
+                    .nth(1)
+                    .unwrap()
+                    .chars()
+                    .count()
+            })
+            .max()
+            .unwrap();
+        assert!(widest <= 40, "{t}");
+        assert!(
+            t.contains("Performance consistency, last 400 s… [1]"),
+            "{t}"
+        );
+        assert!(t.ends_with(&format!("[1] {long}\n")), "{t}");
     }
 
     #[test]

@@ -80,14 +80,35 @@ pub(crate) fn quick_cell<'a>(
     })
 }
 
+/// Why quick's test `label` was stopped before its last counted run ended, with what it
+/// measured, if it was: its figures are then of fewer or shorter runs than the others'.
+pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
+    let j = [true, false]
+        .into_iter()
+        .filter_map(|read| quick_cell(jobs, label, read))
+        .find(|j| j.stop_reason.is_some())?;
+    let runs = j.repeats.len().max(1);
+    Some(format!(
+        "stopped early ({}): {runs} counted run(s), {:.1} s measured in all",
+        j.stop_reason.as_deref().unwrap_or_default(),
+        j.measured_ns as f64 / 1e9
+    ))
+}
+
 /// CrystalDiskMark's table: one row per test, read and write side by side, MB/s = 10^6 B/s.
 pub fn quick_table(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     if let Some(j) = r.jobs.first() {
         let runs = j.repeats.len().max(1);
-        let secs = j.measured_ns as f64 / 1e9 / runs as f64;
-        let _ = writeln!(out, "figures: mean of {runs} counted run(s) of {secs:.1} s each (warm-up not counted); MB/s = 10^6 B/s");
+        // The first run's length: only the last can have been cut short, and with it a mean
+        // of the measured times.
+        let secs = j
+            .repeats
+            .first()
+            .map_or(j.measured_ns as f64 / runs as f64, |f| f.measured_ns as f64)
+            / 1e9;
+        let _ = writeln!(out, "figures: mean of {runs} counted run(s) of {secs:.1} s each (warm-up not counted; a run cut short counts for the time it ran); MB/s = 10^6 B/s");
     }
     let mut labels: Vec<&str> = Vec::new();
     for j in &r.jobs {
@@ -102,14 +123,19 @@ pub fn quick_table(r: &RunResult) -> String {
         .map(|l| l.chars().count())
         .max()
         .unwrap_or(0)
-        .max(14);
+        .max(14)
+        + if labels.iter().any(|l| quick_stop(&r.jobs, l).is_some()) {
+            2
+        } else {
+            0
+        };
     let _ = writeln!(out, "{:<w$}|{:>28} |{:>28}", "", "Read", "Write");
     let _ = writeln!(
         out,
         "{:<w$}|{:>10}{:>10}{:>8} |{:>10}{:>10}{:>8}",
         "Test", "MB/s", "IOPS", "µs", "MB/s", "IOPS", "µs"
     );
-    for label in labels {
+    for &label in &labels {
         let cell = |read: bool| -> String {
             quick_cell(&r.jobs, label, read)
                 .map(|j| {
@@ -123,7 +149,17 @@ pub fn quick_table(r: &RunResult) -> String {
                 })
                 .unwrap_or_else(|| format!("{:>28}", "-"))
         };
-        let _ = writeln!(out, "{:<w$}|{} |{}", label, cell(true), cell(false));
+        let marked = if quick_stop(&r.jobs, label).is_some() {
+            format!("{label} *")
+        } else {
+            label.to_string()
+        };
+        let _ = writeln!(out, "{marked:<w$}|{} |{}", cell(true), cell(false));
+    }
+    for label in &labels {
+        if let Some(why) = quick_stop(&r.jobs, label) {
+            let _ = writeln!(out, "* {label}: {why}");
+        }
     }
     for j in &r.jobs {
         if let Some(line) = model_line(r, j) {

@@ -245,6 +245,57 @@ fn a_job_without_io_shows_no_latency() {
     assert!(row.contains("<td>–</td><td>–</td>"), "{row}");
 }
 
+/// A mixed job's p99 is each direction's: the larger of the two stood beside the mix's
+/// combined mean as if it were the mix's own.
+#[test]
+fn a_mixed_jobs_p99_is_given_per_direction() {
+    let mut r = run_result();
+    let j = &mut r.jobs[0];
+    j.read.ios = 1000;
+    j.read.lat_ns.p99 = 120_000;
+    j.write.ios = 500;
+    j.write.lat_ns.p99 = 4_500_000;
+    let name = j.name.clone();
+    let page = render_html(&[r]);
+    let row = page
+        .lines()
+        .find(|l| l.starts_with(&format!("<tr><td class=\"l\">{name}</td>")))
+        .unwrap_or_else(|| panic!("no row for {name}: {page}"));
+    assert!(row.contains("<td>120 r / 4500 w</td>"), "{row}");
+}
+
+/// A quick test stopped during its last counted run is marked, with why and what it measured,
+/// in the terminal table and the HTML one; its row looked like every finished test's.
+#[test]
+fn a_quick_test_cut_short_is_marked_in_both_tables() {
+    let mut r = quick_result("/dev/sdx", "h", 1.0);
+    let j = r
+        .jobs
+        .iter_mut()
+        .find(|j| j.name == "RND4K Q1T1 write")
+        .unwrap();
+    j.complete = false;
+    j.stop_reason = Some("interrupted".into());
+    j.repeats.truncate(2);
+    let term = iolab_report::terminal::quick_table(&r);
+    assert!(term.contains("\nRND4K Q1T1 *"), "{term}");
+    assert!(!term.contains("RND4K Q32T1 *"), "{term}");
+    assert!(
+        term.contains(
+            "* RND4K Q1T1: stopped early (interrupted): 2 counted run(s), 1.5 s measured in all"
+        ),
+        "{term}"
+    );
+    let page = render_html(&[r]);
+    assert!(
+        page.contains(
+            "<td class=\"l\">RND4K Q1T1 <span class=\"incomplete\">stopped early (interrupted)"
+        ),
+        "{page}"
+    );
+    assert!(page.contains("<td class=\"l\">RND4K Q32T1</td>"), "{page}");
+}
+
 /// A model's quick result: the terminal table, `run` and suites give each job's model line
 /// (watts, bottleneck, write amplification), and quick's HTML section gave none.
 #[test]
