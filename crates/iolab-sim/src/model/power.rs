@@ -137,9 +137,13 @@ const BURST_NS: u64 = 100_000_000;
 /// A drive's power limit, kept the way a rate limiter keeps a cell rate (the generic cell-rate
 /// algorithm): every piece of NAND work charges its energy, when it is booked, to a
 /// power-budget resource as the time the budget takes to earn it (joules over the watts the
-/// limit leaves above idle and a busy controller), and work that may wait (programs,
+/// limit leaves above idle and a busy controller), and the dies' work (reads, programs,
 /// collections) starts no earlier than [`BURST_NS`] before the budget has earned everything
-/// charged so far. Host reads are charged but never held: firmware serves them first.
+/// charged so far. A read is held like a program: charged and never held, reads drew more than
+/// the limit (a read-only job on an entry whose `max_w` is below its read power went over it).
+/// Firmware still serves reads ahead of queued programs on a die; the budget holds them in
+/// the order they are booked. A read's data-out over its channel is charged and not held: it
+/// follows the die's read, which the budget held (a program's data load is held with it).
 /// Collections that an analytic steady state leaves running are charged as they run
 /// ([`PowerLimit::add_background`]): booked as one lump, they would hold every program of the
 /// first half second back.
@@ -159,7 +163,8 @@ pub struct PowerLimit {
     /// How far the background's draw has been charged.
     background_to: u64,
     /// Pieces of work the budget made wait: with none, its busy time is spent on work that
-    /// ran anyway (host reads, background collections), and the limit held nothing back.
+    /// ran anyway (work under the limit, background collections), and the limit held nothing
+    /// back.
     pub held: u64,
 }
 
@@ -259,12 +264,13 @@ mod tests {
     }
 
     #[test]
-    fn reads_are_charged_but_never_held_and_push_later_programs_back() {
+    fn work_charged_without_waiting_pushes_later_work_back() {
         let (mut limit, mut res) = ten_watts();
         for _ in 0..3 {
             limit.charge(&mut res, 0, 1.0);
         }
-        // 300 ms of budget spent at 0: a program ready at once waits 200 ms (300 - burst).
+        // 300 ms of budget spent at 0 (data transfers, collections carried from a steady
+        // state): a program ready at once waits 250 ms (350 - burst).
         assert_eq!(limit.admit(&mut res, 0, 0, 0.5), 250 * MS);
         // Booked later, when the budget has caught up, nothing waits.
         assert_eq!(

@@ -113,6 +113,18 @@ fn after_the_one_in_progress(booked: &mut VecDeque<(u64, u64)>, at: u64, ready: 
     }
 }
 
+/// `t`, or the end of the booking in progress at `t` (the bookings over by then kept: they
+/// may still be in progress for work that arrives before `t`).
+fn past_the_one_in_progress_at(booked: &VecDeque<(u64, u64)>, t: u64) -> u64 {
+    // Bookings are in start order and do not overlap: only the last to start by `t` can be
+    // in progress.
+    let started = booked.partition_point(|&(start, _)| start <= t);
+    match started.checked_sub(1).map(|i| booked[i]) {
+        Some((_, end)) => t.max(end),
+        None => t,
+    }
+}
+
 /// Books `dur` of a read from `start` on resource `id`, ahead of the `booked` work queued
 /// behind it: that work keeps its times (it is already promised elsewhere), and the resource's
 /// later bookings start `dur` later, so the read's time is not lost. Returns the read's end.
@@ -841,12 +853,21 @@ impl Ssd {
     /// reads ahead of queued programs and collection work: the read waits for the die's earlier
     /// reads and for the NAND operation in progress (a program, or one copy or erase of a
     /// collection), not for the programs queued behind it ([`after_the_one_in_progress`]).
+    /// A read is NAND work like a program: under a power limit it waits for the budget too,
+    /// and then for the operation in progress when the budget lets it go.
     fn read_die(&mut self, res: &mut [Res], d: u32, at: u64, t_r: u64) -> u64 {
         let i = d as usize;
-        let gc = &mut self.gc[i];
+        let gc = &self.gc[i];
         let ready = gc.op_end(at.max(self.read_until[i]));
         let booked = &mut self.programs_booked[i];
-        let start = gc.op_end(after_the_one_in_progress(booked, at, ready));
+        let mut start = gc.op_end(after_the_one_in_progress(booked, at, ready));
+        if let Some(l) = &mut self.power_limit {
+            let admitted = l.admit(res, at, start, t_r as f64 * self.power.die_read_w / 1e9);
+            if admitted > start {
+                start = gc.op_end(past_the_one_in_progress_at(booked, admitted));
+            }
+        }
+        let gc = &mut self.gc[i];
         let end = start + t_r;
         if start < gc.end && end > gc.start {
             // The read runs between two of the collection's operations (or just before its
@@ -857,9 +878,6 @@ impl Ssd {
         self.die_free
             .raise(i, res[self.dies[i] as usize].busy_until.max(gc.end));
         self.energy.read_ns += t_r;
-        if let Some(l) = &mut self.power_limit {
-            l.charge(res, at, t_r as f64 * self.power.die_read_w / 1e9);
-        }
         end
     }
 
@@ -1287,7 +1305,8 @@ impl Ssd {
     /// they run). Work is counted when it is booked, up to a second ahead behind a die's
     /// collection; a report of what ran during a job takes this off at both of its ends,
     /// or a short job would report the energy of programs it left queued (a 1 s job at the
-    /// SSD 750's 25 W limit reported 28 W). Host reads end within a tR and are not counted.
+    /// SSD 750's 25 W limit reported 28 W). Host reads are not counted: one held by a power limit
+    /// starts no further ahead than the budget time of the reads the host has in flight.
     pub fn booked_ahead(&self, now: u64) -> Ahead {
         let mut ahead = Ahead::default();
         let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
@@ -1367,6 +1386,24 @@ mod tests {
         assert_eq!(sectors_touched(3, 3 * 4096 + 100, 1000), 0b0000_0111);
         assert_eq!(sectors_touched(3, 3 * 4096 + 1024, 1536), 0b0001_1100);
         assert_eq!(sectors_touched(4, 3 * 4096 + 512, 4096), 0b0000_0001);
+    }
+
+    #[test]
+    fn a_read_held_by_the_budget_waits_for_the_program_in_progress_when_it_is_let_go() {
+        let booked: VecDeque<(u64, u64)> = [(100, 200), (300, 400)].into_iter().collect();
+        assert_eq!(
+            past_the_one_in_progress_at(&booked, 50),
+            50,
+            "nothing started yet"
+        );
+        assert_eq!(past_the_one_in_progress_at(&booked, 100), 200);
+        assert_eq!(
+            past_the_one_in_progress_at(&booked, 250),
+            250,
+            "between two programs"
+        );
+        assert_eq!(past_the_one_in_progress_at(&booked, 399), 400);
+        assert_eq!(past_the_one_in_progress_at(&booked, 400), 400, "all over");
     }
 
     #[test]
