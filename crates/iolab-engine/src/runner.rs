@@ -461,15 +461,21 @@ mod tests {
     use crate::open::{prepare_target, WritePolicy};
     use iolab_core::job::JobSpec;
 
-    fn run_on_file(toml: &str, engine: EngineChoice) -> JobResult {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.iolab-tmp");
+    /// The job `toml` describes, prepared on a new file in `dir` with `engine`.
+    fn prepared(dir: &std::path::Path, toml: &str, engine: EngineChoice) -> (Job, PreparedTarget) {
+        let path = dir.join("t.iolab-tmp");
         let mut job = JobSpec::from_toml(toml, "test.toml")
             .unwrap()
             .validate()
             .unwrap();
         let target =
             prepare_target(&path, &mut job, &WritePolicy::default(), engine, None).unwrap();
+        (job, target)
+    }
+
+    fn run_on_file(toml: &str, engine: EngineChoice) -> JobResult {
+        let dir = tempfile::tempdir().unwrap();
+        let (job, target) = prepared(dir.path(), toml, engine);
         assert_eq!(target.engine, engine);
         run_job(&target, &job, RunControl::default())
             .unwrap()
@@ -481,19 +487,11 @@ mod tests {
     #[test]
     fn repeated_runs_weigh_by_the_time_they_measured() {
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.iolab-tmp");
-        let mut job = JobSpec::from_toml("size = \"1m\"\nios_limit = 8", "test.toml")
-            .unwrap()
-            .validate()
-            .unwrap();
-        let target = prepare_target(
-            &path,
-            &mut job,
-            &WritePolicy::default(),
+        let (job, target) = prepared(
+            dir.path(),
+            "size = \"1m\"\nios_limit = 8",
             EngineChoice::Psync,
-            None,
-        )
-        .unwrap();
+        );
         let run = |iops: f64, ms: u64| {
             let mut r = run_job(&target, &job, RunControl::default()).unwrap();
             r.result.read.iops = iops;
@@ -631,22 +629,11 @@ mod tests {
         // 1 µs per measured I/O. Taken from before the ramp, as it was, it came to
         // (ramp + duration) / duration = 5 µs, the ramp's CPU divided by I/Os it did not count.
         let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("c.iolab-tmp");
-        let mut job = JobSpec::from_toml(
+        let (job, target) = prepared(
+            dir.path(),
             "size = \"8m\"\nramp_s = 1.0\nduration_s = 0.25",
-            "test.toml",
-        )
-        .unwrap()
-        .validate()
-        .unwrap();
-        let target = prepare_target(
-            &path,
-            &mut job,
-            &WritePolicy::default(),
             EngineChoice::Auto,
-            None,
-        )
-        .unwrap();
+        );
         let progress = Progress::default();
         let ios_as_cpu = || (progress.ios.load(Ordering::Relaxed) as f64 * 1e-6, 0.0);
         let ctl = RunControl {

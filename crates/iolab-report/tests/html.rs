@@ -229,6 +229,13 @@ fn jobs_of_one_name_each_get_their_bar() {
     assert!(j.contains(">a<") && j.contains(">a (2)<"), "{j}");
 }
 
+/// The figures table's row of job `name`.
+fn job_row<'a>(page: &'a str, name: &str) -> &'a str {
+    page.lines()
+        .find(|l| l.starts_with(&format!("<tr><td class=\"l\">{name}</td>")))
+        .unwrap_or_else(|| panic!("no row for {name}: {page}"))
+}
+
 #[test]
 fn a_job_without_io_shows_no_latency() {
     // Interrupted before its first I/O: its p99 is a dash like its mean, not 0.
@@ -238,10 +245,7 @@ fn a_job_without_io_shows_no_latency() {
     j.write = Default::default();
     let name = j.name.clone();
     let page = render_html(&[r]);
-    let row = page
-        .lines()
-        .find(|l| l.starts_with(&format!("<tr><td class=\"l\">{name}</td>")))
-        .unwrap_or_else(|| panic!("no row for {name}: {page}"));
+    let row = job_row(&page, &name);
     assert!(row.contains("<td>–</td><td>–</td>"), "{row}");
 }
 
@@ -257,10 +261,7 @@ fn a_mixed_jobs_p99_is_given_per_direction() {
     j.write.lat_ns.p99 = 4_500_000;
     let name = j.name.clone();
     let page = render_html(&[r]);
-    let row = page
-        .lines()
-        .find(|l| l.starts_with(&format!("<tr><td class=\"l\">{name}</td>")))
-        .unwrap_or_else(|| panic!("no row for {name}: {page}"));
+    let row = job_row(&page, &name);
     assert!(row.contains("<td>120 r / 4500 w</td>"), "{row}");
 }
 
