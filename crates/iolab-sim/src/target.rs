@@ -97,7 +97,7 @@ impl Target for SimTarget<'_> {
         } else {
             1
         };
-        self.bufs = vec![0u8; n * slot_bytes];
+        self.bufs = zeroed_buffers(n, slot_bytes)?;
         self.lens = vec![0; slots as usize];
         let now = iolab_engine::clock::Clock::now_ns(&self.clock);
         self.world.prepare(slots, now);
@@ -164,6 +164,25 @@ impl Target for SimTarget<'_> {
     fn model_info(&self) -> Option<serde_json::Value> {
         Some(serde_json::json!({"modelled": true}))
     }
+}
+
+/// `slots` zeroed buffers of `slot_bytes`, or an `OutOfMemory` error saying what was asked
+/// (a deep queue of large blocks on a model that compresses), not an abort.
+fn zeroed_buffers(slots: usize, slot_bytes: usize) -> io::Result<Vec<u8>> {
+    let too_much = || {
+        io::Error::new(
+            io::ErrorKind::OutOfMemory,
+            format!(
+                "cannot allocate the model's I/O buffers: {slots} in flight × {slot_bytes} bytes \
+                 per block; lower the block size, queue depth or threads"
+            ),
+        )
+    };
+    let len = slots.checked_mul(slot_bytes).ok_or_else(too_much)?;
+    let mut bufs = Vec::new();
+    bufs.try_reserve_exact(len).map_err(|_| too_much())?;
+    bufs.resize(len, 0);
+    Ok(bufs)
 }
 
 /// EINVAL without a libc dependency (Linux value).
@@ -258,6 +277,18 @@ mod tests {
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);
         (measured, target.reaps, target.completions)
+    }
+
+    /// Buffers for every slot of a compressing model that no machine has are an error, as
+    /// the engine's are for a file, not an abort of the process.
+    #[test]
+    fn buffers_beyond_memory_are_an_error() {
+        let mut sim = crate::open("sim:force3-120@h67/sata", None).unwrap();
+        let size = sim.size_bytes();
+        let mut target = SimTarget::new(&mut sim.world, VirtualClock::new(), size, true);
+        let err = target.prepare(u32::MAX, 1 << 30).unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::OutOfMemory, "{err}");
+        assert!(err.to_string().contains("lower the block size"), "{err}");
     }
 
     #[test]

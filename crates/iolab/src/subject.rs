@@ -97,12 +97,18 @@ fn model_can_run(job: &Job) -> Result<()> {
 /// Refuses a job on a file or device whose I/O buffers (one slot of the largest block per I/O
 /// in flight, in every thread) could not fit in the machine's memory: the allocation would
 /// fail, or the system would swap and the job measure that. Said up front, naming the options
-/// to lower. A model is not checked: it keeps no data per I/O unless it compresses.
+/// to lower. A model is checked once opened ([`Subject::check_job`]): it keeps no data per I/O
+/// unless it compresses.
 pub fn check_buffer_memory(target: &Path, job: &Job) -> Result<()> {
-    static MEMORY_BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     if is_model(target) {
         return Ok(());
     }
+    check_buffers_fit_memory(job)
+}
+
+/// [`check_buffer_memory`] whatever the target: the job's buffers against this machine's memory.
+fn check_buffers_fit_memory(job: &Job) -> Result<()> {
+    static MEMORY_BYTES: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
     let memory = *MEMORY_BYTES.get_or_init(|| iolab_engine::host::host_info().memory_bytes);
     check_buffer_bytes(job.max_block(), job.queue_depth, job.threads, memory)
 }
@@ -300,12 +306,17 @@ impl Subject {
 
     /// Refuses a job this subject cannot honour (a buffered job on a model, buffers larger
     /// than the machine's memory).
-    fn check_job(&self, job: &Job) -> Result<()> {
+    pub fn check_job(&self, job: &Job) -> Result<()> {
         match self {
             Subject::Real { target, .. } => check_buffer_memory(&target.path, job)
                 .with_context(|| format!("job '{}'", job.name))?,
-            Subject::Model(_) => {
+            Subject::Model(sim) => {
                 model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+                // A model that compresses reads each written block, so it keeps a buffer per
+                // I/O in flight as a file's engine does.
+                if sim.needs_data() {
+                    check_buffers_fit_memory(job).with_context(|| format!("job '{}'", job.name))?;
+                }
             }
         }
         Ok(())

@@ -209,6 +209,32 @@ fn what_a_model_cannot_honour_is_refused() {
     }
 }
 
+/// A SandForce model reads the data it is given (compression), so it keeps a buffer per I/O in
+/// flight: 1 GiB blocks at QD4096 × 1024 threads aborted the process on a 4 PiB allocation
+/// (exit 134, a backtrace). Refused as on a file, naming the options to lower.
+#[test]
+fn a_compressing_model_refuses_buffers_larger_than_memory() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "sim:force3-120@h67",
+        "--access",
+        "randwrite",
+        "--bs",
+        "1g",
+        "--qd",
+        "4096",
+        "--threads",
+        "1024",
+        "--duration",
+        "0.01",
+    ];
+    let out = iolab(&args, dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("of I/O buffers"), "{}", text(&out));
+    assert!(!text(&out).contains("panicked"), "{}", text(&out));
+}
+
 /// filecopy on a model said only "works through a filesystem: give a directory", as if the
 /// `sim:` spec were a mistyped path; it says that filecopy cannot run on a model, and what can.
 #[test]

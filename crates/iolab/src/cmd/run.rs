@@ -429,6 +429,12 @@ pub fn run(args: RunArgs) -> Result<i32> {
             subject.remove_created_on_drop();
             return Err(locate(i, &e));
         }
+        // What only the opened target can judge (a model that compresses keeps buffers as a
+        // file's engine does), said before any job runs rather than as a later job's failure.
+        if let Err(e) = subject.check_job(job) {
+            subject.remove_created_on_drop();
+            return Err(e);
+        }
     }
     let mut result = subject.new_result("run", !args.safety.no_probe);
     result.notes.extend(notes);
