@@ -7,7 +7,7 @@ use crate::cmd::run::SafetyFlags;
 use crate::session;
 use anyhow::{Context, Result};
 use clap::{Args, ValueEnum};
-use iolab_core::job::Job;
+use iolab_core::job::{Job, JobError};
 use iolab_core::result::{RunResult, TargetInfo};
 use iolab_core::size::{format_size, human_size};
 use iolab_engine::driver::{RequestSource, Worker};
@@ -84,14 +84,19 @@ pub enum Subject {
 }
 
 /// A job a model can run: it models the drive and its path, not the host's page cache, so a
-/// buffered job would be reported as if it had bypassed the cache.
-fn model_can_run(job: &Job) -> Result<()> {
-    anyhow::ensure!(
-        job.direct,
-        "a model has no page cache: --buffered (direct = false) needs a file or device; \
-         leave it out to model the drive"
-    );
-    Ok(())
+/// buffered job would be reported as if it had bypassed the cache. A [`JobError`] on `direct`,
+/// so that a job file's refusal names the line.
+fn model_can_run(job: &Job) -> std::result::Result<(), JobError> {
+    if job.direct {
+        return Ok(());
+    }
+    Err(JobError {
+        job: job.name.clone(),
+        key: "direct",
+        message: "a model has no page cache: --buffered (direct = false) needs a file or \
+                  device; leave it out to model the drive"
+            .into(),
+    })
 }
 
 /// Refuses a job on a file or device whose I/O buffers (one slot of the largest block per I/O
@@ -311,7 +316,7 @@ impl Subject {
             Subject::Real { target, .. } => check_buffer_memory(&target.path, job)
                 .with_context(|| format!("job '{}'", job.name))?,
             Subject::Model(sim) => {
-                model_can_run(job).with_context(|| format!("job '{}'", job.name))?;
+                model_can_run(job)?;
                 // A model that compresses reads each written block, so it keeps a buffer per
                 // I/O in flight as a file's engine does.
                 if sim.needs_data() {

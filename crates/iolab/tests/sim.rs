@@ -235,6 +235,27 @@ fn a_compressing_model_refuses_buffers_larger_than_memory() {
     assert!(!text(&out).contains("panicked"), "{}", text(&out));
 }
 
+/// A job file's second job asking for buffered I/O ran the first job on the model, then
+/// stopped as if an I/O error had (exit 1), without the file's line. Refused before any job
+/// runs, at the line of `direct`, as other impossible values are.
+#[test]
+fn a_later_buffered_job_on_a_model_is_refused_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("two.toml"),
+        "[[job]]\nname = \"a\"\nios_limit = 10\n\n[[job]]\nname = \"b\"\nios_limit = 10\ndirect = false\n",
+    )
+    .unwrap();
+    let out = iolab(
+        &["run", "two.toml", "sim:ssd750-400@z97", "--json", "r.json"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("two.toml, line 8"), "{}", text(&out));
+    assert!(text(&out).contains("direct"), "{}", text(&out));
+    assert!(!dir.path().join("r.json").exists(), "no job ran");
+}
+
 /// filecopy on a model said only "works through a filesystem: give a directory", as if the
 /// `sim:` spec were a mistyped path; it says that filecopy cannot run on a model, and what can.
 #[test]

@@ -433,7 +433,8 @@ pub fn run(args: RunArgs) -> Result<i32> {
         // file's engine does), said before any job runs rather than as a later job's failure.
         if let Err(e) = subject.check_job(job) {
             subject.remove_created_on_drop();
-            return Err(e);
+            let located = job_error(&e).map(|je| locate(i, je));
+            return Err(located.unwrap_or(e));
         }
     }
     let mut result = subject.new_result("run", !args.safety.no_probe);
