@@ -909,7 +909,7 @@ impl fmt::Display for Job {
         } else {
             self.block_sizes
                 .iter()
-                .map(|s| format!("{}/{:.0}", format_size(s.bytes), s.weight * 100.0))
+                .map(|s| format!("{}/{}", format_size(s.bytes), percent(s.weight * 100.0)))
                 .collect::<Vec<_>>()
                 .join(":")
         };
@@ -919,14 +919,25 @@ impl fmt::Display for Job {
             self.access, bs, self.queue_depth, self.threads
         )?;
         if matches!(self.access, Access::Rw | Access::RandRw) {
-            write!(f, " {:.0}% read", self.read_pct)?;
+            write!(f, " {}% read", percent(self.read_pct))?;
         }
         // random_pct decides the offsets; the access only gives its default (100 or 0).
         let default_random = if self.access.is_random() { 100.0 } else { 0.0 };
         if self.random_pct != default_random {
-            write!(f, " {:.0}% random", self.random_pct)?;
+            write!(f, " {}% random", percent(self.random_pct))?;
         }
         Ok(())
+    }
+}
+
+/// A share for a label: whole numbers as they are, others to two decimals (`read_pct = 0.5`
+/// was labelled "0% read", as if the job never read).
+fn percent(x: f64) -> String {
+    if (x - x.round()).abs() < 1e-9 {
+        format!("{x:.0}")
+    } else {
+        let two = format!("{x:.2}");
+        two.trim_end_matches('0').trim_end_matches('.').to_string()
     }
 }
 
@@ -1027,6 +1038,15 @@ mod tests {
         assert_eq!(
             label("access = \"rw\"\nread_pct = 80\nrandom_pct = 80"),
             "Rw 4k QD1 T1 80% read 80% random"
+        );
+        // A share that is not whole is not rounded away.
+        assert_eq!(
+            label("access = \"randrw\"\nread_pct = 0.5"),
+            "RandRw 4k QD1 T1 0.5% read"
+        );
+        assert_eq!(
+            label("access = \"rw\"\nread_pct = 33.333\nrandom_pct = 12.5"),
+            "Rw 4k QD1 T1 33.33% read 12.5% random"
         );
     }
 

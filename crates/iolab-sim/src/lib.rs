@@ -140,7 +140,11 @@ pub struct TestReport {
     pub bottleneck_utilisation: f64,
     /// NAND write amplification during the job, when it wrote: bytes programmed (the host's
     /// and collection's) over bytes the host wrote. Above 1 from collection and from writes
-    /// smaller than the 4 KiB mapping unit; below 1 when inline compression saves more.
+    /// smaller than the 4 KiB mapping unit; below 1 when inline compression saves more, or
+    /// when the write buffer takes rewrites of data it has not programmed yet (a small span
+    /// written over and over). Collection that runs during the job counts, also what an
+    /// analytic steady state left running: a job that writes little just after one (a paced
+    /// job of 100 IOPS, say) shows far more than the drive's steady-state figure.
     pub write_amplification: Option<f64>,
     /// The share of the bytes it read from SSDs that came from their DRAM write buffers (data
     /// written and not yet programmed), when it read from one.
