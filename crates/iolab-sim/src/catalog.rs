@@ -1317,6 +1317,20 @@ impl DriveSpec {
                         ),
                     ));
                 }
+                // The tier counts an extent's accesses in a byte, stopping at 255, and promotes
+                // when the count reaches this: at 0 (counted before compared) or above 255 it
+                // never does, and the volume runs as its slow drive alone.
+                if !(1..=MAX_PROMOTE_AFTER).contains(&t.promote_after) {
+                    return Err(bad(
+                        file,
+                        "tiered.promote_after",
+                        format!(
+                            "{} accesses: use 1 to {MAX_PROMOTE_AFTER} (1 promotes an extent on \
+                             its first access)",
+                            t.promote_after
+                        ),
+                    ));
+                }
                 if t.mode == "cache" && t.extent_bytes > 32 * 4096 {
                     return Err(bad(
                         file,
@@ -1387,6 +1401,9 @@ const MAX_RPM: f64 = 20000.0;
 
 /// Members of a card at most (each is a whole drive model).
 const MAX_CARD_MEMBERS: u32 = 64;
+
+/// The most accesses a tier may wait for before it promotes an extent (its count is a byte).
+const MAX_PROMOTE_AFTER: u32 = u8::MAX as u32;
 
 /// A RAM tier at most (the model keeps a line per 4 KiB).
 const MAX_RAM_TIER_BYTES: u64 = 1 << 40;

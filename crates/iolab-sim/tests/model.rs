@@ -1502,6 +1502,28 @@ fn a_tier_whose_fast_share_holds_no_extent_is_refused() {
         .unwrap();
 }
 
+/// A tier promoting after 0 accesses (an extent is counted before it is compared, so it never
+/// equals 0) or after more than 255 (the count stops at 255) loaded and never promoted
+/// anything: the volume ran as its bare hard disk. Refused naming the key.
+#[test]
+fn a_tier_promotion_count_the_model_never_reaches_is_refused() {
+    let storemi = include_str!("../../../catalog/drives/storemi.toml");
+    assert!(storemi.contains("promote_after = 2"));
+    for count in ["0", "256", "4000000000"] {
+        assert_drive_refused(
+            "user/drives/tier.toml",
+            &storemi.replace("promote_after = 2", &format!("promote_after = {count}")),
+            &format!("tier.toml: tiered.promote_after: {count} "),
+        );
+    }
+    for count in ["1", "255"] {
+        let text = storemi.replace("promote_after = 2", &format!("promote_after = {count}"));
+        Catalog::default()
+            .add_drive("user/drives/tier.toml", &text)
+            .unwrap();
+    }
+}
+
 /// A platform RAID volume over a SATA and a PCIe port loaded, though no drive attaches to
 /// both and so nothing could use it: refused naming the port's members.
 #[test]
