@@ -1402,6 +1402,10 @@ const MAX_RPM: f64 = 20000.0;
 /// Members of a card at most (each is a whole drive model).
 const MAX_CARD_MEMBERS: u32 = 64;
 
+/// Extents (and fast slots) a tier keeps at most: about 9 bytes each in memory (9.7 GB at the
+/// limit, about a 10 TB SSD's page map), indexed by u32.
+const MAX_TIER_EXTENTS: u64 = 1 << 30;
+
 /// The most accesses a tier may wait for before it promotes an extent (its count is a byte).
 const MAX_PROMOTE_AFTER: u32 = u8::MAX as u32;
 
@@ -1805,6 +1809,24 @@ impl Catalog {
                             "{} is more than the fast drive '{}' ({fast_file}) holds ({size}); \
                                  use at most that",
                             t.fast_bytes, t.fast
+                        ),
+                    ));
+                }
+            }
+            // The tier keeps a table entry for every extent of the slow drive and every slot
+            // of the fast share, indexed by u32: a huge disk under small extents would not fit.
+            if let (Some(slow), slow_file) = size_of(&t.slow) {
+                let extents = slow / t.extent_bytes + t.fast_bytes / t.extent_bytes;
+                if extents > MAX_TIER_EXTENTS {
+                    return Err(bad(
+                        file,
+                        "tiered.extent_bytes",
+                        format!(
+                            "{} makes {extents} extents of the slow drive '{}' ({slow_file}: \
+                             {slow} bytes) and the fast share: the model keeps at most \
+                             {MAX_TIER_EXTENTS}, a few bytes each in memory; use larger extents \
+                             or a smaller drive",
+                            t.extent_bytes, t.slow
                         ),
                     ));
                 }

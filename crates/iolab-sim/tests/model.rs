@@ -1524,6 +1524,43 @@ fn a_tier_promotion_count_the_model_never_reaches_is_refused() {
     }
 }
 
+/// A tier over a disk of 9 EB loaded, and using it aborted the process allocating 68 TB for
+/// its table of extents: a tier of more extents than the model keeps is refused naming the
+/// file, the key and the slow drive.
+#[test]
+fn a_tier_of_more_extents_than_the_model_keeps_is_refused() {
+    let huge = include_str!("../../../catalog/drives/hdd-7200.toml")
+        .replace("name = \"hdd-7200\"", "name = \"huge\"")
+        .replace(
+            "capacity_bytes = 1000204886016",
+            "capacity_bytes = 9000000000000000000",
+        );
+    let tier = include_str!("../../../catalog/drives/storemi.toml")
+        .replace("name = \"storemi\"", "name = \"mytier\"")
+        .replace("slow = \"hdd-7200\"", "slow = \"huge\"");
+    let e = load_user_drives(
+        "tier-extents",
+        &[("huge.toml", huge.clone()), ("tier.toml", tier.clone())],
+    )
+    .map(|_| ())
+    .unwrap_err();
+    assert!(
+        e.contains("tier.toml: tiered.extent_bytes:")
+            && e.contains("extents")
+            && e.contains("'huge'"),
+        "{e}"
+    );
+    // Replacing the built-in disk with such a one leaves the built-in tiers unusable, not
+    // the catalog.
+    let cat = load_user_drives(
+        "tier-extents-builtin",
+        &[("hdd.toml", huge.replace("name = \"huge\"", "name = \"hdd-7200\""))],
+    )
+    .unwrap();
+    let e = open_with("sim:storemi@x470", cat).err().unwrap().to_string();
+    assert!(e.contains("tiered.extent_bytes") && e.contains("extents"), "{e}");
+}
+
 /// A platform RAID volume over a SATA and a PCIe port loaded, though no drive attaches to
 /// both and so nothing could use it: refused naming the port's members.
 #[test]
