@@ -1422,6 +1422,28 @@ pub fn nand_raw_bytes(n: &NandSpec) -> u64 {
     n.dies as u64 * n.blocks_per_plane as u64 * block_bytes(n)
 }
 
+/// A RAID port's members attach through their own ports (slot, HBA, path up to the CPU):
+/// the volume's port has none of its own, and one given there would be silently ignored.
+fn check_raid_port_has_no_link(file: &str, key: &str, p: &PortSpec) -> Result<(), SimError> {
+    let own = [
+        ("slot", p.slot.is_some()),
+        ("hba", p.hba.is_some()),
+        ("path", !p.path.is_empty()),
+    ];
+    match own.iter().find(|(_, given)| *given) {
+        Some((k, _)) => Err(bad(
+            file,
+            format!("{key}.{k}"),
+            format!(
+                "a RAID port has no {k} of its own: its members attach through their ports \
+                 (raid.members), so give the {k} there; a RAID port takes raid, driver, \
+                 latency_ns, default, title and source"
+            ),
+        )),
+        None => Ok(()),
+    }
+}
+
 impl PlatformSpec {
     /// Checks every cross-field rule.
     pub fn validate(&self, file: &str) -> Result<(), SimError> {
@@ -1476,6 +1498,7 @@ impl PlatformSpec {
             }
             match (&p.raid, &p.slot) {
                 (Some(r), _) => {
+                    check_raid_port_has_no_link(file, &key, p)?;
                     if !matches!(r.level.as_str(), "raid0" | "jbod") {
                         return Err(bad(file, format!("{key}.raid.level"), "use raid0 or jbod"));
                     }

@@ -1581,6 +1581,28 @@ fn a_raid_port_over_sata_and_pcie_ports_is_refused() {
     );
 }
 
+/// A RAID port's own `path`, `slot` and `hba` were silently ignored (a `path` of PCIe 1.0 x1
+/// left Z270's RAID-0 reading at 3.6 GB/s): its members attach through their own ports, so
+/// each is refused naming the key and where the value belongs.
+#[test]
+fn a_raid_port_with_a_path_slot_or_hba_of_its_own_is_refused() {
+    let z270 = include_str!("../../../catalog/platforms/z270.toml");
+    let from = "driver = \"rst\"\nraid =";
+    assert!(z270.contains(from));
+    for (line, key) in [
+        ("path = [\"pcie1x1\"]", "path"),
+        ("slot = \"pcie3x4\"", "slot"),
+        ("hba = \"pch\"", "hba"),
+    ] {
+        let text = z270.replace(from, &format!("driver = \"rst\"\n{line}\nraid ="));
+        assert_platform_refused(
+            "user/platforms/z270.toml",
+            &text,
+            &format!("z270.toml: ports.raid0.{key}: a RAID port"),
+        );
+    }
+}
+
 /// A table the entry's kind does not read (an [hdd] table on an SSD, a [card] table on a hard
 /// disk) was silently ignored: it is refused naming the table and the kind.
 #[test]
