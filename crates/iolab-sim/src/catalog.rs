@@ -832,15 +832,35 @@ fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> 
     need_source(file, key, &l.source)?;
     match (&l.link, l.bytes_per_s) {
         (Some(s), None) => {
-            if parse_std_link(s).is_none() {
+            let Some(std) = parse_std_link(s) else {
                 return Err(bad(
                     file,
                     format!("{key}.link"),
                     format!("unknown link '{s}'"),
                 ));
+            };
+            // A standard link's directions are its standard's: SATA is one pipe, PCIe and DMI
+            // carry both ways at once.
+            if l.half_duplex {
+                return Err(bad(
+                    file,
+                    format!("{key}.half_duplex"),
+                    format!(
+                        "a standard link's duplex is its standard's ({s} is {}): remove it, or \
+                         give bytes_per_s for a custom pipe",
+                        if matches!(std, Link::Sata { .. }) {
+                            "half-duplex already"
+                        } else {
+                            "full-duplex"
+                        }
+                    ),
+                ));
             }
+            check_payload_is_read(file, &format!("{key}.max_payload_bytes"), Some(std), l)?;
         }
-        (None, Some(r)) if r > 0.0 && r.is_finite() => {}
+        (None, Some(r)) if r > 0.0 && r.is_finite() => {
+            check_payload_is_read(file, &format!("{key}.max_payload_bytes"), None, l)?;
+        }
         _ => {
             return Err(bad(
                 file,
@@ -854,6 +874,24 @@ fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> 
         &format!("{key}.max_payload_bytes"),
         l.max_payload_bytes,
     )
+}
+
+/// A payload size counts the TLPs of a PCIe-like link; a SATA link (FISes) or a custom pipe
+/// (`bytes_per_s`, `std` = `None`) has none, and the size would be silently ignored.
+fn check_payload_is_read(
+    file: &str,
+    key: &str,
+    std: Option<Link>,
+    l: &LinkSpec,
+) -> Result<(), SimError> {
+    match (l.max_payload_bytes, std) {
+        (Some(_), None | Some(Link::Sata { .. })) => Err(bad(
+            file,
+            key,
+            "only a PCIe or DMI link has a max payload size (its TLPs): remove it",
+        )),
+        _ => Ok(()),
+    }
 }
 
 /// A PCIe max payload size is a power of two from 128 to 4096 bytes (the model counts a
@@ -870,6 +908,31 @@ fn check_max_payload(file: &str, key: &str, mps: Option<u32>) -> Result<(), SimE
 }
 
 impl DriveSpec {
+    /// `interface.max_payload_bytes` sizes the TLPs of a PCIe interface; a SATA one has none,
+    /// and a tiered drive's members attach with their own interfaces.
+    fn check_interface_payload_is_read(&self, file: &str) -> Result<(), SimError> {
+        let key = "interface.max_payload_bytes";
+        if self.interface.max_payload_bytes.is_none() {
+            return Ok(());
+        }
+        if self.kind == DriveKind::Tiered {
+            return Err(bad(
+                file,
+                key,
+                "a tiered drive's members attach with their own interfaces: give it in the \
+                 fast or slow drive's entry",
+            ));
+        }
+        if matches!(parse_std_link(&self.interface.link), Some(Link::Sata { .. })) {
+            return Err(bad(
+                file,
+                key,
+                "only a PCIe interface has a max payload size (its TLPs): remove it",
+            ));
+        }
+        Ok(())
+    }
+
     /// Checks every cross-field rule; `file` names the entry in errors.
     pub fn validate(&self, file: &str) -> Result<(), SimError> {
         need_source(file, "", &self.source)?;
@@ -904,6 +967,7 @@ impl DriveSpec {
             "interface.max_payload_bytes",
             self.interface.max_payload_bytes,
         )?;
+        self.check_interface_payload_is_read(file)?;
         // The model reads each table for some kinds only: one of another kind (a table left
         // from a copied entry, or a mistyped kind) would be silently ignored.
         let tables = [

@@ -1603,6 +1603,51 @@ fn a_raid_port_with_a_path_slot_or_hba_of_its_own_is_refused() {
     }
 }
 
+/// Link keys the model never reads were silently ignored: `half_duplex` on a standard link
+/// (whose standard sets it), a payload size on a custom pipe or a SATA link (no TLPs), and on
+/// a tiered drive's interface (its members attach with their own). Each is refused naming the
+/// key.
+#[test]
+fn a_link_key_the_model_would_ignore_is_refused() {
+    let z97 = include_str!("../../../catalog/platforms/z97.toml");
+    let from = "link = \"dmi2\"\n";
+    assert!(z97.contains(from));
+    assert_platform_refused(
+        "user/platforms/z97.toml",
+        &z97.replace(from, "link = \"dmi2\"\nhalf_duplex = true\n"),
+        "z97.toml: links.dmi.half_duplex: ",
+    );
+    assert_platform_refused(
+        "user/platforms/z97.toml",
+        &z97.replace(from, "link = \"sata6\"\n"),
+        "z97.toml: links.dmi.max_payload_bytes: ",
+    );
+    let ibis = include_str!("../../../catalog/drives/ibis-100.toml");
+    let from = "bytes_per_s = 1000000000.0\n";
+    assert!(ibis.contains(from));
+    assert_drive_refused(
+        "user/drives/card.toml",
+        &ibis.replace(from, "bytes_per_s = 1000000000.0\nmax_payload_bytes = 256\n"),
+        "card.toml: links.hsdl.max_payload_bytes: ",
+    );
+    let c300 = include_str!("../../../catalog/drives/c300-256.toml");
+    let from = "link = \"sata6\"\n";
+    assert!(c300.contains(from));
+    assert_drive_refused(
+        "user/drives/sata.toml",
+        &c300.replace(from, "link = \"sata6\"\nmax_payload_bytes = 256\n"),
+        "sata.toml: interface.max_payload_bytes: ",
+    );
+    let storemi = include_str!("../../../catalog/drives/storemi.toml");
+    let from = "link = \"pcie3x4\"\n";
+    assert!(storemi.contains(from));
+    assert_drive_refused(
+        "user/drives/tier.toml",
+        &storemi.replace(from, "link = \"pcie3x4\"\nmax_payload_bytes = 256\n"),
+        "tier.toml: interface.max_payload_bytes: ",
+    );
+}
+
 /// A table the entry's kind does not read (an [hdd] table on an SSD, a [card] table on a hard
 /// disk) was silently ignored: it is refused naming the table and the kind.
 #[test]
