@@ -262,12 +262,12 @@ impl Builder<'_> {
             DriveKind::Card => {
                 let c = drive.card.as_ref().expect("validated");
                 let member = self.drive(&c.member)?.clone();
-                let edge_hop = self.hop(
-                    LinkKind::Std(edge),
-                    DEFAULT_MAX_PAYLOAD_BYTES,
-                    0,
-                    format!("{label} edge"),
-                );
+                // The card's edge frames TLPs as its entry says, as a drive's interface does.
+                let mps = drive
+                    .interface
+                    .max_payload_bytes
+                    .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
+                let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} edge"));
                 let scope = format!("{label}:{}", drive.name);
                 let mut inner: Vec<Hop> = c
                     .path

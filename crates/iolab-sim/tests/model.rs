@@ -1648,6 +1648,31 @@ fn a_link_key_the_model_would_ignore_is_refused() {
     );
 }
 
+/// A card's `interface.max_payload_bytes` was silently ignored (its PCIe edge always framed
+/// 256-byte TLPs): an IBIS 240, held by its PCIe 1.0 x4 edge, read as fast with 128-byte TLPs.
+/// Its edge now frames the TLPs its entry gives, as a drive's does.
+#[test]
+fn a_cards_pcie_edge_frames_the_payload_size_its_entry_gives() {
+    let seq_read = |mps: u32| {
+        let mut sim = probe(
+            "ibis-240",
+            include_str!("../../../catalog/drives/ibis-240.toml"),
+            "link = \"pcie1x4\"\n",
+            &format!("link = \"pcie1x4\"\nmax_payload_bytes = {mps}\n"),
+            "x58/ioh-x16",
+        );
+        sim.precondition_fill();
+        let j = job("access = \"read\"\nblock_size = \"128k\"\nqueue_depth = 32\nsize = \"8g\"\nduration_s = 0.1");
+        let r = sim.run_job(&j, None).unwrap().result;
+        let limit = sim.tests().last().unwrap().bottleneck.clone();
+        (r.read.bytes as f64 / 0.1 / 1e6, limit)
+    };
+    let (small, limit) = seq_read(128);
+    assert!(limit.contains("edge"), "{limit}");
+    let (default, _) = seq_read(256);
+    assert!(small < 0.97 * default, "128 B: {small:.0} MB/s, 256 B: {default:.0} MB/s");
+}
+
 /// A table the entry's kind does not read (an [hdd] table on an SSD, a [card] table on a hard
 /// disk) was silently ignored: it is refused naming the table and the kind.
 #[test]
