@@ -473,31 +473,26 @@ pub fn build(
             name: platform.to_string(),
             known: cat.platforms.keys().cloned().collect::<Vec<_>>().join(", "),
         })?;
-    let port_names = || plat.ports.keys().cloned().collect::<Vec<_>>().join(", ");
+    // Nearest the CPU first (fewest hops), single ports before RAID volumes.
+    let mut nearest: Vec<(&String, &PortSpec)> = plat.ports.iter().collect();
+    nearest.sort_by_key(|(n, p)| (p.raid.is_some(), p.path.len(), n.as_str()));
+    // `default` is optional: without one, the port nearest the CPU is tried first.
     let default = plat
         .ports
         .iter()
         .find(|(_, p)| p.default)
-        .map(|(n, _)| n.as_str());
+        .map(|(n, _)| n.as_str())
+        .or_else(|| nearest.first().map(|(n, _)| n.as_str()));
     let asked = match (port, default) {
         (Some(p), _) => p,
         (None, Some(d)) => d,
-        (None, None) => {
-            return Err(SimError::UnknownPort {
-                platform: platform.to_string(),
-                name: "(default)".into(),
-                known: port_names(),
-            })
-        }
+        (None, None) => unreachable!("validated: a platform has a port"),
     };
     let (drive_name, message) = match build_on(cat, drive, platform, asked, seed) {
         Err(SimError::Incompatible { drive, message }) => (drive, message),
         other => return other,
     };
-    // Nearest the CPU first (fewest hops), single ports before RAID volumes.
-    let mut others: Vec<(&String, &PortSpec)> =
-        plat.ports.iter().filter(|(n, _)| *n != asked).collect();
-    others.sort_by_key(|(n, p)| (p.raid.is_some(), p.path.len(), n.as_str()));
+    let others = nearest.into_iter().filter(|(n, _)| *n != asked);
     // Without a port asked for, the first that fits; with one, every port that fits, for the
     // hint. A port the drive attaches to that fails for another reason (the platform has no
     // driver for it) is said too: "no port takes it" would hide that.

@@ -356,6 +356,30 @@ fn without_a_port_a_drive_goes_where_it_fits() {
     );
 }
 
+/// A user platform that marks no port as the default (the key is optional) refused every
+/// spec without a port ("has no port '(default)'"), though a port took the drive: it goes to
+/// the port nearest the CPU that takes it, as when the default does not.
+#[test]
+fn on_a_platform_without_a_default_port_a_drive_goes_where_it_fits() {
+    let mut cat = Catalog::load(None).unwrap();
+    let z97 = include_str!("../../../catalog/platforms/z97.toml")
+        .replace("name = \"z97\"", "name = \"nodefault\"")
+        .replace("default = true\n", "");
+    cat.add_platform("user/platforms/nodefault.toml", &z97)
+        .unwrap();
+    for (drive, port) in [("c300-256", "sata"), ("ssd750-400", "cpu")] {
+        let spec = format!("sim:{drive}@nodefault");
+        let sim = open_with(&spec, cat.clone()).unwrap_or_else(|e| panic!("{spec}: {e}"));
+        assert_eq!(sim.spec(), format!("sim:{drive}@nodefault/{port}"));
+    }
+    // A drive the platform has no driver for is refused saying so, as on Z97.
+    let e = open_with("sim:revodrive-120@nodefault", cat)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("[drivers.sil3124]"), "{e}");
+}
+
 #[test]
 fn state_persists_across_jobs_and_full_drive_writes_amplify() {
     let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
