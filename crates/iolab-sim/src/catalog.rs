@@ -1345,7 +1345,7 @@ impl DriveSpec {
                             ));
                         }
                     }
-                    "jbod" => {}
+                    "jbod" => check_jbod_has_no_stripe(file, "card.stripe_bytes", c.stripe_bytes)?,
                     o => {
                         return Err(bad(
                             file,
@@ -1486,6 +1486,18 @@ pub fn nand_raw_bytes(n: &NandSpec) -> u64 {
     n.dies as u64 * n.blocks_per_plane as u64 * block_bytes(n)
 }
 
+/// A JBOD concatenates its members: a stripe size given for one would be silently ignored.
+fn check_jbod_has_no_stripe(file: &str, key: &str, stripe: Option<u64>) -> Result<(), SimError> {
+    match stripe {
+        Some(_) => Err(bad(
+            file,
+            key,
+            "a jbod concatenates its members and stripes nothing: remove it, or use raid0",
+        )),
+        None => Ok(()),
+    }
+}
+
 /// A RAID port's members attach through their own ports (slot, HBA, path up to the CPU):
 /// the volume's port has none of its own, and one given there would be silently ignored.
 fn check_raid_port_has_no_link(file: &str, key: &str, p: &PortSpec) -> Result<(), SimError> {
@@ -1609,6 +1621,13 @@ impl PlatformSpec {
                                 ),
                             ));
                         }
+                    }
+                    if r.level == "jbod" {
+                        check_jbod_has_no_stripe(
+                            file,
+                            &format!("{key}.raid.stripe_bytes"),
+                            r.stripe_bytes,
+                        )?;
                     }
                     if r.level == "raid0" && r.stripe_bytes.is_none_or(|s| s == 0 || s % 512 != 0) {
                         return Err(bad(

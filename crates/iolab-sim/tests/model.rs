@@ -1697,6 +1697,28 @@ fn a_cards_pcie_edge_frames_the_payload_size_its_entry_gives() {
     assert!(small < 0.97 * default, "128 B: {small:.0} MB/s, 256 B: {default:.0} MB/s");
 }
 
+/// A stripe size on a JBOD (a card's or a platform RAID port's), which concatenates its
+/// members and stripes nothing, was silently ignored: refused naming the key.
+#[test]
+fn a_stripe_size_on_a_jbod_is_refused() {
+    let card = include_str!("../../../catalog/drives/revodrive-120-jbod.toml");
+    let from = "raid = \"jbod\"\n";
+    assert!(card.contains(from));
+    assert_drive_refused(
+        "user/drives/card.toml",
+        &card.replace(from, "raid = \"jbod\"\nstripe_bytes = 65536\n"),
+        "card.toml: card.stripe_bytes: a jbod",
+    );
+    let z270 = include_str!("../../../catalog/platforms/z270.toml");
+    let from = "level = \"raid0\"";
+    assert!(z270.contains(from));
+    assert_platform_refused(
+        "user/platforms/z270.toml",
+        &z270.replace(from, "level = \"jbod\""),
+        "z270.toml: ports.raid0.raid.stripe_bytes: a jbod",
+    );
+}
+
 /// A table the entry's kind does not read (an [hdd] table on an SSD, a [card] table on a hard
 /// disk) was silently ignored: it is refused naming the table and the kind.
 #[test]
