@@ -923,7 +923,10 @@ impl DriveSpec {
                  fast or slow drive's entry",
             ));
         }
-        if matches!(parse_std_link(&self.interface.link), Some(Link::Sata { .. })) {
+        if matches!(
+            parse_std_link(&self.interface.link),
+            Some(Link::Sata { .. })
+        ) {
             return Err(bad(
                 file,
                 key,

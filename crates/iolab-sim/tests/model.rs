@@ -1578,11 +1578,20 @@ fn a_tier_of_more_extents_than_the_model_keeps_is_refused() {
     // the catalog.
     let cat = load_user_drives(
         "tier-extents-builtin",
-        &[("hdd.toml", huge.replace("name = \"huge\"", "name = \"hdd-7200\""))],
+        &[(
+            "hdd.toml",
+            huge.replace("name = \"huge\"", "name = \"hdd-7200\""),
+        )],
     )
     .unwrap();
-    let e = open_with("sim:storemi@x470", cat).err().unwrap().to_string();
-    assert!(e.contains("tiered.extent_bytes") && e.contains("extents"), "{e}");
+    let e = open_with("sim:storemi@x470", cat)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.contains("tiered.extent_bytes") && e.contains("extents"),
+        "{e}"
+    );
 }
 
 /// A platform RAID volume over a SATA and a PCIe port loaded, though no drive attaches to
@@ -1651,7 +1660,10 @@ fn a_link_key_the_model_would_ignore_is_refused() {
     assert!(ibis.contains(from));
     assert_drive_refused(
         "user/drives/card.toml",
-        &ibis.replace(from, "bytes_per_s = 1000000000.0\nmax_payload_bytes = 256\n"),
+        &ibis.replace(
+            from,
+            "bytes_per_s = 1000000000.0\nmax_payload_bytes = 256\n",
+        ),
         "card.toml: links.hsdl.max_payload_bytes: ",
     );
     let c300 = include_str!("../../../catalog/drives/c300-256.toml");
@@ -1694,7 +1706,10 @@ fn a_cards_pcie_edge_frames_the_payload_size_its_entry_gives() {
     let (small, limit) = seq_read(128);
     assert!(limit.contains("edge"), "{limit}");
     let (default, _) = seq_read(256);
-    assert!(small < 0.97 * default, "128 B: {small:.0} MB/s, 256 B: {default:.0} MB/s");
+    assert!(
+        small < 0.97 * default,
+        "128 B: {small:.0} MB/s, 256 B: {default:.0} MB/s"
+    );
 }
 
 /// A stripe size on a JBOD (a card's or a platform RAID port's), which concatenates its
