@@ -1291,6 +1291,17 @@ impl DriveSpec {
                         ),
                     ));
                 }
+                if h.write_cache_bytes > h.capacity_bytes {
+                    return Err(bad(
+                        file,
+                        "hdd.write_cache_bytes",
+                        format!(
+                            "{} is more than the disk holds ({} bytes): a write cache is a \
+                             buffer of a few MiB to a few hundred (0 writes through)",
+                            h.write_cache_bytes, h.capacity_bytes
+                        ),
+                    ));
+                }
                 if h.inner_bytes_per_s > h.outer_bytes_per_s {
                     return Err(bad(
                         file,
@@ -1458,6 +1469,38 @@ const MAX_SSD_BYTES: u64 = 16_000_000_000_000;
 
 /// Controller cores at most (each is a resource of the model).
 const MAX_CORES: u32 = 256;
+
+/// A catalog file's bytes as text, or an error naming the file and the first byte that is not
+/// UTF-8 (the reader's own "stream did not contain valid UTF-8" said neither).
+fn utf8_text(file: &str, bytes: Vec<u8>) -> Result<String, SimError> {
+    String::from_utf8(bytes).map_err(|e| SimError::Parse {
+        file: file.to_string(),
+        message: format!(
+            "not UTF-8 text (byte {} is not): save the file as UTF-8, as TOML requires",
+            e.utf8_error().valid_up_to()
+        ),
+    })
+}
+
+/// Refuses a file with nothing in it but blanks and comments, saying what an entry needs (the
+/// parser's "missing field `name`" did not say the file was empty).
+fn not_empty(file: &str, text: &str, needs: &str, folder: &str) -> Result<(), SimError> {
+    let has_content = text
+        .lines()
+        .map(str::trim)
+        .any(|l| !l.is_empty() && !l.starts_with('#'));
+    if has_content {
+        return Ok(());
+    }
+    Err(SimError::Parse {
+        file: file.to_string(),
+        message: format!(
+            "the file has no entry: {needs} (`iolab sim list` names the built-in entries; \
+             their files are catalog/{folder}/*.toml in iolab's source); remove the file or \
+             fill it in"
+        ),
+    })
+}
 
 /// The slowest spindle the model takes: disks spin 3600 to 15000 rpm, and a command waits up to
 /// a revolution for its sector (60 ms at 1000 rpm).
@@ -1700,11 +1743,12 @@ impl Catalog {
                 // Sorted, so that which file wins a name clash never depends on the directory.
                 files.sort();
                 for p in files {
-                    let text = std::fs::read_to_string(&p).map_err(|e| SimError::Io {
+                    let bytes = std::fs::read(&p).map_err(|e| SimError::Io {
                         path: p.display().to_string(),
                         cause: e,
                     })?;
                     let file = p.display().to_string();
+                    let text = utf8_text(&file, bytes)?;
                     let entry = if is_drive {
                         let name = c.add_drive(&file, &text)?;
                         if c.builtin.contains(&name) {
@@ -1736,6 +1780,12 @@ impl Catalog {
     /// Parses and validates one drive file; returns the entry's name. An entry of the same
     /// name is replaced.
     pub fn add_drive(&mut self, file: &str, text: &str) -> Result<String, SimError> {
+        not_empty(
+            file,
+            text,
+            "a drive needs at least name, title, kind, source and the tables its kind reads",
+            "drives",
+        )?;
         let d: DriveSpec = toml::from_str(text).map_err(|e| SimError::Parse {
             file: file.to_string(),
             message: e.to_string(),
@@ -1751,6 +1801,12 @@ impl Catalog {
     /// Parses and validates one platform file; returns the entry's name. An entry of the same
     /// name is replaced.
     pub fn add_platform(&mut self, file: &str, text: &str) -> Result<String, SimError> {
+        not_empty(
+            file,
+            text,
+            "a platform needs at least name, title, source, its drivers and its ports",
+            "platforms",
+        )?;
         let p: PlatformSpec = toml::from_str(text).map_err(|e| SimError::Parse {
             file: file.to_string(),
             message: e.to_string(),

@@ -2010,3 +2010,42 @@ fn a_power_limit_holds_mixes_of_reads_and_writes_to_it() {
     });
     assert!(windows.iter().all(|&w| w <= 7.0 * 1.02), "{windows:?}");
 }
+
+/// A catalog file that is empty, or not UTF-8, was refused with the parser's words alone
+/// ("missing field `name`", "stream did not contain valid UTF-8"), which said neither what was
+/// wrong with the file nor what to do; a hard disk's write cache larger than the disk loaded
+/// and turned random writes into link-speed writes.
+#[test]
+fn an_empty_or_non_text_catalog_file_and_an_oversized_disk_cache_are_refused_plainly() {
+    let e = load_user_drives("empty", &[("empty.toml", "# nothing yet\n\n".into())])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.contains("empty.toml: the file has no entry: a drive needs at least name"),
+        "{e}"
+    );
+    let dir = std::env::temp_dir().join(format!("iolab-sim-latin1-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("platforms")).unwrap();
+    std::fs::write(dir.join("platforms/latin1.toml"), b"name = \"caf\xe9\"\n").unwrap();
+    let e = Catalog::load(Some(&dir))
+        .map(|_| ())
+        .unwrap_err()
+        .to_string();
+    std::fs::remove_dir_all(&dir).unwrap();
+    assert!(
+        e.contains("latin1.toml: not UTF-8 text (byte 11 is not): save the file as UTF-8"),
+        "{e}"
+    );
+    // One byte more than the 1 TB disk holds.
+    let cache = include_str!("../../../catalog/drives/hdd-7200.toml").replace(
+        "write_cache_bytes = 67108864",
+        "write_cache_bytes = 1000204886017",
+    );
+    let e = load_user_drives("hdd-cache", &[("hdd.toml", cache)])
+        .map(|_| ())
+        .unwrap_err();
+    assert!(
+        e.contains("hdd.toml: hdd.write_cache_bytes:") && e.contains("more than the disk holds"),
+        "{e}"
+    );
+}
