@@ -262,6 +262,7 @@ fn run_step(
         .unwrap_or(0);
     let mut values = Vec::new();
     let mut outcome = Ok(());
+    let mut tracked_skipped = false;
     for round in 1..=ss.max_rounds {
         for (i, j) in jobs.iter().enumerate() {
             let info = StepInfo {
@@ -273,20 +274,22 @@ fn run_step(
             };
             let mut spec = j.spec.clone();
             spec.name = Some(format!("{} round {round}", spec.name.unwrap_or_default()));
+            let recorded = run.jobs.len();
             if let Err(e) = run_one(run, exec, spec, info, on_job) {
                 outcome = Err(e);
                 break;
             }
             if i == tracked {
-                values.push(
-                    run.jobs
-                        .last()
-                        .and_then(|r| r.metric(&ss.metric))
-                        .unwrap_or(0.0),
-                );
+                // A skipped job left no result: the last one is another job's (or the fill's).
+                match run.jobs.get(recorded) {
+                    Some(r) => values.push(r.metric(&ss.metric).unwrap_or(0.0)),
+                    None => tracked_skipped = true,
+                }
             }
         }
+        // A job that does not fit the target is skipped in every round: nothing to judge.
         if outcome.is_err()
+            || tracked_skipped
             || steady::judge(
                 &step.name,
                 &ss.metric,
@@ -319,6 +322,17 @@ fn run_step(
     );
     if !tracked_name.is_empty() {
         report.tracking = format!("{} of {}", ss.metric, tracked_name.join(" "));
+    }
+    if tracked_skipped {
+        let which = if tracked_name.is_empty() {
+            "job".to_string()
+        } else {
+            format!("tracked job ({})", tracked_name.join(" "))
+        };
+        run.notes.push(format!(
+            "steady state of step '{}' not judged: its {which} was skipped",
+            step.name
+        ));
     }
     run.summary.steady_state.push(report);
     outcome
@@ -434,6 +448,38 @@ job = { access = "randread", duration_s = 1 }
         // Every job its own random sequence, the same again for the same suite.
         let seeds: Vec<u64> = run.jobs.iter().map(|j| j.job.seed).collect();
         assert_eq!(seeds, (1..=9).collect::<Vec<u64>>());
+    }
+
+    #[test]
+    fn a_skipped_tracked_job_is_not_tracked_by_another_jobs_figures() {
+        // The tracked 512 B job is skipped every round: the 4K job's IOPS (or the fill's)
+        // were judged as its steady state, under its name.
+        let text = SUITE.replace("values = [\"4k\"] }]", "values = [\"512\"] }]");
+        let suite = SuiteSpec::parse(&text, "t").unwrap();
+        let mut exec = Scripted {
+            write_iops: vec![0.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0, 2000.0],
+            calls: 0,
+            purges: 0,
+            fail_at: None,
+        };
+        let run = run_suite(&suite, 1.0, &mut exec, &mut |_| {});
+        let ss = &run.summary.steady_state[0];
+        assert!(ss.round_values.is_empty(), "{ss:?}");
+        assert!(!ss.attained);
+        // A skip repeats every round: one round, then the next step.
+        let loops = run
+            .jobs
+            .iter()
+            .filter(|j| j.name.starts_with("loop"))
+            .count();
+        assert_eq!(loops, 1);
+        assert!(
+            run.notes.iter().any(|n| n
+                == "steady state of step 'loop' not judged: its tracked job (512B) was skipped"),
+            "{:?}",
+            run.notes
+        );
+        assert_eq!(run.jobs.last().unwrap().name, "after");
     }
 
     #[test]
