@@ -186,6 +186,44 @@ mod tests {
     }
 
     #[test]
+    fn every_job_of_a_suite_has_its_own_name() {
+        let two_steps = |first: &str, second: &str| {
+            format!(
+                "name = 'x'\ntitle = 'x'\n[[phase]]\nname = 'p'\n[[phase.step]]\nname = 'a'\n\
+                 job = {{ duration_s = 1 }}\n{first}\n[[phase.step]]\nname = 'a QD2'\n\
+                 job = {{ duration_s = 1 }}\n{second}\n"
+            )
+        };
+        let sweep = |values: &str| suite_text("", &format!("sweep = [{values}]"), "");
+        assert_refused(&[
+            // Two jobs named 's QD1' ran, and results and reports told them apart by name.
+            (
+                sweep("{ key = 'queue_depth', values = [1, 1] }"),
+                "step 's', key sweep.queue_depth: 1 is given twice; each value runs once",
+            ),
+            (
+                sweep("{ key = 'block_size', values = ['4k', 4096] }"),
+                "key sweep.block_size: 4k is given twice",
+            ),
+            (
+                two_steps("sweep = [{ key = 'queue_depth', values = [1, 2] }]", ""),
+                "step 'a QD2', key name: its job would be named 'a QD2', as is the job of \
+                 step 'a' at queue_depth = 2; rename one of the steps",
+            ),
+            // A job's own name was replaced by the step's without a word.
+            (
+                suite_text("", "", "").replace("duration_s = 10", "duration_s = 10, name = 'mine'"),
+                "step 's', key job.name: a suite names each job by its step and sweep point; \
+                 remove it, or rename the step",
+            ),
+            (
+                suite_text("", "", "").replace("[[phase]]", "[job]\nname = 'mine'\n[[phase]]"),
+                "key job.name: a suite names each job by its step and sweep point",
+            ),
+        ]);
+    }
+
+    #[test]
     fn preparation_values_are_checked() {
         let prep = |p: &str| suite_text(p, "", "");
         assert_refused(&[

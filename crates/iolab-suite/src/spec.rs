@@ -32,7 +32,7 @@
 //! by the SNIA rule, or the round cap is reached.
 
 use iolab_core::job::{BufferedHint, JobSpec};
-use iolab_core::result::JobResult;
+use iolab_core::result::{JobResult, SweepValue};
 use iolab_core::size::{format_size, parse_size};
 use serde::Deserialize;
 
@@ -243,6 +243,10 @@ pub struct SuiteError {
     /// What is wrong and what to do.
     pub message: String,
 }
+
+/// Why a suite's job may not carry its own `name`.
+const NAMED_BY_STEP: &str =
+    "a suite names each job by its step and sweep point; remove it, or rename the step";
 
 /// The longest `prepare.idle_s`: a day.
 pub const MAX_IDLE_S: f64 = 86_400.0;
@@ -511,6 +515,9 @@ impl SuiteSpec {
                 }
             }
         }
+        if self.job.name.is_some() {
+            return Err(self.error("key job.name", NAMED_BY_STEP));
+        }
         let mut names: Vec<&str> = Vec::new();
         for (_, step) in self.steps() {
             if names.contains(&step.name.as_str()) {
@@ -522,10 +529,48 @@ impl SuiteSpec {
             names.push(&step.name);
             self.validate_step(step)?;
         }
+        self.check_job_names()?;
         for score in &self.scores {
             self.validate_score(score)?;
         }
         self.check_plan(1.0)
+    }
+
+    /// Checks that no two planned jobs share a name (step `a` at QD2 and a step named
+    /// `a QD2`): results, comparisons and reports tell jobs apart by name.
+    fn check_job_names(&self) -> Result<(), SuiteError> {
+        let mut seen: Vec<(String, &StepSpec, Vec<SweepValue>)> = Vec::new();
+        for (_, step) in self.steps() {
+            let planned = if step.files.is_some() {
+                vec![(step.name.clone(), Vec::new())]
+            } else {
+                crate::plan::step_jobs(self, step, 1.0)?
+                    .into_iter()
+                    .map(|j| (j.spec.name.unwrap_or_default(), j.sweep))
+                    .collect()
+            };
+            for (name, sweep) in planned {
+                if let Some((_, other, at)) = seen.iter().find(|(n, _, _)| *n == name) {
+                    let point: Vec<String> = at
+                        .iter()
+                        .map(|p| format!("{} = {}", p.key, show_value(&p.key, p.value)))
+                        .collect();
+                    let whose = if point.is_empty() {
+                        format!("the job of step '{}'", other.name)
+                    } else {
+                        format!("the job of step '{}' at {}", other.name, point.join(", "))
+                    };
+                    return Err(self.error(
+                        format!("step '{}', key name", step.name),
+                        format!(
+                            "its job would be named '{name}', as is {whose}; rename one of the steps"
+                        ),
+                    ));
+                }
+                seen.push((name, step, sweep));
+            }
+        }
+        Ok(())
     }
 
     fn validate_step(&self, step: &StepSpec) -> Result<(), SuiteError> {
@@ -583,9 +628,27 @@ impl SuiteSpec {
             }
             return Ok(());
         }
+        if step.job.name.is_some() {
+            return Err(fail("job.name", NAMED_BY_STEP.into()));
+        }
         for (i, sw) in step.sweep.iter().enumerate() {
-            sw.numbers()
+            let values = sw
+                .numbers()
                 .map_err(|m| fail(&format!("sweep.{}", sw.key), m))?;
+            // A value given twice would run two jobs of one name.
+            if let Some((j, _)) = values
+                .iter()
+                .enumerate()
+                .find(|(j, v)| values[..*j].iter().any(|w| (*w - **v).abs() < 1e-9))
+            {
+                return Err(fail(
+                    &format!("sweep.{}", sw.key),
+                    format!(
+                        "{} is given twice; each value runs once",
+                        show_value(&sw.key, values[j])
+                    ),
+                ));
+            }
             if step.sweep[..i].iter().any(|s| s.key == sw.key) {
                 return Err(fail(
                     &format!("sweep.{}", sw.key),
