@@ -538,6 +538,19 @@ impl Store {
         let conn = Connection::open_with_flags(path, flags).map_err(sql("opening"))?;
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(sql("setting the busy timeout"))?;
+        // Before anything is changed (the journal mode, the tables): a database with no layout
+        // version but with tables of its own is another program's, not a new store.
+        let version: u32 = conn
+            .pragma_query_value(None, "user_version", |r| r.get(0))
+            .map_err(sql("reading the layout version"))?;
+        let objects: i64 = conn
+            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
+            .map_err(sql("reading the schema"))?;
+        if version == 0 && objects > 0 {
+            return Err(StoreError::NotAStore {
+                path: path.to_path_buf(),
+            });
+        }
         conn.pragma_update(None, "foreign_keys", true)
             .map_err(sql("enabling foreign keys"))?;
         // WAL lets readers go on while a run is being recorded. A file system that cannot
@@ -1747,6 +1760,38 @@ mod tests {
             )
             .unwrap();
         assert_eq!(tables, 1, "tables were added");
+    }
+
+    #[test]
+    fn recording_into_another_programs_database_is_refused_untouched() {
+        // IOLAB_DB pointed at another program's database: iolab's tables were added to it and
+        // its journal switched to WAL, where only reading (`--db`) refused it.
+        let (dir, _) = temp_store();
+        let other = dir.path().join("other.sqlite");
+        let conn = Connection::open(&other).unwrap();
+        conn.execute_batch("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES ('mine');")
+            .unwrap();
+        drop(conn);
+        let before = std::fs::read(&other).unwrap();
+        let err = Store::open(&other).err().unwrap();
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+        assert_eq!(std::fs::read(&other).unwrap(), before);
+        let conn = Connection::open(&other).unwrap();
+        let mode: String = conn
+            .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(mode, "delete", "the journal mode was changed");
+        // A new file, and an empty one, still become a store.
+        for fresh in [
+            dir.path().join("new.sqlite"),
+            dir.path().join("empty.sqlite"),
+        ] {
+            if fresh.ends_with("empty.sqlite") {
+                std::fs::write(&fresh, "").unwrap();
+            }
+            let store = Store::open(&fresh).unwrap();
+            assert_eq!(store.layout_version().unwrap(), STORE_VERSION);
+        }
     }
 
     #[test]
