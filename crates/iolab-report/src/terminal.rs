@@ -320,8 +320,17 @@ pub fn run_table(r: &RunResult) -> String {
     out
 }
 
+/// What a steady-state loop with no round of its tracked job says instead of a verdict.
+pub const NOT_JUDGED: &str = "not judged, no round of the tracked job finished";
+
 /// A steady-state verdict in one line, as `suite`, `report` and `results show` print it.
 pub fn steady_state_line(ss: &SteadyStateReport) -> String {
+    if ss.rounds == 0 {
+        return format!(
+            "steady state of '{}' ({}): {NOT_JUDGED}",
+            ss.step, ss.tracking
+        );
+    }
     format!(
         "steady state of '{}' ({}): {} after {} of at most {} rounds; window mean {:.2}, range {:.2} (limit {:.2}), slope excursion {:.2} (limit {:.2})",
         ss.step,
@@ -409,6 +418,17 @@ mod tests {
         };
         one.lat_ns.mean = 1500.0;
         assert!(direction_row("read", &one).contains("/ 1.5 /"));
+    }
+
+    #[test]
+    fn a_loop_with_no_tracked_round_is_not_judged() {
+        // Not "NOT attained after 0 of at most 25 rounds; window mean 0.00, range 0.00 ...".
+        let ss = iolab_core::steady::judge("IOPS matrix", "write_iops of R0 4K", &[], 5, 25);
+        assert_eq!(
+            steady_state_line(&ss),
+            "steady state of 'IOPS matrix' (write_iops of R0 4K): not judged, no round of the \
+             tracked job finished"
+        );
     }
 
     #[test]

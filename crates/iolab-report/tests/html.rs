@@ -105,6 +105,27 @@ fn one_chart_per_step_as_the_step_asks() {
 }
 
 #[test]
+fn a_loop_whose_tracked_job_never_finished_draws_no_empty_chart() {
+    // Ctrl-C in round 1 before the tracked job (the last of the IOPS matrix's 56), or a tracked
+    // job that does not fit the target: no round value. An empty frame said "NOT attained
+    // after 0 rounds: range 0 (limit 0)".
+    let mut r = suite_result("/dev/sdx", "h", 1.0);
+    let ss = &mut r.suite.as_mut().unwrap().steady_state[0];
+    ss.round_values.clear();
+    ss.rounds = 0;
+    ss.attained = false;
+    let page = render_html(&[r]);
+    assert!(chart(&page, "Steady state of IOPS matrix").is_empty());
+    assert!(
+        page.contains(
+            "Steady state of IOPS matrix (write_iops): not judged, \
+                       no round of the tracked job finished"
+        ),
+        "{page}"
+    );
+}
+
+#[test]
 fn last_seconds_chart_only_where_a_score_reads_it() {
     let mut r = suite_result("/dev/sdx", "h", 1.0);
     r.suite.as_mut().unwrap().scores.clear();

@@ -492,8 +492,23 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
     lines_chart(out, group, key, col_key);
 }
 
-/// The steady-state convergence chart of a step.
+/// The steady-state convergence chart of a step; a sentence where no round of its tracked job
+/// finished (stopped in round 1, or the job skipped), which an empty frame would not say.
 fn convergence(ss: &SteadyStateReport, several: bool, label: &str) -> String {
+    if ss.rounds == 0 {
+        let whose = if several {
+            format!(", {label}")
+        } else {
+            String::new()
+        };
+        return format!(
+            "<p class=\"note\">Steady state of {} ({}){}: {}</p>",
+            esc(&ss.step),
+            esc(&ss.tracking),
+            esc(&whose),
+            crate::terminal::NOT_JUDGED
+        );
+    }
     let verdict = format!(
         "{} after {} of at most {} rounds: range {} (limit {}), slope excursion {} (limit {})",
         if ss.attained {
