@@ -7,7 +7,6 @@
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
 use crate::terminal::{model_line, quick_cell, quick_stop, split_label};
 use iolab_core::result::{DirectionResult, JobResult, RunResult};
-use iolab_core::size::human_size;
 use std::fmt::Write;
 
 mod suite;
@@ -131,19 +130,12 @@ fn runs_table(out: &mut String, group: &[Run]) {
         );
         row("kind", esc(&r.kind));
         row("started", esc(&utc_time(r.started_unix_s)));
-        let engine = if t.modelled {
-            "modelled".to_string()
-        } else {
-            t.engine.clone()
-        };
         row(
             "target",
             esc(&format!(
-                "{} ({}, {}, {} B logical blocks, {engine})",
+                "{} {}",
                 t.path,
-                t.kind,
-                human_size(t.size_bytes),
-                t.logical_block_bytes
+                crate::terminal::target_facts(t, true)
             )),
         );
         let h = &r.host;

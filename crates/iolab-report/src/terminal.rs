@@ -1,25 +1,32 @@
 //! Plain-text tables for a terminal: the CrystalDiskMark-like table of `iolab quick` and the
 //! per-job table of `iolab run`.
 
-use iolab_core::result::{DirectionResult, JobResult, RunResult, SteadyStateReport};
+use iolab_core::result::{DirectionResult, JobResult, RunResult, SteadyStateReport, TargetInfo};
 use iolab_core::size::human_size;
 use std::fmt::Write;
+
+/// What a target is, in brackets after its path: kind, size (with its logical block where
+/// `blocks`) and engine. A directory (the filecopy suite's) has neither size nor blocks.
+pub fn target_facts(t: &TargetInfo, blocks: bool) -> String {
+    let mut facts = vec![t.kind.clone()];
+    if t.size_bytes > 0 {
+        facts.push(human_size(t.size_bytes));
+        if blocks && t.logical_block_bytes > 0 {
+            facts.push(format!("{} B logical blocks", t.logical_block_bytes));
+        }
+    }
+    facts.push(if t.modelled {
+        "modelled".to_string()
+    } else {
+        t.engine.clone()
+    });
+    format!("({})", facts.join(", "))
+}
 
 /// The header line: what was measured, where, with what.
 fn header(r: &RunResult) -> String {
     let t = &r.target;
-    let mut s = format!(
-        "{} on {} ({}, {}, {})",
-        r.kind,
-        t.path,
-        t.kind,
-        human_size(t.size_bytes),
-        if t.modelled {
-            "modelled".to_string()
-        } else {
-            t.engine.clone()
-        }
-    );
+    let mut s = format!("{} on {} {}", r.kind, t.path, target_facts(t, false));
     if !r.complete {
         let _ = write!(
             s,

@@ -126,6 +126,28 @@ fn a_loop_whose_tracked_job_never_finished_draws_no_empty_chart() {
 }
 
 #[test]
+fn a_directory_target_shows_no_size_or_blocks_it_has_not() {
+    // The filecopy suite's directory: "(directory, 0, 0 B logical blocks, filesystem)".
+    let mut r = run_result();
+    r.target.path = "/mnt/ssd/iolab-filecopy-1.iolab-tmp".into();
+    r.target.kind = "directory".into();
+    r.target.size_bytes = 0;
+    r.target.logical_block_bytes = 0;
+    r.target.engine = "filesystem".into();
+    let page = render_html(&[r.clone()]);
+    assert!(
+        page.contains("/mnt/ssd/iolab-filecopy-1.iolab-tmp (directory, filesystem)"),
+        "{page}"
+    );
+    assert!(!page.contains("0 B logical blocks"));
+    let text = iolab_report::terminal::run_table(&r);
+    assert!(
+        text.contains("on /mnt/ssd/iolab-filecopy-1.iolab-tmp (directory, filesystem)"),
+        "{text}"
+    );
+}
+
+#[test]
 fn last_seconds_chart_only_where_a_score_reads_it() {
     let mut r = suite_result("/dev/sdx", "h", 1.0);
     r.suite.as_mut().unwrap().scores.clear();
