@@ -148,6 +148,19 @@ fn a_directory_target_shows_no_size_or_blocks_it_has_not() {
 }
 
 #[test]
+fn a_looped_steps_lines_show_the_steady_state_window_as_its_heatmap_does() {
+    // The IOPS matrix's 4K random writes: rounds 3–7 (the window) average 4060 IOPS, the last
+    // round alone 4050. The heatmap showed the window's mean and the lines beside it the last
+    // round, so the two charts of one step disagreed (and the scores took the window's).
+    let page = render_html(&[suite_result("/dev/sdx", "h", 1.0)]);
+    let heat = chart(&page, "IOPS matrix: IOPS")[0];
+    assert!(heat.contains("transfer size 4K: 4060"), "{heat}");
+    let lines = chart(&page, "IOPS matrix: IOPS by transfer size")[0];
+    assert!(lines.contains("4K → 4060<"), "{lines}");
+    assert!(lines.contains("mean of rounds 3–7 (the steady-state window)"));
+}
+
+#[test]
 fn last_seconds_chart_only_where_a_score_reads_it() {
     let mut r = suite_result("/dev/sdx", "h", 1.0);
     r.suite.as_mut().unwrap().scores.clear();

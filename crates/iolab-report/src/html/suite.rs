@@ -72,6 +72,51 @@ fn steady<'a>(r: &'a RunResult, step: &str) -> Option<&'a SteadyStateReport> {
         .find(|s| s.step == step)
 }
 
+/// The jobs of a step its charts read, and the rounds they span: of a step looped to steady
+/// state, every job of its window's rounds (the last `window`), as the PTS reports each point
+/// (methods.md §5) and as the suite's scores take it; of any other step, its jobs.
+fn window_rounds<'a>(r: &'a RunResult, key: &StepKey) -> (Vec<&'a JobResult>, Option<(u32, u32)>) {
+    let (_, last) = step_jobs(r, key);
+    let window = steady(r, &key.step).map_or(1, |s| s.window.max(1));
+    let span = last.map(|last| (last.saturating_sub(window - 1).max(1), last));
+    let jobs = step_rounds(r, key)
+        .into_iter()
+        .filter(|j| match (j.step.as_ref().and_then(|s| s.round), span) {
+            (Some(round), Some((first, _))) => round >= first,
+            _ => true,
+        })
+        .collect();
+    (jobs, span)
+}
+
+/// `figure` of the sweep point of `j` (a job of the last round), the mean over `rounds`; a job
+/// not looped in rounds stands for itself.
+fn point_value(rounds: &[&JobResult], j: &JobResult, figure: Figure) -> f64 {
+    let Some(point) = j.step.as_ref().filter(|s| s.round.is_some()) else {
+        return figure.of(j);
+    };
+    let values: Vec<f64> = rounds
+        .iter()
+        .filter(|k| k.step.as_ref().is_some_and(|s| s.sweep == point.sweep))
+        .map(|k| figure.of(k))
+        .collect();
+    if values.is_empty() {
+        figure.of(j)
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    }
+}
+
+/// How a chart of a looped step took its values, for its subtitle.
+fn window_words(span: Option<(u32, u32)>) -> Option<String> {
+    let (first, last) = span?;
+    Some(if first == last {
+        format!("round {last} (the last)")
+    } else {
+        format!("mean of rounds {first}–{last} (the steady-state window)")
+    })
+}
+
 /// Charts drawn together: one step, or consecutive bar, ATTO or table-only steps of one phase
 /// (CrystalDiskMark's tests side by side, ATTO's write and read, a phase's fill passes).
 struct Block {
@@ -162,12 +207,15 @@ fn lines_chart(out: &mut String, group: &[Run], key: &StepKey, x_key: &str) {
             .map(|s| s.tracking.as_str()),
     );
     let mut series: Vec<Series> = Vec::new();
+    let mut spans = Vec::new();
     for g in group {
         let (jobs, _) = step_jobs(g.r, key);
+        let (rounds, span) = window_rounds(g.r, key);
+        spans.extend(span);
         let mut sub: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
         for j in jobs {
             let other = other_keys_label(j, x_key);
-            let point = (key_value(j, x_key), figure.of(j));
+            let point = (key_value(j, x_key), point_value(&rounds, j, figure));
             match sub.iter_mut().find(|(l, _)| *l == other) {
                 Some((_, pts)) => pts.push(point),
                 None => sub.push((other, vec![point])),
@@ -185,9 +233,16 @@ fn lines_chart(out: &mut String, group: &[Run], key: &StepKey, x_key: &str) {
         }
     }
     let (x_scale, x_labels, x_name) = key_axis(x_key);
+    // One subtitle for the results overlaid: the rounds each took, where they agree.
+    spans.dedup();
+    let subtitle = match spans.as_slice() {
+        [one] => window_words(Some(*one)).unwrap_or_default(),
+        [] => String::new(),
+        _ => "each result the mean of its steady-state window".to_string(),
+    };
     out.push_str(&line_chart(&LineChart {
         title: format!("{}: {} by {x_name}", key.step, figure.unit()),
-        subtitle: String::new(),
+        subtitle,
         x_label: x_name.to_string(),
         y_label: figure.axis().to_string(),
         x_scale,
@@ -281,11 +336,12 @@ fn bars_chart(out: &mut String, group: &[Run], keys: &[StepKey]) {
                 .iter()
                 .map(|(step, point)| {
                     let k = keys.iter().find(|k| k.step == *step)?;
+                    let (rounds, _) = window_rounds(g.r, k);
                     step_jobs(g.r, k)
                         .0
                         .into_iter()
                         .find(|j| sweep_label(j) == *point)
-                        .map(|j| figure.of(j))
+                        .map(|j| point_value(&rounds, j, figure))
                 })
                 .collect(),
         })
@@ -415,19 +471,10 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
         .find_map(|g| steady(g.r, &key.step))
         .map(|s| s.tracking.as_str());
     for g in group {
-        let (jobs, round) = step_jobs(g.r, key);
+        let (jobs, _) = step_jobs(g.r, key);
         let figure = Figure::for_step(&jobs, tracking);
-        // A step looped to steady state shows each cell as the mean over its window's rounds,
-        // as the PTS reports it (methods.md §5) and as the suite's scores take it.
-        let window = steady(g.r, &key.step).map_or(1, |s| s.window.max(1));
-        let first_round = round.map(|last| last.saturating_sub(window - 1).max(1));
-        let in_window: Vec<&JobResult> = step_rounds(g.r, key)
-            .into_iter()
-            .filter(|j| {
-                let r = j.step.as_ref().and_then(|s| s.round);
-                r.is_none_or(|r| first_round.is_none_or(|f| r >= f))
-            })
-            .collect();
+        // A step looped to steady state shows each cell as the mean over its window's rounds.
+        let (in_window, span) = window_rounds(g.r, key);
         let mut rows: Vec<f64> = Vec::new();
         let mut cols: Vec<f64> = Vec::new();
         for j in &jobs {
@@ -460,18 +507,11 @@ fn heatmap_charts(out: &mut String, group: &[Run], key: &StepKey) {
         if group.len() > 1 {
             subtitle.push_str(g.label);
         }
-        if let (Some(last), Some(first)) = (round, first_round) {
+        if let Some(words) = window_words(span) {
             if !subtitle.is_empty() {
                 subtitle.push_str(" · ");
             }
-            if first == last {
-                let _ = write!(subtitle, "round {last} (the last)");
-            } else {
-                let _ = write!(
-                    subtitle,
-                    "mean of rounds {first}–{last} (the steady-state window)"
-                );
-            }
+            subtitle.push_str(&words);
         }
         let label = |k: &str, v: f64| match k {
             "block_size" => fmt_bytes(v),
