@@ -145,7 +145,7 @@ pub fn run_suite(
     run.summary.scores = suite
         .scores
         .iter()
-        .filter_map(|s| score::compute(suite, s, &run.jobs, scale))
+        .filter_map(|s| score::compute_with(suite, s, &run.jobs, scale, &run.summary.steady_state))
         .collect();
     run.notes.extend(exec.take_notes());
     run

@@ -2,7 +2,7 @@
 
 use crate::plan::matches;
 use crate::spec::{ScoreSpec, SuiteSpec, SweepSpec};
-use iolab_core::result::{JobResult, Score};
+use iolab_core::result::{JobResult, Score, SteadyStateReport};
 
 /// The unit a metric is in.
 pub fn unit_of(metric: &str) -> &'static str {
@@ -194,10 +194,33 @@ pub fn compute(
     jobs: &[JobResult],
     scale: f64,
 ) -> Option<Score> {
+    compute_with(suite, spec, jobs, scale, &[])
+}
+
+/// [`compute`], knowing the steady-state verdicts of the run's looped steps: a score reading a
+/// step that never settled says so (the PTS then reports its last rounds, not a steady state).
+pub fn compute_with(
+    suite: &SuiteSpec,
+    spec: &ScoreSpec,
+    jobs: &[JobResult],
+    scale: f64,
+    steady: &[SteadyStateReport],
+) -> Option<Score> {
     let metric = spec.metric.as_deref().unwrap_or("");
     let step = spec.step.as_deref().unwrap_or("");
     let mut stddev = None;
     let mut notes = Vec::new();
+    let read_steps: Vec<&str> = spec
+        .step
+        .iter()
+        .map(String::as_str)
+        .chain(spec.terms.iter().map(|t| t.step.as_str()))
+        .collect();
+    for ss in steady.iter().filter(|ss| !ss.attained) {
+        if read_steps.contains(&ss.step.as_str()) {
+            notes.push(format!("steady state of '{}' not attained", ss.step));
+        }
+    }
     // Every job the score reads, to say when one of them did not finish.
     let mut used: Vec<&JobResult> = Vec::new();
     if spec.rule == "last_seconds" && scale != 1.0 {
@@ -547,6 +570,32 @@ mod tests {
         );
         assert!((s.value - 4000.0).abs() < 1e-9, "{}", s.value);
         assert!(s.rule.contains("rounds 1–2"), "{}", s.rule);
+    }
+
+    #[test]
+    fn a_score_of_a_loop_that_never_settled_says_so() {
+        // 25 rounds without a steady window: the PTS reports the last 5 rounds, but a score
+        // named "(steady state)" read as if the drive had settled.
+        let suite = crate::load("snia-pts").unwrap();
+        let spec = suite
+            .scores
+            .iter()
+            .find(|s| s.name == "4K random write IOPS (steady state)")
+            .unwrap();
+        let iops: Vec<f64> = (0..25).map(|i| [1000.0, 3000.0][i % 2]).collect();
+        let jobs = jobs_of_rounds(&iops);
+        let unsteady = iolab_core::steady::judge("IOPS matrix", "write_iops", &iops, 5, 25);
+        assert!(!unsteady.attained);
+        let s = compute_with(&suite, spec, &jobs, 1.0, &[unsteady]).unwrap();
+        assert_eq!(
+            s.name,
+            "4K random write IOPS (steady state) (steady state of 'IOPS matrix' not attained)"
+        );
+        // Another step's loop, or one that settled, adds nothing.
+        let mut other = iolab_core::steady::judge("Latency QD1", "write_iops", &iops, 5, 25);
+        other.attained = false;
+        let s = compute_with(&suite, spec, &jobs, 1.0, &[other]).unwrap();
+        assert_eq!(s.name, spec.name);
     }
 
     fn jobs_of_rounds(iops: &[f64]) -> Vec<JobResult> {
