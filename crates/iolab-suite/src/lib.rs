@@ -303,6 +303,30 @@ mod tests {
     }
 
     #[test]
+    fn a_steady_state_loop_has_a_bounded_number_of_rounds() {
+        // A million rounds of a 10 ms job ran on for ten minutes and 1.7 GB before it was
+        // killed: every round's job is kept in the result.
+        let ss = |keys: &str| {
+            suite_text(
+                "",
+                &format!("steady_state = {{ metric = 'write_iops'{keys} }}"),
+                "",
+            )
+        };
+        assert_refused(&[
+            (
+                ss(", window = 1000000, max_rounds = 1000000"),
+                "step 's', key steady_state.max_rounds: 1000000 rounds; at most 1000 (SNIA PTS runs 25)",
+            ),
+            (
+                ss(", window = 1, max_rounds = 5"),
+                "key steady_state: need window ≥ 2 and max_rounds ≥ window",
+            ),
+        ]);
+        super::SuiteSpec::parse(&ss(", max_rounds = 1000"), "my.toml").unwrap();
+    }
+
+    #[test]
     fn scores_that_would_pick_nothing_are_refused() {
         let score = |lines: &str| {
             suite_text(

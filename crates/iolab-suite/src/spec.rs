@@ -248,6 +248,9 @@ pub struct SuiteError {
 const NAMED_BY_STEP: &str =
     "a suite names each job by its step and sweep point; remove it, or rename the step";
 
+/// The most rounds a steady-state loop may run.
+pub const MAX_ROUNDS: u32 = 1000;
+
 /// The longest `prepare.idle_s`: a day.
 pub const MAX_IDLE_S: f64 = 86_400.0;
 
@@ -674,6 +677,17 @@ impl SuiteSpec {
                     format!(
                         "unknown metric; use one of {}",
                         JobResult::METRICS.join(", ")
+                    ),
+                ));
+            }
+            // Every round's jobs are kept in the result: a typo of a million rounds would run
+            // on until memory ran out.
+            if ss.max_rounds > MAX_ROUNDS {
+                return Err(fail(
+                    "steady_state.max_rounds",
+                    format!(
+                        "{} rounds; at most {MAX_ROUNDS} (SNIA PTS runs 25)",
+                        ss.max_rounds
                     ),
                 ));
             }
