@@ -210,6 +210,11 @@ mod tests {
                 "step 'a QD2', key name: its job would be named 'a QD2', as is the job of \
                  step 'a' at queue_depth = 2; rename one of the steps",
             ),
+            // A step named "" ran a job named "", which results and reports cannot tell apart.
+            (
+                suite_text("", "", "").replace("name = 's'", "name = ' '"),
+                "step ' ', key name: a step needs a name",
+            ),
             // A job's own name was replaced by the step's without a word.
             (
                 suite_text("", "", "").replace("duration_s = 10", "duration_s = 10, name = 'mine'"),

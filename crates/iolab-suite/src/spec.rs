@@ -523,6 +523,13 @@ impl SuiteSpec {
         }
         let mut names: Vec<&str> = Vec::new();
         for (_, step) in self.steps() {
+            // Its job takes its name, and results and reports tell jobs apart by name.
+            if step.name.trim().is_empty() {
+                return Err(self.error(
+                    format!("step '{}', key name", step.name),
+                    "a step needs a name; give it one that says what it measures",
+                ));
+            }
             if names.contains(&step.name.as_str()) {
                 return Err(self.error(
                     format!("step '{}', key name", step.name),
