@@ -244,6 +244,11 @@ mod tests {
                 prep("{ fill_passes = 1, fill_size = 'lots' }"),
                 "phase 'p', key prepare.fill_size: 'lots' is not a size",
             ),
+            // 4294967295 passes (a typo) ran on, a pass over the whole target each.
+            (
+                prep("{ fill_passes = 4294967295 }"),
+                "phase 'p', key prepare.fill_passes: 4294967295 passes; at most 100 (SNIA PTS writes 2)",
+            ),
             (
                 prep("{ idle_s = inf }"),
                 "phase 'p', key prepare.idle_s: inf must be zero or more",

@@ -248,6 +248,9 @@ pub struct SuiteError {
 const NAMED_BY_STEP: &str =
     "a suite names each job by its step and sweep point; remove it, or rename the step";
 
+/// The most sequential fill passes a phase may make.
+pub const MAX_FILL_PASSES: u32 = 100;
+
 /// The most rounds a steady-state loop may run.
 pub const MAX_ROUNDS: u32 = 1000;
 
@@ -502,6 +505,16 @@ impl SuiteSpec {
                 ));
             }
             if let Some(prep) = &phase.prepare {
+                // Each pass writes the whole span: thousands are a typo the run never ends.
+                if prep.fill_passes > MAX_FILL_PASSES {
+                    return Err(self.error(
+                        place("prepare.fill_passes"),
+                        format!(
+                            "{} passes; at most {MAX_FILL_PASSES} (SNIA PTS writes 2)",
+                            prep.fill_passes
+                        ),
+                    ));
+                }
                 // At most a day: more is a typo, and a wait the run could never finish.
                 if !(prep.idle_s.is_finite() && (0.0..=MAX_IDLE_S).contains(&prep.idle_s)) {
                     return Err(self.error(
