@@ -137,6 +137,15 @@ pub enum StoreError {
         /// Where it was looked for.
         path: PathBuf,
     },
+    /// A directory where the database file was expected.
+    #[error(
+        "{} is a directory, not a results store: give the database file in it (results.sqlite)",
+        path.display()
+    )]
+    IsDirectory {
+        /// The directory.
+        path: PathBuf,
+    },
     /// The database was written by a newer iolab.
     #[error(
         "the results store {} has layout version {found}, newer than this iolab reads \
@@ -481,6 +490,11 @@ impl Store {
     /// Opens the store at `path`, creating the file (and its directory) and the tables when
     /// missing, and upgrading an older layout.
     pub fn open(path: &Path) -> Result<Store> {
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
@@ -500,6 +514,11 @@ impl Store {
     /// program's database, an empty file) is refused untouched; only a store of an older layout
     /// is opened for writing, to upgrade it.
     pub fn open_existing(path: &Path) -> Result<Store> {
+        if path.is_dir() {
+            return Err(StoreError::IsDirectory {
+                path: path.to_path_buf(),
+            });
+        }
         if !path.exists() {
             return Err(StoreError::NotFound {
                 path: path.to_path_buf(),
@@ -1791,6 +1810,23 @@ mod tests {
             }
             let store = Store::open(&fresh).unwrap();
             assert_eq!(store.layout_version().unwrap(), STORE_VERSION);
+        }
+    }
+
+    #[test]
+    fn a_directory_given_as_the_store_is_named_as_one() {
+        // `iolab results list --db /tmp` said "opening (/tmp): disk I/O error".
+        let (dir, _) = temp_store();
+        for open in [Store::open_existing, Store::open] {
+            let err = open(dir.path()).err().unwrap();
+            assert!(matches!(err, StoreError::IsDirectory { .. }), "{err:?}");
+            assert!(
+                err.to_string().ends_with(
+                    "is a directory, not a results store: give the database file in it \
+                     (results.sqlite)"
+                ),
+                "{err}"
+            );
         }
     }
 
