@@ -126,6 +126,8 @@ const INTERNAL: u32 = u32::MAX;
 const NO_CHAN: u32 = u32::MAX;
 /// An HDD's read served from its write cache: the actuator was not involved.
 const FROM_HDD_CACHE: u32 = u32::MAX - 1;
+/// Not a transfer: a hard disk that has idled long enough to start destaging looks again.
+const HDD_WAKE: u32 = u32::MAX - 2;
 
 /// The whole model of one target.
 #[derive(Debug)]
@@ -217,7 +219,10 @@ impl World {
         self.waiting.clear();
         self.outstanding = 0;
         for li in 0..self.leaves.len() {
-            let busy = self.events.items().any(|ev| ev.leaf == li as u32);
+            let busy = self
+                .events
+                .items()
+                .any(|ev| ev.leaf == li as u32 && ev.chan != HDD_WAKE);
             if let Dev::Ssd(s) = &mut self.leaves[li].dev {
                 s.awake.drop_all(now);
             }
@@ -579,6 +584,13 @@ impl World {
     }
 
     fn process(&mut self, t: u64, ev: ChunkEv) {
+        if ev.chan == HDD_WAKE {
+            if let Dev::Hdd(h) = &mut self.leaves[ev.leaf as usize].dev {
+                h.wake_at = h.wake_at.filter(|&w| w != t);
+            }
+            self.hdd_dispatch(ev.leaf, t);
+            return;
+        }
         if let Dev::Hdd(h) = &mut self.leaves[ev.leaf as usize].dev {
             if ev.chan != FROM_HDD_CACHE {
                 h.in_flight = false;
