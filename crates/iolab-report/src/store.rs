@@ -858,6 +858,19 @@ impl Store {
                 .optional()
                 .map_err(self.err("looking up a run"))?;
             if let Some(id) = found {
+                // Long enough to be a key prefix too: a run whose key starts with it is another
+                // reading of what was given, and picking one silently could show the wrong run.
+                if given.len() >= MIN_KEY_PREFIX {
+                    let others = self.key_prefix_hits(given)?;
+                    if others.iter().any(|(other, _)| *other != id) {
+                        let mut matches = vec![format!("run {id} by its number")];
+                        matches.extend(others.iter().map(|(id, k)| format!("run {id} = {k}")));
+                        return Err(StoreError::AmbiguousRun {
+                            given: given.to_string(),
+                            matches,
+                        });
+                    }
+                }
                 return Ok(id);
             }
         }
@@ -870,20 +883,7 @@ impl Store {
                 StoreError::ShortKeyPrefix(given.to_string())
             });
         }
-        let mut stmt = self
-            .conn
-            .prepare(
-                "SELECT id, run_key FROM runs WHERE substr(run_key, 1, length(?1)) = lower(?1)
-                 ORDER BY id LIMIT 6",
-            )
-            .map_err(self.err("looking up a run key"))?;
-        let hits = stmt
-            .query_map([given], |r| {
-                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
-            })
-            .map_err(self.err("looking up a run key"))?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(self.err("looking up a run key"))?;
+        let hits = self.key_prefix_hits(given)?;
         match hits.as_slice() {
             [] => Err(StoreError::UnknownRun(given.to_string())),
             [(id, _)] => Ok(*id),
@@ -895,6 +895,24 @@ impl Store {
                     .collect(),
             }),
         }
+    }
+
+    /// The runs (id, key) whose key starts with `prefix`, in any case: the first six.
+    fn key_prefix_hits(&self, prefix: &str) -> Result<Vec<(i64, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, run_key FROM runs WHERE substr(run_key, 1, length(?1)) = lower(?1)
+                 ORDER BY id LIMIT 6",
+            )
+            .map_err(self.err("looking up a run key"))?;
+        let rows = stmt
+            .query_map([prefix], |r| {
+                Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?))
+            })
+            .map_err(self.err("looking up a run key"))?;
+        rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(self.err("looking up a run key"))
     }
 
     /// The list row of run `id`.
@@ -1492,6 +1510,22 @@ mod tests {
             store.resolve("999"),
             Err(StoreError::UnknownRun(_))
         ));
+        // A number that is also the start of another run's key: `0001` picked run 1 without
+        // a word, though run 2's key starts with it.
+        let key2 = format!("0001{}", &b.key[4..]);
+        store
+            .conn
+            .execute("UPDATE runs SET run_key = ?1 WHERE id = ?2", (&key2, b.id))
+            .unwrap();
+        let both = store.resolve("0001").unwrap_err();
+        assert!(matches!(both, StoreError::AmbiguousRun { .. }), "{both}");
+        let said = both.to_string();
+        assert!(
+            said.contains(&format!("run {} by its number", a.id))
+                && said.contains(&format!("run {} = {key2}", b.id)),
+            "{said}"
+        );
+        assert_eq!(store.resolve(&key2[..6]).unwrap(), b.id);
         assert_eq!(store.kinds().unwrap(), ["quick", "run", "suite:cdm"]);
 
         let ids =
