@@ -274,7 +274,8 @@ pub fn job_block(j: &JobResult, modelled: bool) -> String {
 
 /// What the model says of job `job` beyond the figures (its report in the result's model
 /// description): the drive's mean power, the resource that limited it, the write
-/// amplification when it wrote, and the share of reads its write buffer served.
+/// amplification when it wrote, and the share of its SSD reads their write buffers served (a
+/// tier's disk reads are not in it).
 pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
     let tests = r.target.model.as_ref()?.get("tests")?.as_array()?;
     // The model reports every run of a job in order, preparation included: jobs of one name
@@ -303,7 +304,7 @@ pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
         Some(share) if share >= 0.0005 => {
             let _ = write!(
                 line,
-                "; {:.1} % of reads from the write buffer",
+                "; {:.1} % of SSD reads from the write buffer",
                 share * 100.0
             );
         }

@@ -68,7 +68,7 @@ fn terminal_run_table_of_a_model_claims_no_host_cpu() {
     );
     // And the share of reads its write buffer served, when there was one to speak of.
     for (share, said) in [
-        (0.278, "; 27.8 % of reads from the write buffer\n"),
+        (0.278, "; 27.8 % of SSD reads from the write buffer\n"),
         (0.0, "\n"),
     ] {
         r.target.model = Some(serde_json::json!({"tests": [{
