@@ -1783,14 +1783,19 @@ mod tests {
         assert!(err.to_string().contains("junk.sqlite"), "{err}");
     }
 
-    #[test]
-    fn reading_another_programs_database_or_an_empty_file_changes_nothing() {
-        let (dir, _) = temp_store();
-        let other = dir.path().join("other.sqlite");
+    /// An SQLite database of another program's in `dir`: one table of its own, one row.
+    fn another_programs_database(dir: &Path) -> PathBuf {
+        let other = dir.join("other.sqlite");
         let conn = Connection::open(&other).unwrap();
         conn.execute_batch("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES ('mine');")
             .unwrap();
-        drop(conn);
+        other
+    }
+
+    #[test]
+    fn reading_another_programs_database_or_an_empty_file_changes_nothing() {
+        let (dir, _) = temp_store();
+        let other = another_programs_database(dir.path());
         let empty = dir.path().join("empty.json");
         std::fs::write(&empty, "").unwrap();
         for path in [&other, &empty] {
@@ -1820,11 +1825,7 @@ mod tests {
         // IOLAB_DB pointed at another program's database: iolab's tables were added to it and
         // its journal switched to WAL, where only reading (`--db`) refused it.
         let (dir, _) = temp_store();
-        let other = dir.path().join("other.sqlite");
-        let conn = Connection::open(&other).unwrap();
-        conn.execute_batch("CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES ('mine');")
-            .unwrap();
-        drop(conn);
+        let other = another_programs_database(dir.path());
         let before = std::fs::read(&other).unwrap();
         let err = Store::open(&other).err().unwrap();
         assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
