@@ -558,13 +558,18 @@ impl Store {
         conn.busy_timeout(BUSY_TIMEOUT)
             .map_err(sql("setting the busy timeout"))?;
         // Before anything is changed (the journal mode, the tables): a database with no layout
-        // version but with tables of its own is another program's, not a new store.
-        let version: u32 = conn
-            .pragma_query_value(None, "user_version", |r| r.get(0))
-            .map_err(sql("reading the layout version"))?;
-        let objects: i64 = conn
-            .query_row("SELECT count(*) FROM sqlite_master", [], |r| r.get(0))
-            .map_err(sql("reading the schema"))?;
+        // version but with tables of its own is another program's, not a new store. Both are
+        // read in one statement, so from one snapshot: read apart, another iolab creating the
+        // store between the two reads (tables and version in one transaction) made it look
+        // like another program's.
+        let (version, objects): (u32, i64) = conn
+            .query_row(
+                "SELECT (SELECT user_version FROM pragma_user_version),
+                        (SELECT count(*) FROM sqlite_master)",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .map_err(sql("reading the layout version and the schema"))?;
         if version == 0 && objects > 0 {
             return Err(StoreError::NotAStore {
                 path: path.to_path_buf(),
