@@ -301,3 +301,28 @@ fn the_result_names_the_format_and_says_when_no_depth_was_recorded() {
     assert_eq!(r["replay"]["queue_depth"], 4);
     assert!(!text.contains("no queue depth"), "{text}");
 }
+
+#[test]
+fn a_request_that_ends_past_64_bits_is_replayed_not_a_panic() {
+    let dir = tempfile::tempdir().unwrap();
+    // Offset + length overflows a u64: the first pass's sequential check added them.
+    std::fs::write(
+        dir.path().join("far.csv"),
+        "0,h,0,Read,4096,18446744073709551000,10\n1,h,0,Write,18446744073709551615,4096,10\n",
+    )
+    .unwrap();
+    let (code, text) = replay_cmd(
+        dir.path(),
+        &[
+            "far.csv",
+            "sim:ssd750-400@z97",
+            "--as-fast-as-possible",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["replay"]["planned_ios"], 2, "{r}");
+}

@@ -147,7 +147,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             }
         }
         planned += 1;
-        let end = rec.offset_bytes + rec.len_bytes;
+        // Saturating: an absurd offset or length (a corrupt record) must not wrap or panic.
+        let end = rec.end_bytes();
         if ends.insert(rec.device, end) == Some(rec.offset_bytes) {
             sequential += 1;
         }
