@@ -326,3 +326,39 @@ fn a_request_that_ends_past_64_bits_is_replayed_not_a_panic() {
         serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["replay"]["planned_ios"], 2, "{r}");
 }
+
+#[test]
+fn bad_lines_skipped_are_counted_in_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    // Two good records around one that is not a read or a write.
+    std::fs::write(
+        dir.path().join("bad.csv"),
+        "0,h,0,Read,0,4096,10\n1,h,0,Wrote,0,4096,10\n2,h,0,Write,8192,4096,10\n",
+    )
+    .unwrap();
+    let (code, text) = replay_cmd(
+        dir.path(),
+        &[
+            "bad.csv",
+            "sim:ssd750-400@z97",
+            "--skip-bad",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    assert_eq!(r["replay"]["planned_ios"], 2, "{r}");
+    // Without a word, the result would read as the whole trace replayed.
+    let note = "skipped 1 bad line of the trace (--skip-bad)";
+    assert!(text.contains(note), "{text}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains(note)),
+        "{r}"
+    );
+}

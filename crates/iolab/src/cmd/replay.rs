@@ -132,10 +132,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // Requests that start where the device's previous one ended, in file order (the job
     // says how sequential the trace is, as analyze would, roughly).
     let (mut sequential, mut ends) = (0u64, std::collections::HashMap::<u32, u64>::new());
-    let reader = args.input.open()?;
+    let mut reader = args.input.open()?;
     // The format read (named or detected), by its command-line name, for the result.
     let format = reader.format();
-    for rec in reader {
+    for rec in reader.by_ref() {
         let rec = rec?;
         match rec.op {
             Op::Read => {}
@@ -155,6 +155,17 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         *sizes
             .entry((rec.len_bytes.min(MAX_SLOT_BYTES).div_ceil(4096) * 4096).max(4096))
             .or_default() += 1;
+    }
+    // With --skip-bad the result would otherwise read as the whole trace replayed.
+    let bad_note = (reader.bad_records() > 0).then(|| {
+        let n = reader.bad_records();
+        format!(
+            "skipped {n} bad line{} of the trace (--skip-bad)",
+            if n == 1 { "" } else { "s" }
+        )
+    });
+    if let Some(note) = &bad_note {
+        say!("note: {note}");
     }
     if planned == 0 {
         bail!(
@@ -270,6 +281,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     let mut result = subject.new_result("replay", !args.safety.no_probe);
     result.notes.extend(prepared);
     result.notes.extend(qd_note);
+    result.notes.extend(bad_note);
     let timing = if args.as_fast_as_possible {
         Timing::AsFastAsPossible
     } else {
