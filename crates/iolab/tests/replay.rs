@@ -362,3 +362,33 @@ fn bad_lines_skipped_are_counted_in_the_result() {
         "{r}"
     );
 }
+
+#[test]
+fn records_out_of_order_beyond_the_window_are_counted_in_the_result() {
+    let dir = tempfile::tempdir().unwrap();
+    // In reverse time order, 2,000 records more than the reorder window holds: those are
+    // issued late, with no gap, and the figures are not the trace's.
+    let n = iolab_trace::DEFAULT_WINDOW + 2_000;
+    let mut text = String::new();
+    for i in 0..n {
+        text += &format!("{},h,0,Read,{},4096,10\n", (n - i) * 10_000, i * 4096);
+    }
+    std::fs::write(dir.path().join("rev.csv"), text).unwrap();
+    let (code, text) = replay_cmd(
+        dir.path(),
+        &["rev.csv", "sim:ssd750-400@z97", "--json", "r.json"],
+    );
+    assert_eq!(code, Some(0), "{text}");
+    let r: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let note = "2000 records were out of time order beyond the reorder window";
+    assert!(text.contains(note), "{text}");
+    assert!(
+        r["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().contains(note)),
+        "{r}"
+    );
+}

@@ -20,6 +20,7 @@ use iolab_trace::replay::{
 };
 use iolab_trace::{Op, Reorder, TraceReader, DEFAULT_WINDOW};
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 
 /// `iolab trace replay`.
@@ -67,6 +68,9 @@ struct TraceSource {
     paced: bool,
     /// The first bad record, which ends the replay (shared: the source moves to its thread).
     error: Arc<Mutex<Option<String>>>,
+    /// Records still out of time order after the reorder window, issued with no gap (shared
+    /// as `error`; stored when it changes, so an interrupted replay counts them too).
+    late: Arc<AtomicU64>,
 }
 
 impl RequestSource for TraceSource {
@@ -75,7 +79,12 @@ impl RequestSource for TraceSource {
     }
 
     fn next_planned(&mut self) -> Option<Planned> {
-        match self.replay.next()? {
+        let next = self.replay.next();
+        let late = self.replay.stats().late;
+        if late != self.late.load(Ordering::Relaxed) {
+            self.late.store(late, Ordering::Relaxed);
+        }
+        match next? {
             Ok(ReplayIo {
                 at_ns,
                 write,
@@ -299,11 +308,13 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     };
     let replay = Replay::new(Reorder::new(args.input.open()?, DEFAULT_WINDOW), opts)?;
     let error = Arc::new(Mutex::new(None));
+    let late = Arc::new(AtomicU64::new(0));
     let source = TraceSource {
         replay,
         start_ns: 0,
         paced: !args.as_fast_as_possible,
         error: Arc::clone(&error),
+        late: Arc::clone(&late),
     };
     let worker = Worker {
         index: 0,
@@ -318,6 +329,19 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         j.stop_reason = Some(format!(
             "the trace stopped the replay: {e} (use --skip-bad to go past bad records)"
         ));
+    }
+    // Issued with no gap after their predecessor, they bunch up: the timing (and so the
+    // latencies) are no longer the trace's, which the figures alone would not show. (As fast
+    // as possible there is no timing to lose.)
+    let late = late.load(Ordering::Relaxed);
+    if late > 0 && !args.as_fast_as_possible {
+        let note = format!(
+            "{late} records were out of time order beyond the reorder window ({DEFAULT_WINDOW} \
+             records) and were issued with no gap after their predecessor; sort the trace first \
+             (iolab trace convert TRACE --to FORMAT --sort-window N -o sorted) for its own timing"
+        );
+        say!("note: {note}");
+        result.notes.push(note);
     }
     let ios = j.read.ios + j.write.ios;
     let above = |ns: u64| {
