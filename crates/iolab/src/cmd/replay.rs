@@ -165,7 +165,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             .entry((rec.len_bytes.min(MAX_SLOT_BYTES).div_ceil(4096) * 4096).max(4096))
             .or_default() += 1;
     }
-    // With --skip-bad the result would otherwise read as the whole trace replayed.
+    // With --skip-bad the result would otherwise read as the whole trace replayed. This note
+    // and the others go into the result's notes, which the table prints (said here as well,
+    // they were printed twice).
     let bad_note = (reader.bad_records() > 0).then(|| {
         let n = reader.bad_records();
         format!(
@@ -173,9 +175,6 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             if n == 1 { "" } else { "s" }
         )
     });
-    if let Some(note) = &bad_note {
-        say!("note: {note}");
-    }
     if planned == 0 {
         bail!(
             "{}: no reads or writes to replay",
@@ -201,9 +200,6 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
              as fast as possible at QD{qd}; set --qd N to replay at another depth"
             )
         });
-    if let Some(note) = &qd_note {
-        say!("note: {note}");
-    }
     // The job frame: limits none (the trace ends it), data random, and the trace's own read
     // share and request sizes, so the result says what ran (the largest is the slot size).
     let bssplit = sizes
@@ -340,7 +336,6 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
              records) and were issued with no gap after their predecessor; sort the trace first \
              (iolab trace convert TRACE --to FORMAT --sort-window N -o sorted) for its own timing"
         );
-        say!("note: {note}");
         result.notes.push(note);
     }
     let ios = j.read.ios + j.write.ios;
