@@ -303,6 +303,23 @@ fn the_result_names_the_format_and_says_when_no_depth_was_recorded() {
     assert!(!text.contains("no queue depth"), "{text}");
 }
 
+/// `--qd 0` was refused as the job's key ("queue_depth: 0 is outside 1–4096"), naming no option
+/// of the command: it names `--qd`.
+#[test]
+fn a_queue_depth_out_of_range_names_the_option() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = sample();
+    for qd in ["0", "4097"] {
+        let (code, text) = replay_cmd(
+            dir.path(),
+            &[trace.to_str().unwrap(), "sim:ssd750-400@z97", "--qd", qd],
+        );
+        assert_eq!(code, Some(2), "{text}");
+        assert!(text.contains("--qd"), "{text}");
+        assert!(!text.contains("queue_depth:"), "{text}");
+    }
+}
+
 #[test]
 fn a_request_that_ends_past_64_bits_is_replayed_not_a_panic() {
     let dir = tempfile::tempdir().unwrap();

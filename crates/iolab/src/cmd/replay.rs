@@ -42,8 +42,9 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = STORAGE_BENCH_IDLE_CAP_NS as f64 / 1e6)]
     idle_cap_ms: f64,
     /// Requests in flight at most (default: the trace's recorded queue depth when
-    /// replaying as fast as possible, else 256 so that the timestamps set the pace).
-    #[arg(long)]
+    /// replaying as fast as possible, else 256 so that the timestamps set the pace). 1–4096, as
+    /// a job's queue depth (checked here, so that a refusal names --qd, not the job's key).
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     qd: Option<u32>,
     /// Prepare the target first: `empty` (purge: hole punching for a file, discard for a device
     /// offered with --destroy-data) or `filled` (one sequential pass of incompressible writes).
