@@ -80,6 +80,9 @@ pub(super) struct HddCmd {
     pub(super) host_bytes: u32,
     /// Writes data the drive has already acknowledged from its write cache.
     pub(super) destage: bool,
+    /// Part of a tier's copy (its read, or the destage of its write), which the tier's mover
+    /// waits for; a destage of the host's writes is not, though its tag is [`INTERNAL`] too.
+    pub(super) copy: bool,
 }
 
 /// How the head gets to a command's first sector.
@@ -128,9 +131,9 @@ impl Hdd {
                 .any(|c| c.destage && c.offset <= offset && offset + len <= c.offset + c.len)
     }
 
-    /// Takes a write into the write cache at `t` and queues its destage; returns when the
-    /// drive acknowledges it.
-    pub(super) fn cache_write(&mut self, offset: u64, len: u64, t: u64) -> u64 {
+    /// Takes a write into the write cache at `t` and queues its destage (`copy`: a tier's
+    /// copy wrote it); returns when the drive acknowledges it.
+    pub(super) fn cache_write(&mut self, offset: u64, len: u64, t: u64, copy: bool) -> u64 {
         self.dirty_bytes += len;
         self.queue.push(HddCmd {
             tag: INTERNAL,
@@ -139,6 +142,7 @@ impl Hdd {
             len,
             host_bytes: 0,
             destage: true,
+            copy,
         });
         t + self.command_ns
     }
@@ -383,7 +387,7 @@ impl World {
                     break;
                 }
                 h.cache_waiting.pop_front();
-                admitted.push((tag, h.cache_write(offset, len, end)));
+                admitted.push((tag, h.cache_write(offset, len, end, tag == INTERNAL)));
             }
         }
         self.events.push(

@@ -230,8 +230,8 @@ impl World {
                 h.in_flight = busy;
                 h.queue.retain(|c| c.tag == INTERNAL);
                 // Acknowledged to nobody now, but written all the same.
-                for (_, offset, len) in std::mem::take(&mut h.cache_waiting) {
-                    h.cache_write(offset, len, now);
+                for (tag, offset, len) in std::mem::take(&mut h.cache_waiting) {
+                    h.cache_write(offset, len, now, tag == INTERNAL);
                 }
                 self.hdd_dispatch(li as u32, now);
             }
@@ -511,7 +511,7 @@ impl World {
                 // the drive's own order); one it has no room for waits until destages make it.
                 let cached = dir == Direction::Write && len <= h.cache_bytes;
                 if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
-                    let done = h.cache_write(offset, len, at);
+                    let done = h.cache_write(offset, len, at, tag == INTERNAL);
                     let done = done + status_ns;
                     self.chunk_add(tag, done);
                 } else {
@@ -552,6 +552,7 @@ impl World {
                                 0
                             },
                             destage: false,
+                            copy: tag == INTERNAL,
                         });
                     }
                 }

@@ -376,7 +376,7 @@ impl World {
     fn migration_queued(&self, vol: &Vol) -> bool {
         match vol {
             Vol::Leaf(i) => match &self.leaves[*i as usize].dev {
-                Dev::Hdd(h) => h.queue.iter().any(|c| c.tag == INTERNAL),
+                Dev::Hdd(h) => h.queue.iter().any(|c| c.copy),
                 Dev::Ssd(_) => false,
             },
             Vol::Raid { members, .. } => members.iter().any(|m| self.migration_queued(m)),
