@@ -341,10 +341,19 @@ impl World {
         if best_host.is_none() && h.cache_waiting.is_empty() {
             let idle_from = h.host_end + DESTAGE_IDLE_NS;
             if start < idle_from {
-                if h.wake_at != Some(idle_from) {
-                    h.wake_at = Some(idle_from);
+                // Looked at again when the disk has idled, or when a host command queued for
+                // later arrives, whichever comes first.
+                let next_host = h
+                    .queue
+                    .iter()
+                    .filter(|c| !c.destage)
+                    .map(|c| c.arrive)
+                    .min();
+                let wake = next_host.map_or(idle_from, |a| a.min(idle_from));
+                if h.wake_at != Some(wake) {
+                    h.wake_at = Some(wake);
                     self.events.push(
-                        idle_from,
+                        wake,
                         ChunkEv {
                             tail: 0,
                             tag: INTERNAL,
