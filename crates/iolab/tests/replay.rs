@@ -320,93 +320,66 @@ fn a_queue_depth_out_of_range_names_the_option() {
     }
 }
 
+/// Replays `trace` (written to `name` in a temp dir) on the SSD 750 model with `extra` flags,
+/// and returns its JSON result and what it printed; the replay must succeed.
+fn replay_text_on_a_model(name: &str, trace: &str, extra: &[&str]) -> (Value, String) {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join(name), trace).unwrap();
+    let mut args = vec![name, "sim:ssd750-400@z97", "--json", "r.json"];
+    args.extend(extra);
+    let (code, text) = replay_cmd(dir.path(), &args);
+    assert_eq!(code, Some(0), "{text}");
+    let json = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+    (serde_json::from_str(&json).unwrap(), text)
+}
+
+/// `note` was printed and is in the result's notes.
+fn assert_noted(r: &Value, text: &str, note: &str) {
+    assert!(text.contains(note), "{text}");
+    let notes = r["notes"].as_array().unwrap();
+    assert!(
+        notes.iter().any(|n| n.as_str().unwrap().contains(note)),
+        "{r}"
+    );
+}
+
 #[test]
 fn a_request_that_ends_past_64_bits_is_replayed_not_a_panic() {
-    let dir = tempfile::tempdir().unwrap();
     // Offset + length overflows a u64: the first pass's sequential check added them.
-    std::fs::write(
-        dir.path().join("far.csv"),
+    let (r, _) = replay_text_on_a_model(
+        "far.csv",
         "0,h,0,Read,4096,18446744073709551000,10\n1,h,0,Write,18446744073709551615,4096,10\n",
-    )
-    .unwrap();
-    let (code, text) = replay_cmd(
-        dir.path(),
-        &[
-            "far.csv",
-            "sim:ssd750-400@z97",
-            "--as-fast-as-possible",
-            "--json",
-            "r.json",
-        ],
+        &["--as-fast-as-possible"],
     );
-    assert_eq!(code, Some(0), "{text}");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["replay"]["planned_ios"], 2, "{r}");
 }
 
 #[test]
 fn bad_lines_skipped_are_counted_in_the_result() {
-    let dir = tempfile::tempdir().unwrap();
     // Two good records around one that is not a read or a write.
-    std::fs::write(
-        dir.path().join("bad.csv"),
+    let (r, text) = replay_text_on_a_model(
+        "bad.csv",
         "0,h,0,Read,0,4096,10\n1,h,0,Wrote,0,4096,10\n2,h,0,Write,8192,4096,10\n",
-    )
-    .unwrap();
-    let (code, text) = replay_cmd(
-        dir.path(),
-        &[
-            "bad.csv",
-            "sim:ssd750-400@z97",
-            "--skip-bad",
-            "--json",
-            "r.json",
-        ],
+        &["--skip-bad"],
     );
-    assert_eq!(code, Some(0), "{text}");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
     assert_eq!(r["replay"]["planned_ios"], 2, "{r}");
     // Without a word, the result would read as the whole trace replayed.
-    let note = "skipped 1 bad line of the trace (--skip-bad)";
-    assert!(text.contains(note), "{text}");
-    assert!(
-        r["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().contains(note)),
-        "{r}"
-    );
+    assert_noted(&r, &text, "skipped 1 bad line of the trace (--skip-bad)");
 }
 
 #[test]
 fn records_out_of_order_beyond_the_window_are_counted_in_the_result() {
-    let dir = tempfile::tempdir().unwrap();
     // In reverse time order, 2,000 records more than the reorder window holds: those are
     // issued late, with no gap, and the figures are not the trace's.
     let n = iolab_trace::DEFAULT_WINDOW + 2_000;
-    let mut text = String::new();
+    let mut trace = String::new();
     for i in 0..n {
-        text += &format!("{},h,0,Read,{},4096,10\n", (n - i) * 10_000, i * 4096);
+        trace += &format!("{},h,0,Read,{},4096,10\n", (n - i) * 10_000, i * 4096);
     }
-    std::fs::write(dir.path().join("rev.csv"), text).unwrap();
-    let (code, text) = replay_cmd(
-        dir.path(),
-        &["rev.csv", "sim:ssd750-400@z97", "--json", "r.json"],
-    );
-    assert_eq!(code, Some(0), "{text}");
-    let r: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
-    let note = "2000 records were out of time order beyond the reorder window";
-    assert!(text.contains(note), "{text}");
-    assert!(
-        r["notes"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .any(|n| n.as_str().unwrap().contains(note)),
-        "{r}"
+    let (r, text) = replay_text_on_a_model("rev.csv", &trace, &[]);
+    assert_noted(
+        &r,
+        &text,
+        "2000 records were out of time order beyond the reorder window",
     );
 }
