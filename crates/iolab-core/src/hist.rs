@@ -189,7 +189,9 @@ pub struct SparseHistogram {
 
 impl SparseHistogram {
     /// Samples above `ns`: those in buckets that start above it, so a sample within the
-    /// bucket holding `ns` (at most 1/128 of it wide) counts as not above.
+    /// bucket holding `ns` (at most 1/128 of it wide) counts as not above. An approximation:
+    /// the exact counts over 10 ms and 100 ms are kept beside the histogram
+    /// (`JobResult::ios_over_10ms`).
     pub fn count_above(&self, ns: u64) -> u64 {
         self.bucket_low_ns_and_count
             .iter()

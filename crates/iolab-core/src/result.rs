@@ -5,6 +5,7 @@
 
 use crate::hist::SparseHistogram;
 use crate::job::Job;
+use crate::stats::{OVER_100MS_NS, OVER_10MS_NS};
 use serde::{Deserialize, Serialize};
 
 /// Version of this schema; bump on any incompatible change.
@@ -67,9 +68,10 @@ pub struct ReplaySummary {
     pub data_rate_mb_per_s: f64,
     /// Average latency of every I/O, µs.
     pub avg_latency_us: f64,
-    /// Share of I/Os slower than 10 ms, percent.
+    /// Share of I/Os longer than 10 ms (strictly), percent: exact
+    /// ([`JobResult::ios_over_10ms`]).
     pub pct_over_10ms: f64,
-    /// Share of I/Os slower than 100 ms, percent.
+    /// Share of I/Os longer than 100 ms (strictly), percent: exact.
     pub pct_over_100ms: f64,
 }
 
@@ -307,6 +309,23 @@ pub struct DirectionResult {
     pub service_lat_ns: Option<LatencySummary>,
     /// Full latency histogram, mergeable.
     pub lat_histogram: SparseHistogram,
+    /// I/Os whose latency (as `lat_ns`'s) was longer than 10 ms, counted exactly as they
+    /// completed: the histogram cannot say, its bucket holding 10 ms spans 9.961–10.027 ms.
+    /// Null in results written before iolab counted them.
+    #[serde(default)]
+    pub ios_over_10ms: Option<u64>,
+    /// I/Os longer than 100 ms, counted exactly (the histogram's bucket holding 100 ms spans
+    /// 99.615–100.139 ms). Null in results written before iolab counted them.
+    #[serde(default)]
+    pub ios_over_100ms: Option<u64>,
+}
+
+impl DirectionResult {
+    /// `exact`, or for a result written before the exact counts were kept, the histogram's
+    /// samples in buckets that start above `ns` (which leaves out the bucket holding `ns`).
+    fn over(&self, exact: Option<u64>, ns: u64) -> u64 {
+        exact.unwrap_or_else(|| self.lat_histogram.count_above(ns))
+    }
 }
 
 /// Latency figures in nanoseconds (percentiles within ±0.39 %, see [`crate::hist`]).
@@ -439,6 +458,20 @@ impl JobResult {
             .map(|s| s.value)
     }
 
+    /// I/Os of both directions whose latency was longer than 10 ms (strictly): exact, but in
+    /// a result written before the exact counts were kept (`ios_over_10ms` null), where it
+    /// is the histogram's count above its bucket holding 10 ms (9.961–10.027 ms).
+    pub fn ios_over_10ms(&self) -> u64 {
+        self.read.over(self.read.ios_over_10ms, OVER_10MS_NS)
+            + self.write.over(self.write.ios_over_10ms, OVER_10MS_NS)
+    }
+
+    /// I/Os of both directions longer than 100 ms, as [`JobResult::ios_over_10ms`].
+    pub fn ios_over_100ms(&self) -> u64 {
+        self.read.over(self.read.ios_over_100ms, OVER_100MS_NS)
+            + self.write.over(self.write.ios_over_100ms, OVER_100MS_NS)
+    }
+
     /// Total I/Os per second, both directions.
     pub fn total_iops(&self) -> f64 {
         self.read.iops + self.write.iops
@@ -447,5 +480,51 @@ impl JobResult {
     /// Total MB/s (10^6), both directions.
     pub fn total_mb_per_s(&self) -> f64 {
         self.read.bw_mb_per_s + self.write.bw_mb_per_s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::job::Direction;
+    use crate::stats::RunStats;
+
+    #[test]
+    fn slow_io_counts_are_exact_and_old_results_still_load() {
+        let mut s = RunStats::new(1_000_000_000);
+        for ns in [1_000, 10_013_000, 10_020_000, 100_100_000] {
+            s.record(Direction::Read, 4096, ns, 0);
+        }
+        s.record(Direction::Write, 4096, 10_000_000, 0);
+        let spec: crate::job::JobSpec = toml::from_str("access = \"randrw\"").unwrap();
+        let j = JobResult {
+            name: "j".into(),
+            job: spec.validate().unwrap(),
+            complete: true,
+            stop_reason: None,
+            measured_ns: 1_000_000_000,
+            ramp_ns: 0,
+            read: s.direction_summary(Direction::Read, 1_000_000_000),
+            write: s.direction_summary(Direction::Write, 1_000_000_000),
+            series: SeriesResult::default(),
+            cpu: CpuResult::default(),
+            errors: Vec::new(),
+            latency_from_intended_start: false,
+            repeats: Vec::new(),
+            step: None,
+        };
+        assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));
+        // A result written before the counts were kept has no such fields: it loads, says
+        // null, and the figures fall back to the histogram (10.013 and 10.02 ms not over 10 ms,
+        // 100.1 ms not over 100 ms).
+        let mut old = serde_json::to_value(&j).unwrap();
+        for dir in ["read", "write"] {
+            let d = old[dir].as_object_mut().unwrap();
+            d.remove("ios_over_10ms").unwrap();
+            d.remove("ios_over_100ms").unwrap();
+        }
+        let old: JobResult = serde_json::from_value(old).unwrap();
+        assert_eq!(old.read.ios_over_10ms, None);
+        assert_eq!((old.ios_over_10ms(), old.ios_over_100ms()), (1, 0));
     }
 }

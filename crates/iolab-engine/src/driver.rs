@@ -764,6 +764,103 @@ mod tests {
         }
     }
 
+    /// A target in virtual time whose `n`-th request takes `latencies_ns[n]`.
+    struct Scripted {
+        inner: crate::psync::NullTarget,
+        clock: crate::clock::VirtualClock,
+        latencies_ns: Vec<u64>,
+        submitted: usize,
+        /// (due time, completion)
+        pending: Vec<(u64, Completion)>,
+    }
+
+    impl Target for Scripted {
+        fn capabilities(&self) -> &crate::target::Capabilities {
+            self.inner.capabilities()
+        }
+        fn prepare(&mut self, slots: u32, slot_bytes: usize) -> std::io::Result<()> {
+            self.inner.prepare(slots, slot_bytes)
+        }
+        fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
+            self.inner.buffer_mut(tag)
+        }
+        fn submit(&mut self, reqs: &[IoReq]) -> std::io::Result<()> {
+            for r in reqs {
+                let due = self.clock.now_ns() + self.latencies_ns[self.submitted];
+                self.submitted += 1;
+                let c = Completion {
+                    tag: r.tag,
+                    result: r.len as i64,
+                    done_ns: Some(due),
+                };
+                self.pending.push((due, c));
+            }
+            Ok(())
+        }
+        fn reap(
+            &mut self,
+            _min: usize,
+            timeout_ns: Option<u64>,
+            out: &mut Vec<Completion>,
+        ) -> std::io::Result<()> {
+            let limit = timeout_ns.map_or(u64::MAX, |t| self.clock.now_ns().saturating_add(t));
+            self.pending.sort_by_key(|p| std::cmp::Reverse(p.0));
+            match self.pending.last() {
+                Some(&(due, c)) if due <= limit => {
+                    self.pending.pop();
+                    self.clock.advance_to(due);
+                    out.push(c);
+                }
+                _ => self.clock.advance_to(limit),
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn every_io_longer_than_10_ms_or_100_ms_is_counted_exactly() {
+        // The histogram's bucket holding 10 ms spans 9.961–10.027 ms, the one holding 100 ms
+        // 99.615–100.139 ms: only exact counts put 10.013 ms over 10 ms and 100.1 ms over 100.
+        let latencies_ns = vec![
+            9_000_000,
+            10_000_000,
+            10_000_001,
+            10_013_000,
+            10_026_000,
+            99_999_000,
+            100_000_000,
+            100_100_000,
+            40_000,
+        ];
+        let n = latencies_ns.len();
+        let j = job(&format!("queue_depth = 1\nios_limit = {n}"));
+        let clock = crate::clock::VirtualClock::new();
+        let mut target = Scripted {
+            inner: crate::psync::NullTarget::new(j.span()),
+            clock: clock.clone(),
+            latencies_ns,
+            submitted: 0,
+            pending: Vec::new(),
+        };
+        target.prepare(1, j.max_block() as usize).unwrap();
+        let opts = DriveOptions {
+            start_ns: None,
+            ramp_ns: 0,
+            duration_ns: None,
+            interval_ns: 1_000_000_000,
+            stop: None,
+            abort: None,
+            progress: None,
+            continue_on_error: false,
+        };
+        let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
+        let r = out
+            .stats
+            .direction_summary(Direction::Read, out.measured_ns);
+        assert_eq!(r.ios, n as u64);
+        assert_eq!((r.ios_over_10ms, r.ios_over_100ms), (Some(6), Some(1)));
+    }
+
     #[test]
     fn two_rate_caps_hold_together_and_workers_share_one_schedule() {
         // 1000 IOPS and 1 MiB/s of 4 KiB reads: the byte cap is the tighter (256 IOPS).

@@ -845,8 +845,7 @@ fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Bench {
         .expect("replay runs")
         .result;
     let n = r.read.ios + r.write.ios;
-    let over = r.read.lat_histogram.count_above(10_000_000)
-        + r.write.lat_histogram.count_above(10_000_000);
+    let over = r.ios_over_10ms();
     let f = fig(&r, 0.0);
     assert_eq!(n, requests, "every request of the trace ran");
     Bench {

@@ -323,9 +323,14 @@ fn a_queue_depth_out_of_range_names_the_option() {
 /// Replays `trace` (written to `name` in a temp dir) on the SSD 750 model with `extra` flags,
 /// and returns its JSON result and what it printed; the replay must succeed.
 fn replay_text_on_a_model(name: &str, trace: &str, extra: &[&str]) -> (Value, String) {
+    replay_text_on("sim:ssd750-400@z97", name, trace, extra)
+}
+
+/// As [`replay_text_on_a_model`], on `model`.
+fn replay_text_on(model: &str, name: &str, trace: &str, extra: &[&str]) -> (Value, String) {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join(name), trace).unwrap();
-    let mut args = vec![name, "sim:ssd750-400@z97", "--json", "r.json"];
+    let mut args = vec![name, model, "--json", "r.json"];
     args.extend(extra);
     let (code, text) = replay_cmd(dir.path(), &args);
     assert_eq!(code, Some(0), "{text}");
@@ -381,5 +386,31 @@ fn records_out_of_order_beyond_the_window_are_counted_in_the_result() {
         &r,
         &text,
         "2000 records were out of time order beyond the reorder window",
+    );
+}
+
+/// The share of I/Os over 10 ms counts every I/O longer than 10 ms. It was read from the
+/// latency histogram, whose bucket holding 10 ms spans 9.961–10.027 ms, so a read of 10.013 ms
+/// counted as not over: "10013.0 µs ... 0.00 % of I/Os over 10 ms".
+#[test]
+fn an_io_just_over_10_ms_counts_as_over_10_ms() {
+    // One read at 258 GiB on the disk model: the seek from track 0 and the rotation take
+    // 10.013 ms (exact: the histogram keeps the exact minimum and maximum).
+    let (r, text) = replay_text_on(
+        "sim:hdd-7200@z97",
+        "one.csv",
+        "0,h,0,Read,277216997376,4096,10\n",
+        &["--as-fast-as-possible"],
+    );
+    let lat = r["jobs"][0]["read"]["lat_ns"]["max"].as_u64().unwrap();
+    assert!(
+        lat > 10_000_000
+            && iolab_core::hist::bucket_of(lat) == iolab_core::hist::bucket_of(10_000_000),
+        "the read took {lat} ns, no longer in the bucket of 10 ms: move it to one that is"
+    );
+    assert_eq!(r["replay"]["pct_over_10ms"], 100.0, "{text}");
+    assert!(
+        text.contains("100.00 % of I/Os over 10 ms, 0.000 % over 100 ms"),
+        "{text}"
     );
 }

@@ -36,6 +36,9 @@ fn direction(iops: f64, block: u64, lat_us: f64, seconds: f64) -> DirectionResul
         lat_histogram: SparseHistogram {
             bucket_low_ns_and_count: vec![((lat * 0.9) as u64, ios)],
         },
+        // Every sample where the histogram puts it.
+        ios_over_10ms: Some(ios * u64::from((lat * 0.9) as u64 > 10_000_000)),
+        ios_over_100ms: Some(ios * u64::from((lat * 0.9) as u64 > 100_000_000)),
     }
 }
 
