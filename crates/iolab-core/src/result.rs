@@ -56,7 +56,8 @@ pub struct ReplaySummary {
     pub idle_cap_ms: Option<f64>,
     /// Requests kept in flight at most.
     pub queue_depth: u32,
-    /// The recorded queue depth, where the trace has completion times.
+    /// The recorded queue depth of the requests replayed (the reads' own when only the reads
+    /// are), where the trace has completion times.
     pub recorded_queue_depth: Option<f64>,
     /// What was done to the target first: `as-is`, `empty` or `filled`.
     pub target_state: String,

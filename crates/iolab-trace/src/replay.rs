@@ -426,7 +426,9 @@ impl RecordedQd {
 
 /// Computes the recorded queue depth from issue and completion times (MSR, SYSTOR,
 /// blkparse/blktrace with `--event D`), counting reads and writes on all devices together
-/// (a replay sends them to one target; filter the records first to narrow it). Records
+/// (a replay sends them to one target; filter the records first to narrow it: a replay of
+/// the reads only wants the reads' own depth, the reads outstanding as each read arrived,
+/// since the writes it leaves out hold no place in its queue). Records
 /// must be in issue order. Formats without completion times give `default_qd` (at least 1)
 /// for every figure with `measured` false.
 pub fn recorded_queue_depth<I: IntoIterator<Item = TraceRecord>>(

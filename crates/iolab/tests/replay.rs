@@ -414,3 +414,37 @@ fn an_io_just_over_10_ms_counts_as_over_10_ms() {
         "{text}"
     );
 }
+
+/// With --reads-only, as fast as possible without --qd, the depth is the reads' own: it was
+/// the trace's over reads and writes, so reads recorded one at a time replayed at QD4.
+#[test]
+fn reads_only_replays_at_the_depth_of_the_reads() {
+    // Every 100 µs a read and three writes arrive together; each completes 100 µs later, as
+    // the next four arrive (MSR: 100 ns ticks, the response time last). Reads and writes
+    // together are 4 deep, the reads alone 1.
+    let mut trace = String::new();
+    for i in 0..50u64 {
+        let t = 1000 + i * 1000;
+        trace += &format!("{t},h,0,Read,{},4096,1000\n", i * 4096);
+        for k in 0..3 {
+            trace += &format!("{t},h,0,Write,{},4096,1000\n", (1000 + i * 3 + k) * 4096);
+        }
+    }
+    let depth = |r: &Value| {
+        (
+            r["replay"]["queue_depth"].as_u64().unwrap(),
+            r["replay"]["recorded_queue_depth"].as_f64().unwrap(),
+        )
+    };
+    let afap = ["--as-fast-as-possible"];
+    let (all, _) = replay_text_on_a_model("mixed.csv", &trace, &afap);
+    assert_eq!(depth(&all), (4, 4.0), "{all}");
+    let (reads, text) = replay_text_on_a_model(
+        "mixed.csv",
+        &trace,
+        &["--as-fast-as-possible", "--reads-only"],
+    );
+    assert_eq!(depth(&reads), (1, 1.0), "{text}");
+    assert_eq!(reads["jobs"][0]["job"]["queue_depth"], 1, "{reads}");
+    assert_eq!(reads["jobs"][0]["read"]["ios"], 50, "{reads}");
+}

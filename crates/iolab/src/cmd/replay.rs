@@ -42,7 +42,8 @@ pub struct ReplayArgs {
     #[arg(long, default_value_t = STORAGE_BENCH_IDLE_CAP_NS as f64 / 1e6)]
     idle_cap_ms: f64,
     /// Requests in flight at most (default: the trace's recorded queue depth when
-    /// replaying as fast as possible, else 256 so that the timestamps set the pace). 1–4096, as
+    /// replaying as fast as possible, its reads' own with --reads-only, else 256 so that the
+    /// timestamps set the pace). 1–4096, as
     /// a job's queue depth (checked here, so that a refusal names --qd, not the job's key).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=4096))]
     qd: Option<u32>,
@@ -184,8 +185,14 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     // In time order, as the replay goes: a file out of order by a few records (SYSTOR's and
     // Tencent's are) otherwise shows depths that were never there (1.85 read as 2.57).
+    // Of the requests replayed only: with --reads-only the depth is the reads' own, reads
+    // outstanding as each read arrived, by the trace's completion times. The writes are not
+    // replayed, so they hold no slot of the replay's queue; counted, a trace's writes made
+    // reads recorded one at a time replay at QD4.
     let recorded = recorded_queue_depth(
-        Reorder::new(args.input.open()?, DEFAULT_WINDOW).filter_map(|r| r.ok()),
+        Reorder::new(args.input.open()?, DEFAULT_WINDOW)
+            .filter_map(|r| r.ok())
+            .filter(|r| !(args.reads_only && r.op == Op::Write)),
         1,
     );
     let qd = args.qd.unwrap_or(if args.as_fast_as_possible {
