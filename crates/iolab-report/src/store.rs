@@ -434,17 +434,18 @@ fn direction_of(name: &str) -> &'static str {
 
 /// The metrics of one job: [`JobResult::metric`]'s names plus the deeper percentiles. A
 /// direction with no I/Os gets no figures (a read job has no write latency, not a zero one);
-/// a job with no I/Os at all has no mean latency.
+/// a job with no I/Os at all gets none, its totals included: nothing was measured, and a
+/// comparison showed `total_iops 0` (-100 %) beside its directions' "-".
 pub fn job_metrics(j: &JobResult) -> Vec<StoredMetric> {
     let has = |dir: &str| match dir {
         "read" => j.read.ios > 0,
         "write" => j.write.ios > 0,
-        _ => true,
+        _ => j.read.ios + j.write.ios > 0,
     };
     let mut out = Vec::new();
     for name in JobResult::METRICS {
         let dir = direction_of(name);
-        if !has(dir) || (*name == "lat_mean_us" && j.read.ios + j.write.ios == 0) {
+        if !has(dir) {
             continue;
         }
         if let Some(value) = j.metric(name) {
@@ -1043,6 +1044,11 @@ impl Store {
                 .map_err(self.err("reading metrics"))?
                 .collect::<rusqlite::Result<Vec<_>>>()
                 .map_err(self.err("reading metrics"))?;
+            // A job with I/O has its directions' figures: without any, it did none, and the
+            // totals of 0 that runs recorded before job_metrics left them out are not figures.
+            if step.metrics.iter().all(|m| m.direction == "total") {
+                step.metrics.clear();
+            }
             step.metrics
                 .sort_by(|a, b| rank(&a.name).cmp(&rank(&b.name)).then(a.name.cmp(&b.name)));
             steps.push(step);
@@ -1684,6 +1690,57 @@ mod tests {
                 ("dup #2", Some(3.0)),
             ]
         );
+    }
+
+    /// A job that did no I/O showed `total_iops 0` (and "-100.0 %") in a comparison where its
+    /// directions showed "-": it has no figures at all, totals included.
+    #[test]
+    fn a_job_that_did_no_io_has_no_totals_either() {
+        let (_dir, path) = temp_store();
+        let mut store = Store::open(&path).unwrap();
+        let did = run("run", "/tmp/a.bin", 100.0, 1);
+        let mut idle = run("run", "/tmp/a.bin", 200.0, 1);
+        idle.jobs[0] = job("4K QD1 read", 0, 0, 1);
+        let a = store.insert(&did, 101.0).unwrap();
+        let b = store.insert(&idle, 201.0).unwrap();
+        let c = store.compare(&[a.id, b.id]).unwrap();
+        for metric in ["read_iops", "total_iops", "read_mb_per_s", "total_mb_per_s"] {
+            let row = c
+                .rows
+                .iter()
+                .find(|r| r.label == "4K QD1 read" && r.metric == metric)
+                .unwrap_or_else(|| panic!("no {metric} row"));
+            assert!(row.values[0].is_some(), "{metric}");
+            assert_eq!(row.values[1], None, "{metric}");
+        }
+        let table = crate::store_tables::compare_table(&c);
+        let line = table.lines().find(|l| l.contains("total_iops")).unwrap();
+        assert!(line.trim_end().ends_with('-'), "{table}");
+        assert!(!table.contains("-100.0 %"), "{table}");
+        // show says why the job has no figures.
+        let shown = crate::store_tables::show_table(&store.show(b.id).unwrap());
+        assert!(
+            shown.contains("job 1: 4K QD1 read (RandRead 4k QD1 T1, 3.00 s, no I/O completed)"),
+            "{shown}"
+        );
+        // A store written before kept totals of 0 for such a job: they are not shown either.
+        let step_id: i64 = store
+            .conn
+            .query_row(
+                "SELECT id FROM steps WHERE run_id = ?1 AND job_index = 0",
+                [b.id],
+                |r| r.get(0),
+            )
+            .unwrap();
+        store
+            .conn
+            .execute(
+                "INSERT INTO metrics (step_id, direction, name, value)
+                 VALUES (?1, 'total', 'total_iops', 0.0)",
+                [step_id],
+            )
+            .unwrap();
+        assert_eq!(store.show(b.id).unwrap().steps[0].metrics, vec![]);
     }
 
     #[test]

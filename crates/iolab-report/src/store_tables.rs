@@ -180,6 +180,10 @@ pub fn show_table(d: &RunDetail) -> String {
             where_.push(format!("round {r}"));
         }
         where_.push(format!("{:.2} s", step.measured_ns as f64 / 1e9));
+        if step.metrics.is_empty() {
+            // Not a blank block under the heading: the job has no figures because of this.
+            where_.push("no I/O completed".into());
+        }
         if !step.complete {
             where_.push(format!(
                 "INCOMPLETE: {}",
