@@ -386,3 +386,27 @@ fn quick_on_a_model_gives_each_jobs_model_line() {
     );
     assert!(!render_html(&[quick_result("/dev/sdx", "h", 1.0)]).contains(">model</th>"));
 }
+
+/// A bars step looped to steady state (SNIA PTS's "Throughput 1024K") is a block of its own,
+/// headed by its name: its chart was titled by its phase ("Throughput: MB/s"), as if it drew
+/// the whole phase, and did not say its bars are the means of the steady-state window.
+#[test]
+fn a_looped_bars_step_is_titled_by_its_name() {
+    let mut r = suite_result("/dev/sdx", "h", 1.0);
+    for j in &mut r.jobs {
+        if let Some(s) = j.step.as_mut().filter(|s| s.step == "IOPS matrix") {
+            s.chart = "bars".into();
+        }
+    }
+    let page = render_html(&[r]);
+    assert!(chart(&page, "IOPS: ").is_empty(), "titled by the phase");
+    let bars = chart(&page, "IOPS matrix: IOPS");
+    assert_eq!(bars.len(), 1);
+    assert!(
+        bars[0].contains("mean of rounds 3–7 (the steady-state window)"),
+        "{}",
+        bars[0]
+    );
+    // Steps drawn together are still titled by their phase (the heading names each).
+    assert_eq!(chart(&page, "cdm: MB/s").len(), 1);
+}

@@ -328,6 +328,22 @@ fn bars_chart(out: &mut String, group: &[Run], keys: &[StepKey]) {
     } else {
         Figure::Throughput
     };
+    // The rounds each bar's value is the mean of, per step and result, for the subtitle.
+    let mut spans = Vec::new();
+    for g in group {
+        for k in keys {
+            spans.push(window_rounds(g.r, k).1);
+        }
+    }
+    spans.dedup();
+    let subtitle = match spans.as_slice() {
+        [Some(one)] => window_words(Some(*one)).unwrap_or_default(),
+        _ if spans.iter().all(Option::is_some) => {
+            "each result the mean of its steady-state window".to_string()
+        }
+        // Looped and not looped steps together: the table below gives each job's round.
+        _ => String::new(),
+    };
     let series = group
         .iter()
         .map(|g| BarSeries {
@@ -347,8 +363,8 @@ fn bars_chart(out: &mut String, group: &[Run], keys: &[StepKey]) {
         })
         .collect();
     out.push_str(&bar_chart(&BarChart {
-        title: format!("{}: {}", keys[0].phase_or_step(), figure.unit()),
-        subtitle: String::new(),
+        title: format!("{}: {}", bars_title(keys), figure.unit()),
+        subtitle,
         value_label: figure.axis().to_string(),
         categories: categories
             .iter()
@@ -366,13 +382,19 @@ fn bars_chart(out: &mut String, group: &[Run], keys: &[StepKey]) {
     out.push('\n');
 }
 
-impl StepKey {
-    fn phase_or_step(&self) -> &str {
-        if self.phase.is_empty() {
-            &self.step
-        } else {
-            &self.phase
-        }
+/// What a bar chart of `keys` is titled by: one step by its name, as its section is headed
+/// (a step looped to steady state is always alone: it was titled by its phase, "Throughput:
+/// MB/s" for SNIA PTS's "Throughput 1024K", as if it drew the whole phase); steps drawn
+/// together by their phase, which the section's heading names with them.
+fn bars_title(keys: &[StepKey]) -> String {
+    match keys {
+        [one] => one.step.clone(),
+        [first, ..] if !first.phase.is_empty() => first.phase.clone(),
+        _ => keys
+            .iter()
+            .map(|k| k.step.as_str())
+            .collect::<Vec<_>>()
+            .join(", "),
     }
 }
 
