@@ -648,11 +648,24 @@ fn build_on(
     })?;
     // The host keeps as many commands in flight as the driver sends and the device takes:
     // the least of the driver's queue, the drive's (an SSD controller's or a disk's NCQ
-    // depth) and a card's RAID layer.
-    let qd = [
-        dr.queue_depth,
+    // depth) and a card's RAID layer. Each member of a platform's RAID volume has its own
+    // queue, so the drive's depth counts once per member (four SATA SSDs on RST take 4 × 32,
+    // not 32).
+    let members = port_spec
+        .raid
+        .as_ref()
+        .map_or(1, |r| r.members.len() as u32);
+    let drive_qd = [
         dspec.controller.as_ref().and_then(|c| c.queue_depth),
         dspec.hdd.as_ref().and_then(|h| h.queue_depth),
+    ]
+    .into_iter()
+    .flatten()
+    .min()
+    .map(|q| q.saturating_mul(members));
+    let qd = [
+        dr.queue_depth,
+        drive_qd,
         dspec.card.as_ref().and_then(|c| c.queue_depth),
     ]
     .into_iter()

@@ -723,6 +723,30 @@ fn the_host_keeps_no_more_in_flight_than_the_drive_queues() {
     assert_eq!(sim.describe()["max_outstanding"], 4);
 }
 
+/// Each member of a platform's RAID volume keeps its own NCQ queue: four SATA SSDs on Z97's
+/// RST take the driver's 128 commands (4 × 32), where the volume was held to one member's 32
+/// and random reads stopped at QD32's 181K IOPS, "host queue limit of 32", however deep the
+/// job.
+#[test]
+fn each_member_of_a_platform_raid_keeps_its_own_queue() {
+    let sim = open("sim:forcegt-240@z97/sata-raid0", None).unwrap();
+    assert_eq!(sim.describe()["max_outstanding"], 128);
+    let iops = |qd: u32| {
+        let mut sim = open("sim:forcegt-240@z97/sata-raid0", None).unwrap();
+        sim.precondition_fill();
+        let text = format!("access = \"randread\"\nqueue_depth = {qd}\nduration_s = 0.2");
+        let r = sim.run_job(&job(&text), None).unwrap().result;
+        let b = sim.tests().last().unwrap().bottleneck.clone();
+        assert!(!b.starts_with("host queue limit"), "QD{qd}: {b}");
+        r.read.iops
+    };
+    let (q32, q128) = (iops(32), iops(128));
+    assert!(q128 > 1.3 * q32, "QD32 {q32:.0} IOPS, QD128 {q128:.0}");
+    // A single drive on one of those ports is still held to its own 32.
+    let one = open("sim:forcegt-240@z97/sata", None).unwrap();
+    assert_eq!(one.describe()["max_outstanding"], 32);
+}
+
 #[test]
 fn a_result_carries_the_parameters_of_a_cards_members_and_a_tiers_drives() {
     let members = |spec: &str| -> Vec<String> {
