@@ -142,6 +142,12 @@ fn a_trace_replays_on_a_model() {
     let r = replay("sim:sf1200-25@h55", &["--target-state", "filled"]);
     let state = r["target"]["model"]["state"].as_str().unwrap();
     assert!(state.starts_with("full (one sequential pass"), "{state}");
+    // The note says how much was written in units a reader takes in (it said 24413952k).
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("target filled first: 25.0 GB in "),
+        "{notes}"
+    );
 
     // An SSD taken as it is holds data where the trace reads (as `run` starts it): its reads
     // cost page reads, not the nothing a fresh drive's unwritten LBAs cost.

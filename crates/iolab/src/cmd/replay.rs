@@ -283,7 +283,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             subject.set_model_state("full (one sequential pass of 128 KiB writes)");
             prepared.push(format!(
                 "target filled first: {} in {:.1} s",
-                iolab_core::size::format_size(r.result.write.bytes),
+                iolab_core::size::human_size(r.result.write.bytes),
                 r.result.measured_ns as f64 / 1e9
             ));
         }
