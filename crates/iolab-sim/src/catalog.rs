@@ -836,7 +836,11 @@ fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> 
                 return Err(bad(
                     file,
                     format!("{key}.link"),
-                    format!("unknown link '{s}'"),
+                    format!(
+                        "unknown link '{s}': use sata1.5/sata3/sata6, pcie<gen>x<lanes> (gen 1–5, \
+                         x1/x2/x4/x8/x16), dmi1–dmi4, or give bytes_per_s instead for a pipe of \
+                         your own"
+                    ),
                 ));
             };
             // A standard link's directions are its standard's: SATA is one pipe, PCIe and DMI
@@ -1593,7 +1597,11 @@ impl PlatformSpec {
                     return Err(bad(
                         file,
                         format!("{key}.slot"),
-                        format!("unknown link '{s}'"),
+                        format!(
+                            "unknown link '{s}': a slot is a standard link the drive negotiates \
+                             with: sata1.5, sata3, sata6 or pcie<gen>x<lanes> (gen 1–5, \
+                             x1/x2/x4/x8/x16); the hops behind it go in path"
+                        ),
                     ));
                 }
             }
@@ -1602,10 +1610,18 @@ impl PlatformSpec {
             }
             if let Some(h) = &p.hba {
                 if !self.hbas.contains_key(h) {
+                    let known = if self.hbas.is_empty() {
+                        "none".to_string()
+                    } else {
+                        self.hbas.keys().cloned().collect::<Vec<_>>().join(", ")
+                    };
                     return Err(bad(
                         file,
                         format!("{key}.hba"),
-                        format!("unknown hba '{h}'"),
+                        format!(
+                            "unknown hba '{h}' (this platform's: {known}): define [hbas.{h}] \
+                             (part, command_ns, latency_ns, source) or name one of them"
+                        ),
                     ));
                 }
             }

@@ -312,6 +312,36 @@ fn numbers_out_of_range_are_rejected_naming_the_key() {
     );
 }
 
+/// A mistyped slot, link or HBA of a platform says what the key takes, as a mistyped hop of a
+/// port's path does (each said only "unknown link 'sata'" or "unknown hba 'pc'").
+#[test]
+fn a_mistyped_slot_link_or_hba_says_what_the_key_takes() {
+    let z97 = include_str!("../../../catalog/platforms/z97.toml");
+    for (from, to, says) in [
+        (
+            "slot = \"sata6\"",
+            "slot = \"sata\"",
+            "z97.toml: ports.sata.slot: unknown link 'sata': a slot is a standard link the drive \
+             negotiates with: sata1.5, sata3, sata6 or pcie<gen>x<lanes>",
+        ),
+        (
+            "link = \"pcie2x2\"",
+            "link = \"pcie2\"",
+            "z97.toml: links.pch_m2.link: unknown link 'pcie2': use sata1.5/sata3/sata6, \
+             pcie<gen>x<lanes>",
+        ),
+        (
+            "hba = \"pch\"",
+            "hba = \"pc\"",
+            "z97.toml: ports.sata.hba: unknown hba 'pc' (this platform's: pch): define \
+             [hbas.pc]",
+        ),
+    ] {
+        assert!(z97.contains(from), "{from}");
+        assert_platform_refused("user/platforms/z97.toml", &z97.replacen(from, to, 1), says);
+    }
+}
+
 #[test]
 fn bad_specs_say_what_to_write() {
     assert!(matches!(
