@@ -3,7 +3,7 @@
 //! reproducible for a seed.
 
 mod common;
-use common::{iolab, json, text};
+use common::{interrupt, iolab, iolab_cmd, json, text};
 use serde_json::Value;
 use std::path::Path;
 
@@ -368,4 +368,54 @@ fn json_to_standard_output_is_the_only_thing_there() {
         .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)));
     assert_eq!(v["target"]["modelled"], true);
     assert!(String::from_utf8_lossy(&out.stderr).contains("RandRead 4k QD1"));
+}
+
+/// Ctrl-C during the fill of `--target-state filled` leaves a partly filled drive: the result
+/// says so, where it said "target filled first: 345 GB in 255.4 s", recorded the model's state
+/// as "full (one sequential pass of 128 KiB writes)" and gave the replay's interruption as the
+/// reason.
+#[test]
+fn an_interrupted_fill_before_a_replay_is_not_called_a_fill() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.csv"),
+        "0,h,0,Read,0,4096,10\n1000,h,0,Write,8192,4096,10\n",
+    )
+    .unwrap();
+    let child = iolab_cmd(
+        &[
+            "trace",
+            "replay",
+            "t.csv",
+            "sim:ssd750-1200@z97",
+            "--target-state",
+            "filled",
+            "--json",
+            "r.json",
+        ],
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
+    // A 1.2 TB fill takes a release build 12 s: interrupted inside it (or before it starts).
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let out = interrupt(child);
+    let r = json(&dir.path().join("r.json"));
+    assert_eq!(r["complete"], false);
+    let reason = r["incomplete_reason"].as_str().unwrap();
+    assert!(
+        reason.starts_with("the fill before the replay stopped (interrupted) after "),
+        "{reason}"
+    );
+    assert!(
+        reason.ends_with("the target is only partly filled"),
+        "{reason}"
+    );
+    assert!(
+        !text(&out).contains("target filled first"),
+        "{}",
+        text(&out)
+    );
+    let state = r["target"]["model"]["state"].as_str().unwrap();
+    assert!(state.starts_with("partly filled"), "{state}");
 }

@@ -272,6 +272,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         subject
     };
     let mut prepared = Vec::new();
+    let mut fill_stopped = None;
     match args.target_state.as_str() {
         "empty" => match subject.purge(&args.safety) {
             Ok(done) => prepared.push(format!("target emptied first: {done}")),
@@ -280,12 +281,26 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         "filled" => {
             fill.resolve_span(subject.size_bytes())?;
             let r = subject.run_job(&fill, "fill", None)?;
-            subject.set_model_state("full (one sequential pass of 128 KiB writes)");
-            prepared.push(format!(
-                "target filled first: {} in {:.1} s",
-                iolab_core::size::human_size(r.result.write.bytes),
-                r.result.measured_ns as f64 / 1e9
-            ));
+            let written = iolab_core::size::human_size(r.result.write.bytes);
+            let took = r.result.measured_ns as f64 / 1e9;
+            if r.result.complete {
+                subject.set_model_state("full (one sequential pass of 128 KiB writes)");
+                prepared.push(format!("target filled first: {written} in {took:.1} s"));
+            } else {
+                // Stopped part-way (Ctrl-C, an I/O error): the target is not what the replay
+                // was asked to start from, and the result must not say it was.
+                let why = r.result.stop_reason.as_deref().unwrap_or("stopped early");
+                subject.set_model_state(&format!(
+                    "partly filled (a sequential pass of 128 KiB writes stopped after {written})"
+                ));
+                let note = format!(
+                    "the fill before the replay stopped ({why}) after {written} of {} in \
+                     {took:.1} s: the target is only partly filled",
+                    iolab_core::size::human_size(fill.span())
+                );
+                fill_stopped = Some(note.clone());
+                prepared.push(note);
+            }
         }
         _ => {}
     }
@@ -381,6 +396,12 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     result.jobs.push(j);
     subject.describe_into(&mut result);
     session::settle(&mut result);
+    // What stopped first says why: the replay after a stopped fill stops too (Ctrl-C), or
+    // runs on a target that is not the one asked for.
+    if let Some(why) = fill_stopped {
+        result.complete = false;
+        result.incomplete_reason = Some(why);
+    }
     let mut text = iolab_report::terminal::run_table(&result);
     if let Some(r) = &result.replay {
         text += &format!(
