@@ -193,6 +193,11 @@ pub fn open(spec: &str, catalog_dir: Option<&Path>) -> Result<SimSetup, SimError
 pub fn open_with(spec: &str, catalog: Catalog) -> Result<SimSetup, SimError> {
     let (drive, platform, port) = parse_spec(spec)?;
     let built = build::build(&catalog, &drive, &platform, port.as_deref(), 0x5EED)?;
+    let has_ssd = built
+        .world
+        .leaves
+        .iter()
+        .any(|l| matches!(l.dev, Dev::Ssd(_)));
     Ok(SimSetup {
         spec: format!("sim:{drive}@{platform}/{}", built.port),
         drive,
@@ -203,9 +208,18 @@ pub fn open_with(spec: &str, catalog: Catalog) -> Result<SimSetup, SimError> {
         world: built.world,
         clock: VirtualClock::new(),
         tests: Vec::new(),
-        state: "empty (secure-erased)".into(),
+        state: if has_ssd {
+            "empty (secure-erased)"
+        } else {
+            NO_SSD_STATE
+        }
+        .into(),
     })
 }
+
+/// The state of a model without an SSD: a hard disk runs the same whatever it holds, so no
+/// state is set (a result said "steady state of random writes (analytic)" of a hard disk).
+const NO_SSD_STATE: &str = "hard disk: runs the same whatever it holds (no SSD state to set)";
 
 #[derive(Clone, Default)]
 struct Snapshot {
@@ -249,9 +263,21 @@ impl SimSetup {
         &self.tests
     }
 
+    /// Whether the model has an SSD (a drive, a member or a tier's), whose state the
+    /// preconditioning sets.
+    fn has_ssd(&self) -> bool {
+        self.world
+            .leaves
+            .iter()
+            .any(|l| matches!(l.dev, Dev::Ssd(_)))
+    }
+
     /// Puts every SSD in the state a full sequential fill leaves, analytically (seconds, not
     /// hours): every LBA holds data, blocks are full, only the spare area is free.
     pub fn precondition_fill(&mut self) {
+        if !self.has_ssd() {
+            return;
+        }
         // What an earlier steady state carried is not the next job's.
         self.charge_carried(u64::MAX);
         for l in &mut self.world.leaves {
@@ -268,6 +294,9 @@ impl SimSetup {
     /// analytically (the valid-page distribution of the mean-field model), with its dies at
     /// different points of their collection cycle, as writing would have left them.
     pub fn precondition_steady(&mut self) {
+        if !self.has_ssd() {
+            return;
+        }
         // What an earlier steady state carried is not the next job's.
         self.charge_carried(u64::MAX);
         let now = self.clock.now_ns();

@@ -2153,3 +2153,21 @@ fn an_empty_or_non_text_catalog_file_and_an_oversized_disk_cache_are_refused_pla
         "{e}"
     );
 }
+
+/// A hard disk has no erase, fill or wear state to set, and its result does not claim one
+/// (`--model-state steady` on sim:hdd-7200@h67 recorded "steady state of random writes
+/// (analytic)", a fresh one "empty (secure-erased)"); a tier's SSD still gets its state.
+#[test]
+fn a_hard_disk_is_not_said_to_be_in_an_ssds_state() {
+    let state = |sim: &SimSetup| sim.describe()["state"].as_str().unwrap().to_string();
+    let mut hdd = open("sim:hdd-7200@h67", None).unwrap();
+    assert!(state(&hdd).starts_with("hard disk"), "{}", state(&hdd));
+    hdd.precondition_steady();
+    assert!(state(&hdd).starts_with("hard disk"), "{}", state(&hdd));
+    hdd.precondition_fill();
+    assert!(state(&hdd).starts_with("hard disk"), "{}", state(&hdd));
+    let mut tier = open("sim:storemi@x470", None).unwrap();
+    assert_eq!(state(&tier), "empty (secure-erased)");
+    tier.precondition_steady();
+    assert_eq!(state(&tier), "steady state of random writes (analytic)");
+}
