@@ -448,7 +448,11 @@ impl SimSetup {
         let wa = (b.host_bytes > a.host_bytes)
             .then(|| (b.nand_bytes - a.nand_bytes) as f64 / (b.host_bytes - a.host_bytes) as f64);
         let queue = self.world.max_outstanding;
-        let bottleneck = if util >= 0.7 {
+        let bottleneck = if util == 0.0 {
+            // No resource did any work: the job was stopped before its first I/O (Ctrl-C),
+            // which no latency bounded.
+            "none: nothing ran".to_string()
+        } else if util >= 0.7 {
             name
         } else if slots > queue {
             // More would help but the path takes no more: not a latency the job could hide.

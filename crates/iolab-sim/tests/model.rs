@@ -2171,3 +2171,18 @@ fn a_hard_disk_is_not_said_to_be_in_an_ssds_state() {
     tier.precondition_steady();
     assert_eq!(state(&tier), "steady state of random writes (analytic)");
 }
+
+/// A job stopped before its first I/O (Ctrl-C during the fill before a replay) is not said to
+/// be "latency-bound (busiest: none)".
+#[test]
+fn a_job_stopped_before_it_ran_names_no_bottleneck() {
+    let mut sim = open("sim:ssd750-400@z97", None).unwrap();
+    let stop = std::sync::atomic::AtomicBool::new(true);
+    let r = sim
+        .run_job(&job("access = \"randread\"\nduration_s = 1"), Some(&stop))
+        .unwrap();
+    assert_eq!(r.result.read.ios, 0);
+    let t = sim.tests().last().unwrap();
+    assert_eq!(t.bottleneck, "none: nothing ran");
+    assert_eq!(t.bottleneck_utilisation, 0.0);
+}
