@@ -317,8 +317,8 @@ impl Builder<'_> {
                 let t = drive.tiered.as_ref().expect("validated");
                 let fast = self.drive(&t.fast)?.clone();
                 let slow = self.drive(&t.slow)?.clone();
-                let fv = self.build_member(&fast, at, &format!("{label} fast"))?;
-                let sv = self.build_member(&slow, at, &format!("{label} slow"))?;
+                let fv = self.build_member(&fast, at, label, &drive.name, "fast")?;
+                let sv = self.build_member(&slow, at, label, &drive.name, "slow")?;
                 let size_of = |v: &Vol, b: &Builder| match v {
                     Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
                     _ => 0,
@@ -351,11 +351,14 @@ impl Builder<'_> {
         &mut self,
         drive: &DriveSpec,
         at: &Attach,
-        label: &str,
+        port_label: &str,
+        tier: &str,
+        role: &str,
     ) -> Result<Vol, SimError> {
+        let label = format!("{port_label} {role}");
         let own = parse_std_link(&drive.interface.link);
         if own.is_none_or(|l| negotiate(l, at.slot).is_some()) {
-            return self.build_drive(drive, at, label);
+            return self.build_drive(drive, at, &label);
         }
         let own = own.expect("checked");
         let port = self
@@ -368,8 +371,17 @@ impl Builder<'_> {
                 negotiate(own, s).map(|_| (n.clone(), p.clone()))
             });
         let Some((name, port)) = port else {
-            // No port fits: let build_drive report the mismatch on the given one.
-            return self.build_drive(drive, at, label);
+            // No port fits. The volume asked for is the tier: said as its member's mismatch
+            // alone ("drive 'hdd-7200' cannot be used here"), a drive nobody named came up.
+            return Err(SimError::Incompatible {
+                drive: tier.to_string(),
+                message: format!(
+                    "its {role} drive '{}' has a {own} interface, which attaches neither to the \
+                     {} port the volume is on nor to any other single port of {}; a tiered \
+                     volume's members each need a port that takes them",
+                    drive.name, at.slot, self.plat.name
+                ),
+            });
         };
         let there = self.attach_at(&port);
         self.build_drive(drive, &there, &format!("{label} ({name})"))

@@ -2186,3 +2186,30 @@ fn a_job_stopped_before_it_ran_names_no_bottleneck() {
     assert_eq!(t.bottleneck, "none: nothing ran");
     assert_eq!(t.bottleneck_utilisation, 0.0);
 }
+
+/// A tier whose member attaches to no port of the platform is the volume refused, saying
+/// which member and why, where the error named only the member ("drive 'hdd-7200' cannot be
+/// used here: its SATA 6 Gb/s interface cannot attach to a PCIe 3.0 x4 (8 GT/s) port") to a
+/// user who asked for sim:storemi@….
+#[test]
+fn a_tier_whose_member_fits_no_port_names_the_tier_and_the_member() {
+    let mut cat = Catalog::load(None).unwrap();
+    cat.add_platform(
+        "user/platforms/m2only.toml",
+        "name = \"m2only\"\ntitle = \"M.2 only\"\nsource = \"test\"\n\
+         [drivers.nvme]\nlatency_ns = 2800\nqueue_depth = 4096\nsource = \"test\"\n\
+         [ports.m2]\ntitle = \"M.2\"\nslot = \"pcie3x4\"\nsource = \"test\"\n",
+    )
+    .unwrap();
+    let e = open_with("sim:storemi@m2only", cat)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        e.starts_with(
+            "drive 'storemi' cannot be used here: its slow drive 'hdd-7200' has a SATA 6 Gb/s \
+             interface, which attaches neither to the PCIe 3.0 x4"
+        ),
+        "{e}"
+    );
+}
