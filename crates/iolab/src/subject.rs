@@ -136,11 +136,29 @@ fn check_buffer_bytes(block: u64, queue_depth: u32, threads: u32, memory_bytes: 
 
 /// A missing target is a test file to create, except where that is surely a mistake: a
 /// symbolic link to nothing (the file would appear at the link's far end, and removing the
-/// test file afterwards would remove the link), and a path under /dev, which names a device
-/// that does not exist (a mistyped partition, say), not a file to keep in that RAM filesystem.
-fn refuse_unlikely_new_file(target: &Path) -> Result<()> {
+/// test file afterwards would remove the link), a path under /dev, which names a device
+/// that does not exist (a mistyped partition, say), not a file to keep in that RAM filesystem,
+/// and a model's name without its `sim:` (`iolab quick ssd750-400@z97` measured a new 1 GiB
+/// file of that name on the disk at hand).
+pub fn refuse_unlikely_new_file(target: &Path) -> Result<()> {
     if target.exists() {
         return Ok(());
+    }
+    if let Some(spec) = model_spec_without_prefix(target) {
+        // A name with a directory in it (a port) is no file to create here.
+        let as_file = if spec.contains('/') {
+            String::new()
+        } else {
+            format!(
+                " (for a new test file of that name, write ./{})",
+                target.display()
+            )
+        };
+        anyhow::bail!(
+            "target {} does not exist, and it names a model: write sim:{spec} to run on the \
+             model{as_file}",
+            target.display(),
+        );
     }
     if let Ok(to) = std::fs::read_link(target) {
         anyhow::bail!(
@@ -159,6 +177,20 @@ fn refuse_unlikely_new_file(target: &Path) -> Result<()> {
         );
     }
     Ok(())
+}
+
+/// The model `target` names when it is a built-in `DRIVE@PLATFORM[/PORT]` written without
+/// its lower-case `sim:` (left out, or `SIM:`), as it would be given to `sim:`.
+fn model_spec_without_prefix(target: &Path) -> Option<String> {
+    let text = target.to_str()?;
+    let spec = match text.get(..4) {
+        Some(p) if p.eq_ignore_ascii_case("sim:") => &text[4..],
+        _ => text,
+    };
+    let (drive, platform, _) = iolab_sim::parse_spec(spec).ok()?;
+    let catalog = iolab_sim::catalog::Catalog::load(None).ok()?;
+    (catalog.drives.contains_key(&drive) && catalog.platforms.contains_key(&platform))
+        .then(|| spec.to_string())
 }
 
 /// Whether a target argument names a model rather than a path.

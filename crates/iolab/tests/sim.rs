@@ -419,3 +419,55 @@ fn an_interrupted_fill_before_a_replay_is_not_called_a_fill() {
     let state = r["target"]["model"]["state"].as_str().unwrap();
     assert!(state.starts_with("partly filled"), "{state}");
 }
+
+/// A model named without its `sim:` is not a new test file to measure: `iolab quick
+/// ssd750-400@z97` created a 1 GiB file of that name and measured the disk at hand. Written
+/// as a path (`./NAME`), it is a file as before.
+#[test]
+fn a_model_named_without_sim_is_not_taken_for_a_new_file() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("t.csv"), "0,h,0,Read,0,4096,10\n").unwrap();
+    for args in [
+        &["quick", "ssd750-400@z97", "--size", "1m"][..],
+        &["run", "ssd750-400@z97", "--size", "1m", "--ios-limit", "1"],
+        &["suite", "cdm", "ssd750-400@z97", "--scale", "0.001"],
+        &["trace", "replay", "t.csv", "ssd750-400@z97", "--size", "1m"],
+        &[
+            "run",
+            "SIM:ssd750-400@z97",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "1",
+        ],
+    ] {
+        let out = iolab(args, dir.path());
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("names a model: write sim:ssd750-400@z97 to run on the model"),
+            "{args:?}: {}",
+            text(&out)
+        );
+        assert!(!text(&out).contains("creating"), "{args:?}: {}", text(&out));
+        let files: Vec<_> = std::fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .filter(|n| n != "t.csv" && n != "results")
+            .collect();
+        assert!(files.is_empty(), "{args:?} made {files:?}");
+    }
+    let out = iolab(
+        &[
+            "run",
+            "./ssd750-400@z97",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "1",
+            "--no-probe",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(dir.path().join("ssd750-400@z97").exists());
+}

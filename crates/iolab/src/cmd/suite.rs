@@ -368,6 +368,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     .validate()?;
     if !target.exists() && !crate::subject::is_model(&target) {
         prep.set_span(args.size.0)?;
+        // Refused before it is said to be created.
+        crate::subject::refuse_unlikely_new_file(&target)?;
         say!(
             "creating a {} test file {} for suite {}",
             format_size(args.size.0),
