@@ -90,6 +90,9 @@ pub(super) struct HddCmd {
 struct Positioning {
     /// Read look-ahead (or the write cache) streams it on from the previous command.
     streaming: bool,
+    /// Streaming: the bytes between the previous command's end and this one's first sector,
+    /// which pass under the head first (0: it starts where the previous one ended).
+    skip: u64,
     seek_ns: u64,
     rotation_ns: u64,
 }
@@ -129,6 +132,16 @@ impl Hdd {
                 .queue
                 .iter()
                 .any(|c| c.destage && c.offset <= offset && offset + len <= c.offset + c.len)
+    }
+
+    /// Nanoseconds per byte of the track holding `offset`. Zoned recording: the media rate
+    /// follows the track's radius, and LBAs fill the platter from the outside in by area, so
+    /// the track at `frac` of the LBAs has radius sqrt(1 - frac (1 - (r_in/r_out)²)) of the
+    /// outermost (the middle LBA of a 150 -> 75 MB/s disk reads at 119 MB/s, not the 100 a
+    /// rate linear in LBA gives).
+    fn npb_at(&self, offset: u64) -> f64 {
+        let frac = offset as f64 / self.size as f64;
+        self.outer_npb / (1.0 - frac * (1.0 - self.inner_area_ratio)).sqrt()
     }
 
     /// Takes a write into the write cache at `t` and queues its destage (`copy`: a tier's
@@ -185,12 +198,26 @@ fn hdd_position(h: &mut Hdd, offset: u64, start: u64) -> Positioning {
     // last one ended — no seek, no rotational wait, no lost revolution while the host was
     // busy moving the previous data. Sequential writes stream the same way through the
     // drive's write cache.
-    if offset == h.last_end && start <= h.last_done + h.rev_ns {
-        return Positioning {
-            streaming: true,
-            seek_ns: 0,
-            rotation_ns: 0,
-        };
+    // A command starting a short way further on streams too: where its first sector lies on
+    // the track is not random but follows from where the last command ended, `skip` bytes
+    // on, and it passes under the head once those have (the look-ahead reads them into the
+    // buffer on its way; a destage skips them, as a drive writes the dirty blocks of a track
+    // in one pass). It was positioned as a seek elsewhere: at least a track-to-track seek
+    // and a rotational wait drawn at random, 5 ms on average, for a 4 KiB step forward.
+    // Beyond a revolution's worth of bytes it is on another track, positioned as below.
+    if offset >= h.last_end && start <= h.last_done + h.rev_ns {
+        let skip = offset - h.last_end;
+        if skip == 0 || (skip as f64 * h.npb_at(h.last_end)) < h.rev_ns as f64 {
+            return Positioning {
+                streaming: true,
+                skip,
+                seek_ns: 0,
+                // Until its first sector comes round (none once it has passed: read ahead, or
+                // the write cache streams it on, as above).
+                rotation_ns: (h.last_done + (skip as f64 * h.npb_at(h.last_end)) as u64)
+                    .saturating_sub(start),
+            };
+        }
     }
     let dist = (offset as f64 - h.head as f64).abs() / h.size as f64;
     let seek_ns = if dist == 0.0 {
@@ -202,9 +229,15 @@ fn hdd_position(h: &mut Hdd, offset: u64, start: u64) -> Positioning {
     // sectors on their tracks are not tracked).
     Positioning {
         streaming: false,
+        skip: 0,
         seek_ns,
         rotation_ns: h.rng.below(h.rev_ns),
     }
+}
+
+/// Whether the head, streaming on, comes to `a`'s first sector before `b`'s.
+fn first_under(a: Positioning, b: Positioning) -> bool {
+    a.streaming && b.streaming && a.skip < b.skip
 }
 
 /// Runs a command on the single actuator from `start`: positioning, then the zoned media
@@ -217,16 +250,13 @@ fn hdd_service(
     start: u64,
     pos: Positioning,
 ) -> u64 {
-    // Zoned recording: the media rate follows the track's radius, and LBAs fill the platter
-    // from the outside in by area, so the track at `frac` of the LBAs has radius
-    // sqrt(1 - frac (1 - (r_in/r_out)²)) of the outermost (the middle LBA of a 150 -> 75 MB/s
-    // disk reads at 119 MB/s, not the 100 a rate linear in LBA gives).
-    let frac = offset as f64 / h.size as f64;
-    let npb = h.outer_npb / (1.0 - frac * (1.0 - h.inner_area_ratio)).sqrt();
+    let npb = h.npb_at(offset);
     let xfer = (len as f64 * npb) as u64;
     let d = if pos.streaming {
-        // The media transfer began when the previous command ended.
-        (h.last_done + xfer).max(start + h.command_ns) - start
+        // The media transfer began when the previous command ended (and the skipped sectors
+        // had passed).
+        let media = ((pos.skip + len) as f64 * npb) as u64;
+        (h.last_done + media).max(start + h.command_ns) - start
     } else {
         h.command_ns + pos.seek_ns + pos.rotation_ns + xfer
     };
@@ -332,7 +362,7 @@ impl World {
             } else {
                 &mut best_host
             };
-            if best.is_none_or(|(_, _, b)| reach < b) {
+            if best.is_none_or(|(_, bp, b)| reach < b || (reach == b && first_under(pos, bp))) {
                 *best = Some((i, pos, reach));
             }
         }
@@ -367,9 +397,14 @@ impl World {
                 return;
             }
         }
+        // Of a host command and a destage the head streams on to, the one whose sector comes
+        // first goes first, however long the host command has waited: the other follows on the
+        // same pass, where taking it first would leave the nearer one a revolution or a trip
+        // back away (a destage left behind a sequential stream this way was written later with
+        // a seek and a rotational wait in front of a read).
         let (i, pos) = match (best_host, best_destage) {
-            (Some((hi, hp, hr)), Some((_, _, dr)))
-                if hr.saturating_sub(start - h.queue[hi].arrive) <= dr =>
+            (Some((hi, hp, hr)), Some((_, dp, dr)))
+                if hr.saturating_sub(start - h.queue[hi].arrive) <= dr && !first_under(dp, hp) =>
             {
                 (hi, hp)
             }
