@@ -521,12 +521,17 @@ impl World {
                     if cached {
                         h.host_waits += 1;
                         h.cache_waiting.push_back((tag, offset, len));
-                    } else if dir == Direction::Read && h.holds_dirty(offset, len) {
+                    } else if dir == Direction::Read
+                        && (h.holds_dirty(offset, len) || h.read_ahead_hit(offset, len, at))
+                    {
                         // Written and not yet destaged: the data is in the write cache, and
                         // drives serve reads of it from there (Seagate's SCSI product manuals,
                         // "Caching write data": written data is kept for later read hits).
                         // Data destaged since is not tracked, so such a read goes to the
-                        // platters.
+                        // platters. Or the read look-ahead has brought it into the buffer
+                        // (`Hdd::read_ahead_hit`): served from there too, whatever the actuator
+                        // does meanwhile. Either leaves the actuator idle, so the disk may
+                        // destage as it does when idle.
                         self.events.push(
                             at + h.command_ns,
                             ChunkEv {
