@@ -508,7 +508,8 @@ impl World {
             }
             Dev::Hdd(h) => {
                 // A write the cache takes is acknowledged once in it (and written later, in
-                // the drive's own order); one it has no room for waits until destages make it.
+                // the drive's own order); one it has no room for waits until destages make it,
+                // or, lacking more than a destage frees, is written through (`waits_for_room`).
                 let cached = dir == Direction::Write && len <= h.cache_bytes;
                 if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
                     let done = h.cache_write(offset, len, at, tag == INTERNAL);
@@ -518,7 +519,7 @@ impl World {
                     if tag != INTERNAL {
                         self.ios[tag as usize].pending += 1;
                     }
-                    if cached {
+                    if cached && h.waits_for_room(len, at) {
                         h.host_waits += 1;
                         h.cache_waiting.push_back((tag, offset, len));
                     } else if dir == Direction::Read
