@@ -142,11 +142,16 @@ pub fn run_suite(
             }
         }
     }
-    run.summary.scores = suite
-        .scores
-        .iter()
-        .filter_map(|s| score::compute_with(suite, s, &run.jobs, scale, &run.summary.steady_state))
-        .collect();
+    for spec in &suite.scores {
+        match score::compute_with(suite, spec, &run.jobs, scale, &run.summary.steady_state) {
+            Some(s) => run.summary.scores.push(s),
+            // A suite that stopped early says why already. One that ran to the end but lacks
+            // a score would otherwise just not list it (AS SSD's access time at --scale 0.001
+            // is 10 ms, less than one access of a hard disk: its step completes no I/O).
+            None if run.incomplete.is_none() => run.notes.push(score::not_given(spec)),
+            None => {}
+        }
+    }
     run.notes.extend(exec.take_notes());
     run
 }

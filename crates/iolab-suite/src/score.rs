@@ -185,6 +185,23 @@ fn points_missing(found: usize, filter: &[SweepSpec]) -> Option<String> {
     (!filter.is_empty() && found < wanted).then(|| format!("from {found} of {wanted} points"))
 }
 
+/// Why a score of a suite that ran to the end is not given: the steps it reads measured
+/// nothing it could be computed from.
+pub fn not_given(spec: &ScoreSpec) -> String {
+    let steps: Vec<String> = spec
+        .step
+        .iter()
+        .chain(spec.terms.iter().map(|t| &t.step))
+        .map(|s| format!("'{s}'"))
+        .collect();
+    format!(
+        "score '{}' not given: {} measured nothing it is computed from (a step too short for \
+         its first I/O to complete measures nothing: a higher --scale gives each step more time)",
+        spec.name,
+        steps.join(", ")
+    )
+}
+
 /// Computes one score of `suite`; `None` when the steps it reads did not run (an incomplete
 /// suite). Of a step looped to steady state, each sweep point counts with its mean over the
 /// window's rounds (its largest, for a maximum).

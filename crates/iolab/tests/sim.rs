@@ -471,3 +471,40 @@ fn a_model_named_without_sim_is_not_taken_for_a_new_file() {
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(dir.path().join("ssd750-400@z97").exists());
 }
+
+#[test]
+fn a_score_whose_step_measured_nothing_says_so() {
+    // AS SSD's access-time steps last 10 s; at --scale 0.001 that is 10 ms, less than one
+    // access of a hard disk, so the read step completes no I/O. Its score was left out of the
+    // list without a word.
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(
+        &[
+            "suite",
+            "asssd",
+            "sim:hdd-7200@h67",
+            "--scale",
+            "0.001",
+            "--json",
+            "s.json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let s = json(&dir.path().join("s.json"));
+    assert!(s["complete"].as_bool().unwrap());
+    let scores: Vec<&str> = s["suite"]["scores"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x["name"].as_str().unwrap())
+        .collect();
+    assert!(!scores.contains(&"Access time read"), "{scores:?}");
+    let notes = s["notes"].to_string();
+    assert!(
+        notes.contains("score 'Access time read' not given: 'Access time read' measured nothing")
+            && notes.contains("higher --scale"),
+        "{notes}"
+    );
+    assert!(text(&out).contains("score 'Access time read' not given"));
+}

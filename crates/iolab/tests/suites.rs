@@ -79,8 +79,17 @@ fn asssd_scores_on_a_temp_file() {
     let dir = tempfile::tempdir().unwrap();
     let r = suite("asssd", "0.001", None, &[], dir.path());
     let names = score_names(&r);
-    for n in ["Read", "Write", "Total", "Access time read"] {
+    for n in ["Read", "Write", "Total"] {
         assert!(names.iter().any(|x| x == n), "missing score {n}: {names:?}");
+    }
+    // The access-time steps last 10 ms at this scale: on a loaded machine a step may end
+    // before its first read completes (CI saw it). Then the score is not given, and says so.
+    let notes = r["notes"].to_string();
+    for n in ["Access time read", "Access time write"] {
+        assert!(
+            names.iter().any(|x| x == n) || notes.contains(&format!("score '{n}' not given")),
+            "score {n} neither given nor explained: {names:?} {notes}"
+        );
     }
     let total = r["suite"]["scores"]
         .as_array()
