@@ -612,6 +612,25 @@ fn build_on(
             b.build_drive(&dspec, &at, &port_name)?
         }
     };
+    // A port's own driver drives only drives of its protocol (AMD's NVMe RAIDXpert does not
+    // drive a RevoDrive's SiI3124): any other drive is refused there, as one that does not
+    // attach is, so a port left unnamed is one it can use.
+    if let Some(d) = &port_spec.driver {
+        if let Some(spec) = plat.drivers.get(d) {
+            let drives = spec.drives_protocol(d);
+            if drives != dspec.interface.protocol {
+                return Err(SimError::Incompatible {
+                    drive: dspec.name.clone(),
+                    message: format!(
+                        "port '{port_name}' runs its drive under the '{d}' driver, which drives \
+                         {drives} drives, not {} ones (a port's driver is for drives of its \
+                         [drivers.{d}] protocol)",
+                        dspec.interface.protocol
+                    ),
+                });
+            }
+        }
+    }
     let driver = port_spec
         .driver
         .clone()

@@ -559,8 +559,20 @@ pub struct DriverSpec {
     /// Host-side queue limit per device (AHCI: 32).
     #[serde(default)]
     pub queue_depth: Option<u32>,
+    /// The protocol of the drives it drives (`raidxpert` drives `nvme` drives); default: the
+    /// driver's own name. A port's `driver` applies only to drives of this protocol; any other
+    /// drive is refused on that port.
+    #[serde(default)]
+    pub protocol: Option<String>,
     /// Where it comes from.
     pub source: String,
+}
+
+impl DriverSpec {
+    /// The protocol of the drives the driver `name` (this one) drives.
+    pub fn drives_protocol<'a>(&'a self, name: &'a str) -> &'a str {
+        self.protocol.as_deref().unwrap_or(name)
+    }
 }
 
 /// A host bus adapter (AHCI controller, SATA bridge).
@@ -609,7 +621,8 @@ pub struct PortSpec {
     /// Fixed latency of this port (root complex, chipset hop).
     #[serde(default)]
     pub latency_ns: u64,
-    /// Driver override (`raidxpert`); default: the drive's protocol.
+    /// Driver override (`raidxpert`), for drives of its `protocol` only; default: the drive's
+    /// protocol.
     #[serde(default)]
     pub driver: Option<String>,
     /// A RAID volume over other ports.
