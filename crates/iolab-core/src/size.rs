@@ -134,6 +134,28 @@ pub fn human_size(bytes: u64) -> String {
     format!("{value:.decimals$} {unit}")
 }
 
+/// A size for people in binary units with three significant digits (`16.0 GiB`, `46.6 MiB`,
+/// `512 B`), for sentences whose other figures are in GiB: it reads the same at any size, where
+/// a fixed unit printed a 200 MB span as `0.0 GiB`. Like [`human_size`], it does not parse back.
+pub fn binary_size(bytes: u64) -> String {
+    let (value, unit) = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")]
+        .into_iter()
+        .map(|(shift, unit)| (bytes as f64 / (1u64 << shift) as f64, unit))
+        .find(|(v, _)| *v >= 1.0)
+        .unwrap_or((bytes as f64, "B"));
+    if unit == "B" {
+        return format!("{bytes} B");
+    }
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
 impl fmt::Display for ByteSize {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&format_size(self.0))
@@ -246,6 +268,16 @@ mod tests {
         for v in [512, 4096, 1 << 20, 3 << 30, 1536] {
             assert_eq!(parse_size(&format_size(v)).unwrap(), v);
         }
+    }
+
+    #[test]
+    fn binary_sizes_read_right_at_any_size() {
+        assert_eq!(binary_size(16 << 30), "16.0 GiB");
+        assert_eq!(binary_size(50_000_000), "47.7 MiB");
+        assert_eq!(binary_size(6_250_000_000), "5.82 GiB");
+        assert_eq!(binary_size(3 << 40), "3.00 TiB");
+        assert_eq!(binary_size(1536), "1.50 KiB");
+        assert_eq!(binary_size(512), "512 B");
     }
 
     #[test]

@@ -657,9 +657,9 @@ pub fn explain(spec: &str, catalog_dir: Option<&Path>) -> Result<String, SimErro
     // fits the fast tier), so `run` over the whole drive gives others.
     let _ = writeln!(
         s,
-        "  tests: each over the first {:.1} GiB (a quarter of the drive, at most 16 GiB), on a \
+        "  tests: each over the first {} (a quarter of the drive, at most 16 GiB), on a \
          freshly filled model, measured for 0.3 s after a 1 s ramp",
-        span as f64 / (1u64 << 30) as f64
+        iolab_core::size::binary_size(span)
     );
     let tests = [
         ("4K random read QD1", "randread", "4k", 1),

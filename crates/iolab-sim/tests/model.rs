@@ -2372,3 +2372,27 @@ fn a_ports_driver_is_refused_for_a_drive_of_another_protocol() {
         "{e}"
     );
 }
+
+/// `iolab sim explain` gave the tests' span in GiB with one decimal: a drive under about
+/// 4 GiB read "each over the first 0.0 GiB". The span reads right at any size.
+#[test]
+fn explain_gives_a_small_drives_test_span_in_a_unit_that_fits() {
+    let dir = std::env::temp_dir().join(format!("iolab-sim-explain-span-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("drives")).unwrap();
+    let text = include_str!("../../../catalog/drives/sf1200-25.toml")
+        .replace("usable_bytes = 25000000000", "usable_bytes = 200000000")
+        .replace("name = \"sf1200-25\"", "name = \"tiny\"");
+    std::fs::write(dir.join("drives/tiny.toml"), text).unwrap();
+    let out = iolab_sim::explain("sim:tiny@h67", Some(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let out = out.unwrap();
+    assert!(
+        out.contains("each over the first 47.7 MiB (a quarter"),
+        "{out}"
+    );
+    let out = iolab_sim::explain("sim:ssd750-400@z97", None).unwrap();
+    assert!(
+        out.contains("each over the first 16.0 GiB (a quarter"),
+        "{out}"
+    );
+}
