@@ -301,7 +301,7 @@ fn job_file_errors_name_the_file_the_line_and_the_job() {
         // A flag's value is the command line's, not the file's.
         (
             &["run", "two.toml", sim, "--qd", "5000"],
-            "job 'a': queue_depth: 5000 is outside 1–4096 (`queue_depth` set on the command \
+            "job 'a': queue_depth (--qd): 5000 is outside 1–4096 (`--qd` set on the command \
              line, for job 1 of two.toml)",
         ),
         (&["run", "empty.toml", sim], "no [[job]] in empty.toml"),
@@ -1309,4 +1309,53 @@ fn trimcheck_exit_codes_are_in_its_help_and_the_readme() {
         assert!(help.contains(said), "{said}: {help}");
         assert!(readme.contains(said), "README: {said}");
     }
+}
+
+/// `--ramp`'s refusal named only the job key: `iolab run sim:ssd750-400@z97 --ramp 1
+/// --io-limit 1m` said "job 'job1': ramp_s: a ramp needs a timed job: set duration_s, or drop
+/// ramp_s ...", keys `iolab run --help` shows only in brackets. A refused key a flag set is
+/// said with its flag, and so are the other keys the message names; a job file's own key is
+/// still said as the key, at its line.
+#[test]
+fn a_refused_flag_is_named_as_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let sim = "sim:ssd750-400@z97";
+    let refused = |args: &[&str]| {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = refused(&["run", sim, "--ramp", "1", "--io-limit", "1m"]);
+    assert!(
+        err.contains(
+            "job 'job1': ramp_s (--ramp): a ramp needs a timed job: set duration_s \
+             (--duration), or drop ramp_s (--ramp) from a job that ends by io_limit \
+             (--io-limit), ios_limit (--ios-limit) or one pass"
+        ),
+        "{err}"
+    );
+    let err = refused(&["run", sim, "--duration", "0"]);
+    assert!(err.contains("duration_s (--duration): 0 must be"), "{err}");
+    // A message that already gives the flag is not given it twice.
+    let err = refused(&["run", sim, "--offset", "18446744073709551104"]);
+    assert!(
+        err.contains("job 'job1': offset: 18446744073709551104") && !err.contains("(--offset) ("),
+        "{err}"
+    );
+    // From a job file with the flag: the flag, and for which job of which file.
+    std::fs::write(d.join("j.toml"), "name = \"a\"\nio_limit = \"1m\"\n").unwrap();
+    let err = refused(&["run", "j.toml", sim, "--ramp", "1"]);
+    assert!(
+        err.contains("job 'a': ramp_s (--ramp): a ramp needs")
+            && err.contains("(`--ramp` set on the command line, for job 1 of j.toml)"),
+        "{err}"
+    );
+    // The file's own key: at its line, as the key.
+    std::fs::write(d.join("k.toml"), "name = \"a\"\nramp_s = 1\n").unwrap();
+    let err = refused(&["run", "k.toml", sim]);
+    assert!(
+        err.contains("k.toml, line 2: job 'a': ramp_s: a ramp needs a timed job: set duration_s,"),
+        "{err}"
+    );
 }

@@ -323,6 +323,55 @@ fn flag_keys(flags: &JobFlags) -> Vec<String> {
     }
 }
 
+/// The flag of `iolab run` that sets job key `key` (`ramp_s`: `--ramp`), if one does.
+fn flag_of(key: &str) -> Option<String> {
+    let id = if key == "direct" { "buffered" } else { key };
+    let cmd = JobFlags::augment_args(clap::Command::new("run"));
+    let long = cmd.get_arguments().find(|a| a.get_id() == id)?.get_long()?;
+    Some(format!("--{long}"))
+}
+
+/// `err`, about a key a flag set, as the command line said it: the key with its flag
+/// (`ramp_s (--ramp)`: the refusal said only `ramp_s`, which `--help` shows as a job key), and
+/// so every other job key of the message that a flag sets, unless it already gives the flag.
+fn said_by_flags(err: &JobError) -> String {
+    let with_flag = |key: &str| match flag_of(key) {
+        Some(flag) => format!("{key} ({flag})"),
+        None => key.to_string(),
+    };
+    let head = match flag_of(err.key) {
+        Some(flag) if err.message.contains(&format!("({flag})")) => err.key.to_string(),
+        _ => with_flag(err.key),
+    };
+    // Words of the message that are job keys: those with an underscore (`duration_s`), as a
+    // plain word (`size`, `data`) may be meant as English.
+    let msg = &err.message;
+    let mut out = String::new();
+    let mut rest = msg.as_str();
+    while let Some(start) = rest.find(|c: char| c.is_ascii_lowercase() || c == '_') {
+        out.push_str(&rest[..start]);
+        let word = &rest[start..];
+        let end = word
+            .find(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+            .unwrap_or(word.len());
+        let (token, after) = word.split_at(end);
+        let keyed = token.contains('_') && !after.starts_with(" (--");
+        // A word glued to what precedes it (`O_DIRECT`'s tail, a path) is not a key.
+        let glued = out
+            .chars()
+            .last()
+            .is_some_and(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+        if keyed && !glued {
+            out.push_str(&with_flag(token));
+        } else {
+            out.push_str(token);
+        }
+        rest = after;
+    }
+    out.push_str(rest);
+    format!("job '{}': {head}: {out}", err.job)
+}
+
 /// The job error behind a failure to open the target (a model's span, a file's), if that is
 /// what it is.
 fn job_error(e: &anyhow::Error) -> Option<&JobError> {
@@ -362,9 +411,20 @@ pub fn run(args: RunArgs) -> Result<i32> {
     // A job's refused value, with where the file sets it.
     let flag_keys = flag_keys(&args.job);
     let locate = |i: usize, e: &JobError| -> anyhow::Error {
-        match &file {
-            Some(f) => f.locate(i, e, &flag_keys),
-            None => e.clone().into(),
+        match (&file, flag_keys.iter().any(|k| k == e.key)) {
+            (_, true) => {
+                let whose = file.as_ref().map_or(String::new(), |f| {
+                    format!(
+                        " (`{}` set on the command line, for job {} of {})",
+                        flag_of(e.key).unwrap_or_else(|| e.key.to_string()),
+                        i + 1,
+                        f.path.display()
+                    )
+                });
+                anyhow::anyhow!("{}{whose}", said_by_flags(e))
+            }
+            (Some(f), false) => f.locate(i, e, &flag_keys),
+            (None, false) => e.clone().into(),
         }
     };
     let target = match targets.first() {
