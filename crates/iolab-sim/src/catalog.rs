@@ -674,6 +674,12 @@ pub struct Catalog {
     builtin: std::collections::BTreeSet<String>,
     /// Built-in drive names a user file replaced, with that file.
     overridden: BTreeMap<String, String>,
+    /// The names under which the built-in files were added (`catalog/drives/c300-256.toml`):
+    /// embedded in the binary, not files on disk.
+    builtin_files: std::collections::BTreeSet<String>,
+    /// The files read from a user's catalog directory (one of which may share a built-in's
+    /// name, under `--catalog catalog`).
+    user_files: std::collections::BTreeSet<String>,
 }
 
 /// A parsed link hop: a standard link (SATA, PCIe, DMI) or a custom pipe.
@@ -1738,6 +1744,13 @@ impl Catalog {
             c.add_platform(&format!("catalog/platforms/{f}"), text)?;
         }
         c.builtin = c.drives.keys().cloned().collect();
+        c.builtin_files = c
+            .drives
+            .values()
+            .map(|(f, _)| f)
+            .chain(c.platforms.values().map(|(f, _)| f))
+            .cloned()
+            .collect();
         if let Some(dir) = dir {
             // A mistyped directory must not silently fall back to the built-in catalog.
             if !dir.join("drives").is_dir() && !dir.join("platforms").is_dir() {
@@ -1778,6 +1791,7 @@ impl Catalog {
                     })?;
                     let file = p.display().to_string();
                     let text = utf8_text(&file, bytes)?;
+                    c.user_files.insert(file.clone());
                     let entry = if is_drive {
                         let name = c.add_drive(&file, &text)?;
                         if c.builtin.contains(&name) {
@@ -1804,6 +1818,12 @@ impl Catalog {
         }
         c.cross_check()?;
         Ok(c)
+    }
+
+    /// Whether `file`, an entry's file, is one of the built-in files embedded in the binary
+    /// (its name, `catalog/drives/…`, is where it was in the source tree, not a file on disk).
+    pub fn is_builtin_file(&self, file: &str) -> bool {
+        self.builtin_files.contains(file) && !self.user_files.contains(file)
     }
 
     /// Parses and validates one drive file; returns the entry's name. An entry of the same

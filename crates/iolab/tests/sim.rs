@@ -508,3 +508,41 @@ fn a_score_whose_step_measured_nothing_says_so() {
     );
     assert!(text(&out).contains("score 'Access time read' not given"));
 }
+
+/// `iolab sim list` showed a built-in entry's file as `[catalog/drives/c300-256.toml]`, a path
+/// relative to nothing the user has (the entries are compiled in), and a user's file as the
+/// path as given. Built-ins say so; a user's file is shown where it really is, also when its
+/// directory is named `catalog` like the built-ins'.
+#[test]
+fn list_says_built_in_or_where_the_users_file_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("catalog/drives")).unwrap();
+    let c300 = include_str!("../../../catalog/drives/c300-256.toml");
+    std::fs::write(d.join("catalog/drives/c300-256.toml"), c300).unwrap();
+    let mine = c300.replace("name = \"c300-256\"", "name = \"my-drive\"");
+    std::fs::write(d.join("catalog/drives/my.toml"), mine).unwrap();
+    let out = iolab(&["sim", "list", "--catalog", "catalog"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    let line = |name: &str| {
+        t.lines()
+            .find(|l| l.trim_start().starts_with(&format!("{name} ")))
+            .unwrap_or_else(|| panic!("no {name} in {t}"))
+            .to_string()
+    };
+    let real = d.canonicalize().unwrap().join("catalog/drives");
+    assert!(line("ssd750-400").ends_with("[built-in]"), "{t}");
+    assert!(line("z97").ends_with("[built-in]"), "{t}");
+    assert!(
+        line("my-drive").ends_with(&format!("[{}]", real.join("my.toml").display())),
+        "{t}"
+    );
+    // The user's replacement of a built-in, in a directory also called catalog/.
+    assert!(
+        line("c300-256").ends_with(&format!("[{}]", real.join("c300-256.toml").display())),
+        "{t}"
+    );
+    assert!(!t.contains("[catalog/"), "{t}");
+    assert!(t.contains("built-in: compiled into iolab"), "{t}");
+}

@@ -45,21 +45,35 @@ pub fn run(args: SimArgs) -> Result<i32> {
     match args.command {
         SimCommand::List { catalog } => {
             let catalog = Catalog::load(catalog.as_deref())?;
+            // Built-in entries are embedded in the binary: their `catalog/…` names are where
+            // they were in the source tree, not files here. A user's file: where it really is.
+            let whence = |file: &str| {
+                if catalog.is_builtin_file(file) {
+                    "built-in".to_string()
+                } else {
+                    std::fs::canonicalize(file)
+                        .map_or_else(|_| file.to_string(), |p| p.display().to_string())
+                }
+            };
             println!("drives:");
             for (name, (file, d)) in &catalog.drives {
-                println!("  {name:<22} {}  [{file}]", d.title);
+                println!("  {name:<22} {}  [{}]", d.title, whence(file));
                 if let Some(e) = catalog.unusable_error(name) {
                     println!("    not usable with this catalog: {e}");
                 }
             }
             println!("platforms (ports; * = default):");
             for (name, (file, p)) in &catalog.platforms {
-                println!("  {name:<22} {}  [{file}]", p.title);
+                println!("  {name:<22} {}  [{}]", p.title, whence(file));
                 for (port, spec) in &p.ports {
                     let mark = if spec.default { "*" } else { " " };
                     println!("    {mark}{port:<19} {}", spec.title);
                 }
             }
+            println!(
+                "built-in: compiled into iolab (catalog/drives/ and catalog/platforms/ of its \
+                 source); to change one, copy it into the drives/ or platforms/ of a --catalog DIR"
+            );
             println!("use as a target: sim:DRIVE@PLATFORM[/PORT], e.g. iolab quick sim:ssd750-1200@z97/cpu");
             println!(
                 "without /PORT: the default port, or the port nearest the CPU that takes the drive"
