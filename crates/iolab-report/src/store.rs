@@ -375,6 +375,10 @@ pub struct RunDetail {
     pub notes: Vec<String>,
     /// Steady-state verdicts of a suite's looped steps (SNIA PTS), from the saved result.
     pub steady_state: Vec<SteadyStateReport>,
+    /// A model's own account of each job, by job index (watts, bottleneck, write
+    /// amplification), as the live table and `iolab report` give it; `None` for a job it has
+    /// none for, and empty for a run on a real target.
+    pub model_lines: Vec<Option<String>>,
 }
 
 /// One row of a comparison: a job's metric (or a score) across runs.
@@ -979,6 +983,16 @@ impl Store {
                 .map_err(|source| StoreError::Json { run: id, source })?,
             None => Vec::new(),
         };
+        // The model's lines come from its description in the saved result, read as the live
+        // table reads it. A result this iolab cannot read whole just has none.
+        let model_lines = match serde_json::from_value::<RunResult>(result) {
+            Ok(r) if r.target.model.is_some() => r
+                .jobs
+                .iter()
+                .map(|j| crate::terminal::model_line(&r, j))
+                .collect(),
+            _ => Vec::new(),
+        };
         Ok(RunDetail {
             summary,
             cpu_model,
@@ -987,6 +1001,7 @@ impl Store {
             scores,
             notes,
             steady_state,
+            model_lines,
         })
     }
 

@@ -167,7 +167,14 @@ pub fn show_table(d: &RunDetail) -> String {
     // Job lines stand alone; the metric rows under them share one set of columns.
     let mut headings = Vec::new();
     let mut rows = Vec::new();
+    let mut model_lines = Vec::new();
     for step in &d.steps {
+        model_lines.push(
+            d.model_lines
+                .get(step.job_index as usize)
+                .cloned()
+                .flatten(),
+        );
         let mut where_: Vec<String> = step.job.iter().map(|j| j.to_string()).collect();
         if let Some(p) = step.phase.as_deref().filter(|p| !p.is_empty()) {
             where_.push(format!("phase {p}"));
@@ -210,6 +217,9 @@ pub fn show_table(d: &RunDetail) -> String {
         let _ = writeln!(out, "\n{heading}");
         for line in &lines[*start..end] {
             let _ = writeln!(out, "{line}");
+        }
+        if let Some(m) = &model_lines[i] {
+            let _ = writeln!(out, "  {m}");
         }
     }
     if !d.scores.is_empty() {
@@ -533,6 +543,7 @@ job2  write_iops            -  900.0
                 slope_limit: 100.0,
                 ..Default::default()
             }],
+            model_lines: Vec::new(),
         };
         assert_eq!(
             show_table(&d),

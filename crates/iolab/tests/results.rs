@@ -425,3 +425,43 @@ fn an_interrupted_run_is_recorded_as_incomplete() {
         .map(|m| m.value);
     assert!(iops.is_some_and(|v| v > 0.0), "{iops:?}");
 }
+
+/// `iolab results show` of a modelled run left out each job's model line (watts, bottleneck,
+/// write amplification) that `iolab run`'s table and `iolab report` give. It is shown under
+/// the job's figures, for each job; a run on a file has none.
+#[test]
+fn show_gives_a_modelled_jobs_model_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(
+        d.join("two.toml"),
+        "[[job]]\nname = \"w\"\naccess = \"randwrite\"\nqueue_depth = 8\nduration_s = 0.1\n\n\
+         [[job]]\nname = \"r\"\naccess = \"randread\"\nqueue_depth = 8\nduration_s = 0.1\n",
+    )
+    .unwrap();
+    let live = ok(&iolab(
+        &["run", "two.toml", "sim:ssd750-400@z97", "--json", "m.json"],
+        d,
+    ));
+    let model_lines = |t: &str| -> Vec<String> {
+        t.lines()
+            .map(str::trim)
+            .filter(|l| l.starts_with("model ") && l.contains(" W; "))
+            .map(String::from)
+            .collect()
+    };
+    let want = model_lines(&live);
+    assert_eq!(want.len(), 2, "{live}");
+    assert!(want[0].contains("write amplification"), "{live}");
+    let show = ok(&iolab(&["results", "show", "1"], d));
+    assert_eq!(model_lines(&show), want, "{show}");
+    // Each under its own job.
+    let w = show.find("job 1: w").unwrap();
+    let r = show.find("job 2: r").unwrap();
+    let first = show.find(&want[0]).unwrap();
+    let second = show.rfind(&want[1]).unwrap();
+    assert!(w < first && first < r && r < second, "{show}");
+    ok(&small_run(d, "t.bin", "randread", "f.json"));
+    let show = ok(&iolab(&["results", "show", "2"], d));
+    assert!(model_lines(&show).is_empty(), "{show}");
+}
