@@ -84,9 +84,9 @@ impl SecondChance {
 /// Assumed: at most 10 extents a second (10 MiB/s each way with 1 MiB extents), a promotion
 /// and its demotion taking some 30 ms of a 7200 rpm disk's actuator, so the mover takes
 /// about a quarter of a saturated disk. Otherwise it copies one extent at a time as before
-/// (`migration_queued`). Unpaced, once
-/// the mover no longer waited for its demotions' destages, it kept the disk busy with copies:
-/// 4 KiB random writes at QD32 over 16 GiB ran at 110 IOPS against 470 from the disk alone.
+/// (`migration_queued`). Unpaced, once the mover no longer waited for its demotions'
+/// destages, it kept the disk busy with copies: 4 KiB random writes at QD32 over 16 GiB ran
+/// at 110 IOPS against 470 from the disk alone.
 const MOVER_GAP_NS: u64 = 100_000_000;
 
 /// Line size of a RAM layer: the host's page.
