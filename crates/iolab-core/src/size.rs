@@ -119,33 +119,34 @@ pub fn human_size(bytes: u64) -> String {
     if exact.len() <= 6 {
         return exact;
     }
-    let (value, unit) = [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")]
-        .into_iter()
-        .map(|(scale, unit)| (bytes as f64 / scale, unit))
-        .find(|(v, _)| *v >= 1.0)
-        .unwrap_or((bytes as f64, "B"));
-    let decimals = if value >= 100.0 {
-        0
-    } else if value >= 10.0 {
-        1
-    } else {
-        2
-    };
-    format!("{value:.decimals$} {unit}")
+    in_units(bytes, [(1e12, "TB"), (1e9, "GB"), (1e6, "MB"), (1e3, "kB")])
 }
 
 /// A size for people in binary units with three significant digits (`16.0 GiB`, `46.6 MiB`,
 /// `512 B`), for sentences whose other figures are in GiB: it reads the same at any size, where
 /// a fixed unit printed a 200 MB span as `0.0 GiB`. Like [`human_size`], it does not parse back.
 pub fn binary_size(bytes: u64) -> String {
-    let (value, unit) = [(40, "TiB"), (30, "GiB"), (20, "MiB"), (10, "KiB")]
+    in_units(
+        bytes,
+        [(TIB, "TiB"), (GIB, "GiB"), (MIB, "MiB"), (KIB, "KiB")],
+    )
+}
+
+const KIB: f64 = 1024.0;
+const MIB: f64 = KIB * 1024.0;
+const GIB: f64 = MIB * 1024.0;
+const TIB: f64 = GIB * 1024.0;
+
+/// `bytes` in the largest of `units` (divisor, name), largest first, that it reaches once,
+/// with three significant digits; below the smallest, in bytes.
+fn in_units(bytes: u64, units: [(f64, &str); 4]) -> String {
+    let Some((value, unit)) = units
         .into_iter()
-        .map(|(shift, unit)| (bytes as f64 / (1u64 << shift) as f64, unit))
+        .map(|(divisor, unit)| (bytes as f64 / divisor, unit))
         .find(|(v, _)| *v >= 1.0)
-        .unwrap_or((bytes as f64, "B"));
-    if unit == "B" {
+    else {
         return format!("{bytes} B");
-    }
+    };
     let decimals = if value >= 100.0 {
         0
     } else if value >= 10.0 {

@@ -491,15 +491,21 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
+/// A directory given as the store (SQLite would fail on it with words that do not say so).
+fn refuse_directory(path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(StoreError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    Ok(())
+}
+
 impl Store {
     /// Opens the store at `path`, creating the file (and its directory) and the tables when
     /// missing, and upgrading an older layout.
     pub fn open(path: &Path) -> Result<Store> {
-        if path.is_dir() {
-            return Err(StoreError::IsDirectory {
-                path: path.to_path_buf(),
-            });
-        }
+        refuse_directory(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
@@ -519,11 +525,7 @@ impl Store {
     /// program's database, an empty file) is refused untouched; only a store of an older layout
     /// is opened for writing, to upgrade it.
     pub fn open_existing(path: &Path) -> Result<Store> {
-        if path.is_dir() {
-            return Err(StoreError::IsDirectory {
-                path: path.to_path_buf(),
-            });
-        }
+        refuse_directory(path)?;
         if !path.exists() {
             return Err(StoreError::NotFound {
                 path: path.to_path_buf(),
