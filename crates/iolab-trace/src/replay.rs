@@ -62,8 +62,8 @@ use serde::{Deserialize, Serialize};
 use crate::error::{Result, TraceError};
 use crate::record::{Op, TraceRecord};
 
-/// The idle-gap cap the AnandTech storage bench is remembered to use (25 ms; the primary
-/// text is not available, see ../shared/reference/methods.md §7).
+/// The idle-gap cap the AnandTech storage bench is remembered to use (25 ms). The primary text
+/// is not available: the figure is as reviewers' descriptions of the bench recall it.
 pub const STORAGE_BENCH_IDLE_CAP_NS: u64 = 25_000_000;
 
 /// One request of a replay.

@@ -50,9 +50,9 @@ fn unknown_format_says_how_to_choose() {
 fn truncated_blktrace_record_is_reported() {
     let mut data = std::fs::read(concat!(
         env!("CARGO_MANIFEST_DIR"),
-        "/../../../shared/data/traces/blktrace_viewer_sample.blktrace.0"
+        "/../../testdata/traces/blktrace_viewer_sample.blktrace.0"
     ))
-    .expect("shared/data/traces/blktrace_viewer_sample.blktrace.0 is missing (../shared beside the repo)");
+    .expect("testdata/traces/blktrace_viewer_sample.blktrace.0 is in the repository");
     data.truncate(48 * 3 + 20);
     let r = open_bytes("t.bin", data, &ReadOptions::default()).unwrap();
     let res: Result<Vec<_>, _> = r.collect();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn sample() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/data/traces/msr_hm_0_first1000.csv")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv")
 }
 
 /// Reads, writes and their bytes as replayed: lengths rounded up to 4 KiB (O_DIRECT).
@@ -63,13 +63,6 @@ fn replay_of(trace: &Path, target: &str, extra: &[&str], dir: &Path) -> Value {
 
 #[test]
 fn replay_on_a_temp_file_issues_every_request_once() {
-    if !sample().exists() {
-        println!(
-            "skipped: {} not found (shared/ beside the checkout)",
-            sample().display()
-        );
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let r = replay("t.bin", &[], dir.path());
     let (reads, writes, rb, wb) = expected();
@@ -125,10 +118,6 @@ fn as_fast_as_possible_keeps_the_depth_of_the_trace_in_time_order() {
 
 #[test]
 fn replay_on_zram_matches_the_kernel_counters() {
-    if !sample().exists() {
-        println!("skipped: shared trace sample not found");
-        return;
-    }
     if let Some(why) = zram_skip_reason() {
         println!("skipped: {why}");
         return;

@@ -1,4 +1,4 @@
-//! Reads every real trace sample in ../shared/data/traces/ and checks the facts its README
+//! Reads every real trace sample in testdata/traces/ and checks the facts its README
 //! gives (and a few more counted independently, noted where they come from).
 
 use std::path::PathBuf;
@@ -7,14 +7,13 @@ use iolab_trace::{
     analyze, open_bytes, open_path, AnalyzeOptions, Event, Format, Op, ReadOptions, TraceRecord,
 };
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/data/traces/");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../testdata/traces/");
 
 fn dir() -> PathBuf {
     let d = PathBuf::from(DIR);
     assert!(
         d.join("README.md").is_file(),
-        "the shared trace samples are missing: expected {DIR}README.md. These tests need the \
-         project's shared/ directory beside the repository root (../shared); check it out there."
+        "the trace samples are missing: expected {DIR}README.md in the repository"
     );
     d
 }
