@@ -1092,12 +1092,54 @@ fn is_minix(probe: &Probe) -> bool {
     false
 }
 
+/// What a FAT boot sector is named.
+const FAT_FILESYSTEM: &str = "vfat (FAT12/16/32) filesystem";
+
+/// Whether sector 0 is a FAT12, FAT16 or FAT32 boot sector, as libblkid's vfat probe tells one
+/// (vfat.c, `fat_valid_superblock`): a name where FAT keeps one ("FAT12   ", "FAT16   ",
+/// "FAT     " or "MSDOS" at 0x36; "FAT32   " or "MSWIN" at 0x52), or, as old floppies have no
+/// name, a jump instruction (0xEB or 0xE9) with the boot signature 0x55AA and no "JFS" or
+/// "HPFS" where FAT's name would be (OS/2 writes a FAT-like block before those). Either way
+/// the BIOS parameter block must be one: a sector size that is a power of two from 512 to
+/// 4096, a power-of-two sectors per cluster, reserved sectors and at least one FAT, and a
+/// media byte of 0xF0 or 0xF8 to 0xFF. A partition table's sector 0 has boot code there, not
+/// such a block, so an MBR is not taken for FAT.
+fn is_fat_boot_sector(probe: &Probe) -> bool {
+    let Some(sector) = probe.get(0, 512) else {
+        return false;
+    };
+    let named = [&b"FAT12   "[..], b"FAT16   ", b"FAT     ", b"MSDOS"]
+        .iter()
+        .any(|name| sector[0x36..].starts_with(name))
+        || [&b"FAT32   "[..], b"MSWIN"]
+            .iter()
+            .any(|name| sector[0x52..].starts_with(name));
+    let unnamed = matches!(sector[0], 0xEB | 0xE9)
+        && sector[510..512] == [0x55, 0xAA]
+        && !sector[0x36..].starts_with(b"JFS     ")
+        && !sector[0x36..].starts_with(b"HPFS    ");
+    if !named && !unnamed {
+        return false;
+    }
+    let sector_size = u16::from_le_bytes([sector[11], sector[12]]);
+    let sectors_per_cluster = sector[13];
+    let reserved = u16::from_le_bytes([sector[14], sector[15]]);
+    let fats = sector[16];
+    let media = sector[21];
+    sector_size.is_power_of_two()
+        && (512..=4096).contains(&sector_size)
+        && sectors_per_cluster.is_power_of_two()
+        && reserved != 0
+        && fats != 0
+        && (media == 0xF0 || media >= 0xF8)
+}
+
 /// The first signature in what was read of a device, if any: a bcachefs superblock with
 /// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory
 /// block, swap and hibernation images for every page size, Minix, an LVM label in any of the
 /// first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), ZFS
-/// uberblocks in any label, the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
-/// the backup GPT header in the last sector, and MD RAID superblocks near the end.
+/// uberblocks in any label, the second LUKS2 header, a BitLocker To Go boot sector, a FAT boot
+/// sector, an MBR, the backup GPT header in the last sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     // Before the table, whose bcache entry its magic would meet.
     if old_bcachefs(probe) {
@@ -1167,8 +1209,12 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     if bitlocker_to_go_metadata(probe).is_some_and(|at| probe.has(at, FVE_SIGNATURE)) {
         return Some("BitLocker To Go encrypted volume");
     }
-    // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
-    // sectors carry 0x55AA too, and are data just the same).
+    // A FAT boot sector carries the MBR's 0x55AA too: told apart by its BIOS parameter block.
+    if is_fat_boot_sector(probe) {
+        return Some(FAT_FILESYSTEM);
+    }
+    // An MBR: the boot signature (NTFS and exFAT boot sectors carry 0x55AA too, and are found
+    // by their names above).
     if probe.has(510, &[0x55, 0xAA]) {
         return Some("MBR partition table or boot sector");
     }
@@ -1758,6 +1804,126 @@ mod tests {
         assert_eq!(
             signature_in_image(&image_with(1 << 20, 0, b"\xeb\x58\x90-FVE-FS_")),
             None
+        );
+    }
+
+    /// A 1 MiB image whose sector 0 is a FAT boot sector: a jump, a BIOS parameter block of
+    /// 512-byte sectors, 4 per cluster, 1 reserved sector, 2 FATs and media 0xF8, `name` at
+    /// `name_at` (0x36 for FAT12/16, 0x52 for FAT32), and 0x55AA.
+    fn fat_boot_sector(name: &[u8], name_at: usize) -> Vec<u8> {
+        let mut image = boot_sector(b"\xeb\x3c\x90mkfs.fat");
+        image[11..13].copy_from_slice(&512u16.to_le_bytes());
+        image[13] = 4;
+        image[14..16].copy_from_slice(&1u16.to_le_bytes());
+        image[16] = 2;
+        image[21] = 0xF8;
+        image[name_at..name_at + name.len()].copy_from_slice(name);
+        image
+    }
+
+    /// A 1 MiB image with an MBR partition table as fdisk writes it: boot code (none here), one
+    /// Linux partition from sector 2048, and 0x55AA.
+    fn mbr_partition_table() -> Vec<u8> {
+        let mut entry = [0u8; 16];
+        entry[4] = 0x83;
+        entry[8..12].copy_from_slice(&2048u32.to_le_bytes());
+        entry[12..16].copy_from_slice(&2048u32.to_le_bytes());
+        let mut image = image_with(1 << 20, 446, &entry);
+        image[510..512].copy_from_slice(&[0x55, 0xAA]);
+        image
+    }
+
+    #[test]
+    fn a_fat_boot_sector_is_named_as_fat_and_a_partition_table_as_an_mbr() {
+        let fat = Some("vfat (FAT12/16/32) filesystem");
+        for (name, at) in [
+            (&b"FAT12   "[..], 0x36),
+            (b"FAT16   ", 0x36),
+            (b"FAT     ", 0x36),
+            (b"FAT32   ", 0x52),
+        ] {
+            let image = fat_boot_sector(name, at);
+            assert_eq!(signature_in_image(&image), fat, "{name:?}");
+            // Without its 0x55AA, named FAT still is FAT (libblkid's rule).
+            let mut unsigned = image.clone();
+            unsigned[510..512].fill(0);
+            assert_eq!(signature_in_image(&unsigned), fat, "{name:?}");
+        }
+        // An old floppy's boot sector: no name, a jump and 0x55AA.
+        assert_eq!(signature_in_image(&fat_boot_sector(b"", 0x36)), fat);
+        // OS/2's FAT-like block before JFS or HPFS is not FAT.
+        for name in [b"JFS     ", b"HPFS    "] {
+            assert_eq!(
+                signature_in_image(&fat_boot_sector(name, 0x36)),
+                Some("MBR partition table or boot sector"),
+                "{name:?}"
+            );
+        }
+        // A parameter block that is not one: each field wrong in turn.
+        let broken: [(usize, &[u8]); 6] = [
+            (11, &[0x00, 0x01]), // 256-byte sectors
+            (11, &[0x00, 0x06]), // 1536-byte sectors
+            (13, &[3]),          // 3 sectors per cluster
+            (14, &[0, 0]),       // no reserved sector
+            (16, &[0]),          // no FAT
+            (21, &[0xF1]),       // no media byte FAT has
+        ];
+        for (at, bytes) in broken {
+            let mut image = fat_boot_sector(b"FAT16   ", 0x36);
+            image[at..at + bytes.len()].copy_from_slice(bytes);
+            assert_eq!(
+                signature_in_image(&image),
+                Some("MBR partition table or boot sector"),
+                "{at} {bytes:x?}"
+            );
+        }
+        // A partition table is still an MBR.
+        assert_eq!(
+            signature_in_image(&mbr_partition_table()),
+            Some("MBR partition table or boot sector")
+        );
+    }
+
+    #[test]
+    fn filesystems_made_by_mkfs_vfat_are_fat_and_a_table_made_by_sfdisk_an_mbr() {
+        let Some(mkfs) = installed("mkfs.vfat") else {
+            println!("skipped: mkfs.vfat (dosfstools) not installed");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for bits in ["12", "16", "32"] {
+            let name = format!("fat{bits}.img");
+            let image = dir.path().join(&name);
+            File::create(&image).unwrap().set_len(64 << 20).unwrap();
+            run_in(dir.path(), &mkfs, &["-F", bits, &name]);
+            assert_eq!(
+                read_signature(&image).unwrap(),
+                Some("vfat (FAT12/16/32) filesystem"),
+                "FAT{bits}"
+            );
+        }
+        let Some(sfdisk) = installed("sfdisk") else {
+            println!("skipped: sfdisk (fdisk) not installed");
+            return;
+        };
+        let image = dir.path().join("mbr.img");
+        File::create(&image).unwrap().set_len(64 << 20).unwrap();
+        let mut child = std::process::Command::new(sfdisk)
+            .args(["--quiet", "--label", "dos"])
+            .arg(&image)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(b"start=2048, type=83\n").unwrap();
+        }
+        assert!(child.wait().unwrap().success());
+        assert_eq!(
+            read_signature(&image).unwrap(),
+            Some("MBR partition table or boot sector")
         );
     }
 
