@@ -575,22 +575,81 @@ pub enum GuardError {
         /// The loop devices bound to it, each with its mounts.
         devices: Vec<String>,
     },
+    /// A regular file that is active swap: the kernel pages memory out to it, and refuses
+    /// every write to it (ETXTBSY), which a run would meet in the middle.
+    #[error(
+        "refusing to write to {}: it is active swap ({} in /proc/swaps), and the kernel lets          nothing else write to it; swapoff {} first if you mean to test it; --overwrite does          not override this",
+        file.display(),
+        swap,
+        swap
+    )]
+    SwapFile {
+        /// The file as given.
+        file: PathBuf,
+        /// Its path as /proc/swaps lists it.
+        swap: String,
+    },
+    /// A regular file the kernel will not let anyone write (ETXTBSY on opening it for
+    /// writing): active swap not found by its path (a name that was deleted since), or a
+    /// running program.
+    #[error(
+        "refusing to write to {}: the kernel lets nothing write to it (text file busy): it is          active swap or a running program; swapoff it (or stop the program) first;          --overwrite does not override this",
+        file.display()
+    )]
+    WriteBusy {
+        /// The file.
+        file: PathBuf,
+    },
 }
 
 /// Refuses a write to the regular file `path` while a loop device is bound to it: the loop
 /// device's users (a filesystem mounted from it, a VM's disk) would see its bytes change under
-/// them, and a mounted one is corrupted. iolab's own test files are no exception.
+/// them, and a mounted one is corrupted. iolab's own test files are no exception. Refuses it
+/// too while it is active swap, and while the kernel refuses to open it for writing (ETXTBSY):
+/// reads run first in `quick`, so without this the run would meet that refusal only at its
+/// first write, after minutes of reading.
 pub fn check_file_write(path: &Path) -> Result<(), GuardError> {
     let inspect = |e| GuardError::Inspect(path.to_path_buf(), e);
     let meta = fs::metadata(path).map_err(inspect)?;
     let sys = System::read().map_err(inspect)?;
     let devices = sys.loops_bound_to(meta.dev(), meta.ino());
-    if devices.is_empty() {
-        return Ok(());
+    if !devices.is_empty() {
+        return Err(GuardError::LoopBacked {
+            file: path.to_path_buf(),
+            devices,
+        });
     }
-    Err(GuardError::LoopBacked {
-        file: path.to_path_buf(),
-        devices,
+    let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let stat = |p: &str| fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    if let Some(swap) = swap_file_of(&swaps, (meta.dev(), meta.ino()), stat) {
+        return Err(GuardError::SwapFile {
+            file: path.to_path_buf(),
+            swap,
+        });
+    }
+    // Opening for writing changes nothing (no O_TRUNC, no O_CREAT); it is what the run will do.
+    match OpenOptions::new().write(true).open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => Err(GuardError::WriteBusy {
+            file: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The path under which a `/proc/swaps` text lists the file `(st_dev, st_ino)` as active swap,
+/// each swap file's path looked up with `stat`. Swap files the kernel shows as deleted are
+/// not looked up (their path may name another file now).
+fn swap_file_of(
+    text: &str,
+    file: (u64, u64),
+    stat: impl Fn(&str) -> Option<(u64, u64)>,
+) -> Option<String> {
+    text.lines().skip(1).find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (path, kind) = (fields.next()?, fields.next()?);
+        let path = unescape_mount_field(path);
+        (kind == "file" && !path.ends_with(" (deleted)") && stat(&path) == Some(file))
+            .then_some(path)
     })
 }
 
@@ -2342,6 +2401,43 @@ mod tests {
         assert_eq!(swaps[3], (None, "/swap file".to_string()));
         // Swap files live on a mounted filesystem; block devices whose node is gone are lost.
         assert_eq!(lost, vec!["/dev/foo (deleted)", "/dev/gone"]);
+    }
+
+    #[test]
+    fn a_swap_file_is_found_by_its_inode_under_the_name_proc_swaps_gives() {
+        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority
+/dev/dm-1                               partition\t8388604\t\t0\t\t-2
+/srv/swap\\040file                      file\t\t1048572\t\t0\t\t-3
+/old.swap\\040(deleted)                 file\t\t1048572\t\t0\t\t-4
+";
+        let stat = |path: &str| match path {
+            "/dev/dm-1" => Some((5, 1)),
+            "/srv/swap file" => Some((2049, 12)),
+            // The deleted one's name now is another file: never looked up.
+            "/old.swap" => Some((2049, 13)),
+            _ => None,
+        };
+        // The same file under another name (a hard link, a relative path): found by inode.
+        assert_eq!(
+            swap_file_of(text, (2049, 12), stat),
+            Some("/srv/swap file".to_string())
+        );
+        assert_eq!(swap_file_of(text, (2049, 13), stat), None);
+        // A block device's swap is no file's.
+        assert_eq!(swap_file_of(text, (5, 1), stat), None);
+        assert_eq!(
+            swap_file_of("Filename Type Size Used Priority\n", (2049, 12), stat),
+            None
+        );
+        let msg = GuardError::SwapFile {
+            file: "./swap".into(),
+            swap: "/srv/swap file".into(),
+        }
+        .to_string();
+        assert!(
+            msg.contains("active swap") && msg.contains("swapoff /srv/swap file"),
+            "{msg}"
+        );
     }
 
     #[test]

@@ -448,3 +448,94 @@ fn active_swap_whose_device_node_is_gone_is_refused_even_with_destroy_data() {
     assert!(err.contains("swapoff"), "{err}");
     drop(swap);
 }
+
+/// An active swap file, switched off on drop.
+struct SwapFileOn {
+    path: PathBuf,
+}
+
+impl Drop for SwapFileOn {
+    fn drop(&mut self) {
+        if let Err(e) = run("swapoff", &[self.path.to_str().unwrap()]) {
+            eprintln!("cleanup: {e}");
+        }
+    }
+}
+
+#[test]
+fn an_active_swap_file_is_refused_before_any_io_even_with_overwrite() {
+    if let Some(why) = (!iolab_testkit::is_root())
+        .then(|| "not root (swapon needs root)".to_string())
+        .or_else(|| {
+            ["mkswap", "swapon", "swapoff"]
+                .iter()
+                .find(|t| !which(t))
+                .map(|t| format!("{t} not installed"))
+        })
+    {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("swapfile");
+    // swapon takes no file with holes: every byte written.
+    std::fs::write(&file, vec![0u8; 16 << 20]).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    run("mkswap", &["-q", file.to_str().unwrap()]).unwrap();
+    if let Err(e) = run("swapon", &[file.to_str().unwrap()]) {
+        println!("skipped: swapon refused here: {e}");
+        return;
+    }
+    let swap = SwapFileOn { path: file.clone() };
+    let before = iolab_testkit::checksum(&file).unwrap();
+    // quick reads first: the refusal must come before them, not at its first write. Named
+    // through a relative path, which /proc/swaps does not list.
+    let out = common::iolab(
+        &[
+            "quick",
+            "./swapfile",
+            "--overwrite",
+            "--size",
+            "4m",
+            "--count",
+            "1",
+            "--duration",
+            "0.2",
+            "--warmup",
+            "0",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write")
+            && err.contains("active swap")
+            && err.contains(&format!("swapoff {}", file.display())),
+        "{err}"
+    );
+    assert!(!text(&out).contains("SEQ1M"), "{}", text(&out));
+    let out = common::iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            "--overwrite",
+            "--json",
+            "-",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("active swap"), "{}", text(&out));
+    drop(swap);
+    assert_eq!(
+        iolab_testkit::checksum(&file).unwrap(),
+        before,
+        "the swap file was written"
+    );
+}
