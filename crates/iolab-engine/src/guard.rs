@@ -87,6 +87,9 @@ pub struct Refusal {
     pub device: PathBuf,
     /// Why.
     pub hazards: Vec<Hazard>,
+    /// What `--destroy-data` named, where that is not this device (so it did not apply):
+    /// `"--destroy-data=/dev/loop1 names another device than the target"`.
+    pub destroy_data_elsewhere: Option<String>,
 }
 
 impl fmt::Display for Refusal {
@@ -99,6 +102,13 @@ impl fmt::Display for Refusal {
             .collect::<Vec<_>>()
             .join("; ");
         write!(f, "refusing to write to {dev}: {reasons}")?;
+        if let Some(elsewhere) = &self.destroy_data_elsewhere {
+            write!(
+                f,
+                ". {elsewhere}, so it does not apply here: it allows writing over the one device \
+                 it names"
+            )?;
+        }
         if self.hazards.iter().all(Hazard::overridable) {
             write!(
                 f,
@@ -548,7 +558,71 @@ pub fn check_block_write(dev: &Path, destroy_data: Option<&Path>) -> Result<(), 
     Err(GuardError::Refused(Refusal {
         device: dev.to_path_buf(),
         hazards: found,
+        destroy_data_elsewhere: destroy_data.filter(|_| !allowed).map(|named| {
+            format!(
+                "--destroy-data={} {}",
+                named.display(),
+                DestroyDataTarget::of(named, dev).says()
+            )
+        }),
     }))
+}
+
+/// What `--destroy-data` names, against the target it was given with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DestroyDataTarget {
+    /// The target's own device (by device number, so any link to it counts).
+    TheTarget,
+    /// Another block device.
+    AnotherDevice,
+    /// Something that is not a block device (a file, a directory).
+    NotADevice,
+    /// Nothing: no such path.
+    Nothing,
+}
+
+impl DestroyDataTarget {
+    fn of(named: &Path, target: &Path) -> DestroyDataTarget {
+        match fs::metadata(named) {
+            Err(_) => DestroyDataTarget::Nothing,
+            Ok(m) if !m.file_type().is_block_device() => DestroyDataTarget::NotADevice,
+            Ok(_) if same_device(named, target) => DestroyDataTarget::TheTarget,
+            Ok(_) => DestroyDataTarget::AnotherDevice,
+        }
+    }
+
+    /// How the refusal says it, after `--destroy-data=NAMED`.
+    fn says(self) -> &'static str {
+        match self {
+            DestroyDataTarget::TheTarget => "names the target",
+            DestroyDataTarget::AnotherDevice => "names another device than the target",
+            DestroyDataTarget::NotADevice => "names no block device",
+            DestroyDataTarget::Nothing => "names nothing that exists",
+        }
+    }
+}
+
+/// Refuses a run whose `--destroy-data` names anything but `target`'s own device: the flag
+/// gives up that one device's data, so naming another one (a mistyped `/dev/sdc` for `sdb`, a
+/// disk for its partition) is a mistake to say before anything runs, not something to ignore
+/// while the target is written, or refused for a reason the user thinks they overrode.
+pub fn check_destroy_data_names_target(
+    target: &Path,
+    destroy_data: Option<&Path>,
+) -> Result<(), GuardError> {
+    let Some(named) = destroy_data else {
+        return Ok(());
+    };
+    let found = DestroyDataTarget::of(named, target);
+    if found == DestroyDataTarget::TheTarget {
+        return Ok(());
+    }
+    Err(GuardError::DestroyDataElsewhere {
+        named: named.to_path_buf(),
+        target: target.to_path_buf(),
+        says: found.says(),
+        target_is_device: fs::metadata(target).is_ok_and(|m| m.file_type().is_block_device()),
+    })
 }
 
 /// Why the guard stopped a write.
@@ -561,6 +635,36 @@ pub enum GuardError {
     /// The device could not be inspected, so it is not written.
     #[error("cannot inspect {0} to make sure writing is safe: {1}; nothing was written")]
     Inspect(PathBuf, #[source] io::Error),
+    /// `--destroy-data` names something else than the target's device, so it does not apply.
+    #[error(
+        "refusing to run on {}: --destroy-data={} {}, so it does not apply to this run: it \
+         allows writing over the one device it names. {}",
+        target.display(),
+        named.display(),
+        says,
+        if *target_is_device {
+            format!(
+                "To give up the data on {} itself, name it: --destroy-data={}; otherwise leave \
+                 the flag out",
+                target.display(),
+                target.display()
+            )
+        } else {
+            "The target is no block device; leave the flag out (--overwrite allows writing \
+             over a file iolab did not create)"
+                .to_string()
+        }
+    )]
+    DestroyDataElsewhere {
+        /// What the flag named.
+        named: PathBuf,
+        /// The target.
+        target: PathBuf,
+        /// What the flag names, against the target.
+        says: &'static str,
+        /// Whether the target is a block device (else naming it would not help either).
+        target_is_device: bool,
+    },
     /// A regular file that a loop device reads and writes.
     #[error(
         "refusing to write to {}: {} reads and writes it, so whatever uses that device would \
@@ -2450,6 +2554,7 @@ mod tests {
         let msg = Refusal {
             device: "/dev/loop4".into(),
             hazards: vec![maybe],
+            destroy_data_elsewhere: None,
         }
         .to_string();
         assert!(
@@ -2459,10 +2564,48 @@ mod tests {
     }
 
     #[test]
+    fn destroy_data_naming_anything_but_the_target_says_it_does_not_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("test.bin");
+        fs::write(&file, b"data").unwrap();
+        let nothing = dir.path().join("sdz");
+        assert!(check_destroy_data_names_target(&file, None).is_ok());
+        for (named, says) in [
+            (&nothing, "names nothing that exists"),
+            (&file, "names no block device"),
+        ] {
+            let msg = check_destroy_data_names_target(&file, Some(named))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                msg.contains(&format!("--destroy-data={} {says}", named.display()))
+                    && msg.contains("does not apply")
+                    && msg.contains("leave the flag out"),
+                "{msg}"
+            );
+        }
+        // A refusal by the guard says it too, and how to name the target.
+        let msg = Refusal {
+            device: "/dev/loop9".into(),
+            hazards: vec![Hazard::Signature("ext2/3/4 filesystem")],
+            destroy_data_elsewhere: Some(
+                "--destroy-data=/dev/loop8 names another device than the target".into(),
+            ),
+        }
+        .to_string();
+        assert!(
+            msg.contains("/dev/loop8 names another device than the target, so it does not apply")
+                && msg.contains("--destroy-data=/dev/loop9"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn refusal_says_how_to_override() {
         let r = Refusal {
             device: "/dev/loop9".into(),
             hazards: vec![Hazard::Signature("ext2/3/4 filesystem")],
+            destroy_data_elsewhere: None,
         };
         let msg = r.to_string();
         assert!(
@@ -2472,6 +2615,7 @@ mod tests {
         let r = Refusal {
             device: "/dev/loop9".into(),
             hazards: vec![Hazard::Mounted("/mnt".into())],
+            destroy_data_elsewhere: None,
         };
         assert!(r.to_string().contains("Unmount"));
     }

@@ -257,6 +257,10 @@ impl Subject {
                 target.display()
             );
         }
+        iolab_engine::guard::check_destroy_data_names_target(
+            target,
+            flags.destroy_data.as_deref(),
+        )?;
         refuse_unlikely_new_file(target)?;
         let prepared = prepare_target(
             target,

@@ -539,3 +539,65 @@ fn an_active_swap_file_is_refused_before_any_io_even_with_overwrite() {
         "the swap file was written"
     );
 }
+
+#[test]
+fn destroy_data_naming_another_device_than_the_target_says_it_does_not_apply() {
+    if let Some(why) = skip_reason(&["mkfs.ext4"], None) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let ext4 = LoopDevice::new(32 << 20).unwrap();
+    mkfs_ext4(&ext4.path);
+    let other = LoopDevice::new(16 << 20).unwrap();
+    let blank = LoopDevice::new(16 << 20).unwrap();
+    let says = format!(
+        "--destroy-data={} names another device than the target",
+        other.path.display()
+    );
+    // Refused, saying the flag named another device, and not one byte written.
+    let refused = |dev: &Path| {
+        let before = iolab_testkit::checksum(dev).unwrap();
+        let out = small_write(dev, Some(&other.path));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert_eq!(iolab_testkit::checksum(dev).unwrap(), before, "written");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            err.contains(&says)
+                && err.contains("does not apply")
+                && err.contains(&format!("--destroy-data={}", dev.display())),
+            "{err}"
+        );
+    };
+    // Holding data, which the flag was perhaps meant to give up.
+    refused(&ext4.path);
+    // Blank, so nothing to override: refused all the same, as a mistake.
+    refused(&blank.path);
+    // A file target: the flag names a device, and a file is none.
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "10",
+            "--json",
+            "-",
+            &format!("--destroy-data={}", other.path.display()),
+            "test.bin",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("does not apply"), "{}", text(&out));
+    assert!(
+        !dir.path().join("test.bin").exists(),
+        "a test file was made"
+    );
+    // Named the target: the write goes ahead.
+    let out = small_write(&ext4.path, Some(&ext4.path));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}
