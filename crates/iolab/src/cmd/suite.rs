@@ -15,8 +15,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// The file `suite` creates when no target is given (removed afterwards).
-pub const DEFAULT_FILE: &str = "iolab-suite.iolab-tmp";
+/// The stem of the test file `suite` creates when no target is given: `iolab-suite.PID.iolab-tmp`
+/// (removed afterwards), or `iolab-suite.iolab-tmp` with `--keep` (see [`crate::leftover`]).
+pub const TEST_FILE_STEM: &str = "iolab-suite";
 
 /// `iolab suite`.
 #[derive(Args, Debug)]
@@ -39,7 +40,8 @@ pub struct SuiteArgs {
     /// For file-set suites: where the "far" copies go (another filesystem, ideally).
     #[arg(long, value_name = "DIR")]
     pub far: Option<PathBuf>,
-    /// Keep the test file (or directories) iolab created.
+    /// Keep the test file (as iolab-suite.iolab-tmp, which later runs use, and keep) or the
+    /// directories iolab created.
     #[arg(long)]
     pub keep: bool,
     #[command(flatten)]
@@ -339,8 +341,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // The suite's own file (not a built-in name) and the target are inputs the result must
     // not replace.
     let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
-    let target = args.target.as_deref().unwrap_or(Path::new(DEFAULT_FILE));
-    let inputs: Vec<&Path> = [suite_file, target]
+    let in_directory = suite.steps().any(|(_, s)| s.files.is_some());
+    let target = match &args.target {
+        Some(target) => target.clone(),
+        // A file-set suite makes its own directories; this name only keeps the output off it.
+        None if in_directory => crate::leftover::kept_test_file(TEST_FILE_STEM),
+        None => crate::leftover::default_test_file(TEST_FILE_STEM, args.keep),
+    };
+    let inputs: Vec<&Path> = [suite_file, &target]
         .into_iter()
         .filter(|p| p.is_file() || *p == target)
         .collect();
@@ -350,14 +358,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {
         crate::cmd::report::check_beside(p)?;
     }
-    if suite.steps().any(|(_, s)| s.files.is_some()) {
+    if in_directory {
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite);
     }
-    let target = args
-        .target
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
     iolab_engine::sys::install_interrupt_handler();
     // Suites write (fills, write steps): the guard checks the target as a writer's.
     let mut prep = JobSpec {
