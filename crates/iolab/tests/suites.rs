@@ -365,3 +365,48 @@ fn filecopy_with_a_far_directory_that_is_not_there_leaves_nothing_behind() {
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
 }
+
+#[test]
+fn a_suite_says_its_length_before_its_first_job() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file iolab did not make: the suite is refused when it opens the target, after it said
+    // how long it would have run, and before anything ran.
+    let target = dir.path().join("mine.bin");
+    std::fs::write(&target, vec![7u8; 1 << 20]).unwrap();
+    let run = |scale: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .args([
+                "suite",
+                "snia-pts",
+                "--scale",
+                scale,
+                "--no-probe",
+                "mine.bin",
+            ])
+            .current_dir(dir.path())
+            .env("IOLAB_DB", dir.path().join("results.sqlite"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("1");
+    let said = err
+        .lines()
+        .position(|l| l.starts_with("suite snia-pts runs up to 1,682 jobs, about 52 h"))
+        .unwrap_or_else(|| panic!("no length said: {err}"));
+    assert!(err.contains("--scale shortens it"), "{err}");
+    let refused = err
+        .lines()
+        .position(|l| l.contains("was not created by iolab"))
+        .unwrap_or_else(|| panic!("not refused: {err}"));
+    assert!(said < refused, "{err}");
+    // Scaled, the time is, and no hint to shorten it further.
+    let err = run("0.01");
+    assert!(
+        err.contains("suite snia-pts runs up to 1,682 jobs, about 31 min")
+            && !err.contains("--scale shortens"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), vec![7u8; 1 << 20]);
+}

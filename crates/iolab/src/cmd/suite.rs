@@ -338,6 +338,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
+    // Said before anything is made or run: a suite's name does not tell a minute from days.
+    let length = iolab_suite::plan::plan_length(&suite, args.scale)?;
+    let modelled = args.target.as_deref().is_some_and(crate::subject::is_model);
+    say!("{}", length.describe(&suite.name, modelled));
     // The suite's own file (not a built-in name) and the target are inputs the result must
     // not replace.
     let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
