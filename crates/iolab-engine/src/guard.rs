@@ -713,6 +713,14 @@ pub enum GuardError {
 /// reads run first in `quick`, so without this the run would meet that refusal only at its
 /// first write, after minutes of reading.
 pub fn check_file_write(path: &Path) -> Result<(), GuardError> {
+    check_file_in_use(path)?;
+    check_file_opens_for_writing(path)
+}
+
+/// The part of [`check_file_write`] that only looks (sysfs, `/proc/swaps`): a loop device
+/// bound to the file, or the file active swap. Neither is overridden by `--overwrite`, so it is
+/// said before a refusal that asks for it.
+pub fn check_file_in_use(path: &Path) -> Result<(), GuardError> {
     let inspect = |e| GuardError::Inspect(path.to_path_buf(), e);
     let meta = fs::metadata(path).map_err(inspect)?;
     let sys = System::read().map_err(inspect)?;
@@ -731,7 +739,14 @@ pub fn check_file_write(path: &Path) -> Result<(), GuardError> {
             swap,
         });
     }
-    // Opening for writing changes nothing (no O_TRUNC, no O_CREAT); it is what the run will do.
+    Ok(())
+}
+
+/// The part of [`check_file_write`] that opens the file for writing, as the run will, to find
+/// what the kernel refuses to let anyone write (ETXTBSY: swap under a name that is gone, a
+/// running program). Opening changes nothing (no O_TRUNC, no O_CREAT), but watchers see a
+/// writer close it, so it is done only for a file the user gave up to be written.
+pub fn check_file_opens_for_writing(path: &Path) -> Result<(), GuardError> {
     match OpenOptions::new().write(true).open(path) {
         Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => Err(GuardError::WriteBusy {
             file: path.to_path_buf(),
@@ -2093,7 +2108,9 @@ mod tests {
     #[test]
     fn bitlocker_to_go_is_named_by_the_fve_metadata_its_boot_sector_points_to() {
         let metadata = 0x8_0000u64; // beyond what the probe reads of the start otherwise
-        let mut image = boot_sector(BITLOCKER_TO_GO);
+                                    // A To Go boot sector is a FAT32 one, BIOS parameter block and all.
+        let mut image = fat_boot_sector(b"FAT32   ", 0x52);
+        image[..BITLOCKER_TO_GO.len()].copy_from_slice(BITLOCKER_TO_GO);
         image[440..448].copy_from_slice(&metadata.to_le_bytes());
         let mut to_go = image.clone();
         to_go[metadata as usize..][..8].copy_from_slice(FVE_SIGNATURE);
@@ -2102,7 +2119,7 @@ mod tests {
             Some("BitLocker To Go encrypted volume")
         );
         // The same boot sector with no FVE metadata there (or none named) is a FAT32 one.
-        let fat32 = "MBR partition table or boot sector";
+        let fat32 = "vfat (FAT12/16/32) filesystem";
         assert_eq!(signature_in_image(&image), Some(fat32));
         image[metadata as usize..][..8].copy_from_slice(b"-FVE-FS_");
         assert_eq!(signature_in_image(&image), Some(fat32));

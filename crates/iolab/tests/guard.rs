@@ -532,6 +532,15 @@ fn an_active_swap_file_is_refused_before_any_io_even_with_overwrite() {
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("active swap"), "{}", text(&out));
+    // Without --overwrite: the same refusal, not a request for --overwrite that would only
+    // lead to it.
+    let out = common::small_write(&file, None, dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("active swap") && !text(&out).contains("Pass --overwrite"),
+        "{}",
+        text(&out)
+    );
     drop(swap);
     assert_eq!(
         iolab_testkit::checksum(&file).unwrap(),
