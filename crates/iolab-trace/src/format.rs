@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::compress::Compression;
 use crate::error::{Result, TraceError};
 use crate::formats;
 use crate::record::TraceRecord;
@@ -201,6 +202,11 @@ impl Default for WriteOptions {
 pub struct TraceReader {
     inner: Box<dyn RecordSource>,
     format: Format,
+    compression: Option<Compression>,
+    /// File name for messages.
+    name: String,
+    /// Records handed out so far.
+    records: u64,
 }
 
 impl TraceReader {
@@ -209,21 +215,40 @@ impl TraceReader {
         self.format
     }
 
+    /// The compression undone on the way in, if the input was compressed.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
+    }
+
     /// Bad lines counted and skipped so far (only with `skip_bad`).
     pub fn bad_records(&self) -> u64 {
         self.inner.bad_records()
     }
 
-    /// The next record, `Ok(None)` at the end.
+    /// The next record, `Ok(None)` at the end. With `skip_bad`, an input whose every line was
+    /// bad ends in [`TraceError::NothingValid`], not as an empty trace.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>> {
-        self.inner.next_record()
+        match self.inner.next_record()? {
+            Some(r) => {
+                self.records += 1;
+                Ok(Some(r))
+            }
+            None if self.records == 0 && self.inner.bad_records() > 0 => {
+                Err(TraceError::NothingValid {
+                    file: self.name.clone(),
+                    format: self.format.name(),
+                    bad: self.inner.bad_records(),
+                })
+            }
+            None => Ok(None),
+        }
     }
 }
 
 impl Iterator for TraceReader {
     type Item = Result<TraceRecord>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next_record().transpose()
+        self.next_record().transpose()
     }
 }
 
@@ -240,15 +265,27 @@ pub fn open_reader<R: Read + Send + 'static>(
     input: R,
     opts: &ReadOptions,
 ) -> Result<TraceReader> {
+    // A compressed trace is decompressed as it streams in, whatever the format.
+    let (compression, input) =
+        crate::compress::decompressing(input).map_err(|e| TraceError::io(name, e))?;
     let (format, input): (Format, Box<dyn Read + Send>) = match opts.format {
-        Some(f) => (f, Box::new(input)),
+        Some(f) => (f, input),
         None => {
             let mut input = input;
             let head = peek(&mut input).map_err(|e| TraceError::io(name, e))?;
-            let format = detect(&head).map_err(|why| TraceError::UnknownFormat {
-                file: name.to_string(),
-                why,
-                known: Format::names(),
+            let format = detect(&head).map_err(|why| {
+                let why = match crate::compress::unsupported_container(&head) {
+                    Some(container) => format!("it is {container}"),
+                    None => match compression {
+                        Some(c) => format!("after undoing its {} compression, {why}", c.name()),
+                        None => why,
+                    },
+                };
+                TraceError::UnknownFormat {
+                    file: name.to_string(),
+                    why,
+                    known: Format::names(),
+                }
             })?;
             // What detection read is read again, then the rest.
             (format, Box::new(std::io::Cursor::new(head).chain(input)))
@@ -256,7 +293,13 @@ pub fn open_reader<R: Read + Send + 'static>(
     };
     let input = BufReader::with_capacity(1 << 16, input);
     let inner = formats::reader(format, name, input, opts);
-    Ok(TraceReader { inner, format })
+    Ok(TraceReader {
+        inner,
+        format,
+        compression,
+        name: name.to_string(),
+        records: 0,
+    })
 }
 
 /// Reads from an in-memory buffer (tests, fuzzing).
@@ -408,8 +451,10 @@ fn looks_like_blkparse(line: &str) -> bool {
     dev_ok && cpu_ok && time_ok
 }
 
+/// The start of a line for a message, its control bytes shown as escapes.
 fn shorten(s: &str) -> String {
-    s.chars().take(60).collect()
+    let start: String = s.chars().take(60).collect();
+    iolab_core::text::escape_control(&start).into_owned()
 }
 
 /// Writes records in one format. Records a format cannot express (a trim in MSR) are

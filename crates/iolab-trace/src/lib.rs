@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+mod compress;
 mod error;
 mod format;
 mod formats;
@@ -54,6 +55,7 @@ mod source;
 pub mod synth;
 
 pub use analyze::{analyze, AnalyzeOptions, Analyzer, Report};
+pub use compress::{detect_compression, Compression};
 pub use error::{Result, TraceError};
 pub use format::{
     detect, open_bytes, open_path, open_reader, write_to_vec, writer, Event, Format, ReadOptions,

@@ -96,7 +96,20 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
                     }
                     continue;
                 }
-                Ok(Some(Line::TooLong)) => Err(format!("line longer than {MAX_LINE} bytes")),
+                // Fatal even with --skip-bad: no text trace has such a line, and skipping would
+                // read an endless input (/dev/zero) for ever.
+                Ok(Some(Line::TooLong)) => {
+                    return Err(TraceError::BadLine {
+                        file: self.file.clone(),
+                        line: self.lines.line_no(),
+                        format: self.format,
+                        msg: format!(
+                            "line longer than {} MiB without a newline: this is not a text trace \
+                             (binary data, or a compression iolab does not undo)",
+                            MAX_LINE >> 20
+                        ),
+                    })
+                }
                 Ok(Some(Line::Text(line))) => self.parser.parse(line),
             };
             match parsed {
