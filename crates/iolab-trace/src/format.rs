@@ -34,12 +34,14 @@ pub enum Format {
     Tencent,
     /// SYSTOR'17 VDI CSV with header.
     Systor,
-    /// DiskSim ASCII as used by MQSim (ns, device, sectors, 1 = read).
+    /// Classic DiskSim ASCII (ms with a fraction, device, sectors, 1 = read).
     Disksim,
+    /// DiskSim ASCII as MQSim reads it: the same columns with the time in ns.
+    Mqsim,
 }
 
 /// All formats, in the order help texts list them.
-pub const ALL_FORMATS: [Format; 10] = [
+pub const ALL_FORMATS: [Format; 11] = [
     Format::Blkparse,
     Format::Blktrace,
     Format::Msr,
@@ -50,6 +52,7 @@ pub const ALL_FORMATS: [Format; 10] = [
     Format::Tencent,
     Format::Systor,
     Format::Disksim,
+    Format::Mqsim,
 ];
 
 impl Format {
@@ -66,12 +69,13 @@ impl Format {
             Format::Tencent => "tencent",
             Format::Systor => "systor",
             Format::Disksim => "disksim",
+            Format::Mqsim => "mqsim",
         }
     }
 
     /// Whether the format's times are on a calendar clock (MSR's FILETIME since 1601, Unix
     /// time for Alibaba, Tencent and SYSTOR) rather than counted from the trace's start
-    /// (blkparse, blktrace, SPC, fio's iologs, DiskSim).
+    /// (blkparse, blktrace, SPC, fio's iologs, DiskSim, MQSim).
     pub fn calendar_clock(self) -> bool {
         matches!(
             self,
@@ -97,7 +101,6 @@ impl Format {
             "umass" => Format::Spc,
             "fio" | "fio-v3" | "fiov3" | "iolog" => Format::Fio3,
             "fio-v2" | "fiov2" => Format::Fio2,
-            "mqsim" | "ascii" => Format::Disksim,
             "cbs" => Format::Tencent,
             "blktrace-bin" | "bin" => Format::Blktrace,
             other => match ALL_FORMATS.iter().find(|f| f.name() == other) {
@@ -426,7 +429,13 @@ pub fn detect(head: &[u8]) -> std::result::Result<Format, String> {
             .iter()
             .all(|w| w.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
     {
-        return Ok(Format::Disksim);
+        // The same columns carry ms in classic DiskSim and ns in MQSim: a million times apart,
+        // and nothing in the file says which. Guessing would mis-time every request.
+        return Err(format!(
+            "the first line '{}' is DiskSim ASCII, whose time is in ms for DiskSim and in ns \
+             for MQSim; pass --format disksim (ms) or --format mqsim (ns)",
+            shorten(line)
+        ));
     }
     Err(format!(
         "the first line '{}' matches none of the known shapes",

@@ -39,7 +39,8 @@ pub(crate) struct InputArgs {
     /// Trace file ('-' for standard input).
     pub(crate) file: PathBuf,
     /// Input format (default: detected): blkparse, blktrace, msr, spc, fio2, fio3, alibaba,
-    /// tencent, systor, disksim.
+    /// tencent, systor, disksim (classic DiskSim ASCII, times in ms), mqsim (the same columns,
+    /// times in ns; DiskSim ASCII is never detected, as the unit cannot be told).
     #[arg(long, value_parser = parse_format)]
     pub(crate) format: Option<Format>,
     /// Count malformed lines and go on instead of stopping at the first.
