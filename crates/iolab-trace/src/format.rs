@@ -223,6 +223,14 @@ impl TraceReader {
         self.compression
     }
 
+    /// The 1-based line last read (for blktrace's binary records: the record), so a caller
+    /// checking a record can name where it is. For formats that pair an issue with its
+    /// completion (blkparse and blktrace with event D), a record handed out when its
+    /// completion is read gives the completion's line.
+    pub fn position(&self) -> u64 {
+        self.inner.position()
+    }
+
     /// Bad lines counted and skipped so far (only with `skip_bad`).
     pub fn bad_records(&self) -> u64 {
         self.inner.bad_records()

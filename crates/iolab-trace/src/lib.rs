@@ -62,7 +62,7 @@ pub use format::{
     RecordWriter, TraceReader, WriteOptions, ALL_FORMATS,
 };
 pub use profile::Profile;
-pub use record::{Op, TraceRecord};
+pub use record::{Op, TraceRecord, MAX_REQUEST_BYTES};
 pub use reorder::{sort_all, Reorder, DEFAULT_WINDOW};
 pub use replay::{ReplayIo, ReplayOptions};
 pub use retime::{Retime, FILETIME_TO_UNIX_S};

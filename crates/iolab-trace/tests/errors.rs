@@ -128,3 +128,22 @@ fn control_bytes_of_the_input_are_escaped_in_messages() {
     assert!(e.starts_with("t\\x1b[2J.csv:1: "), "{e}");
     assert!(e.contains("\\x1b]0;pwned\\x07"), "{e}");
 }
+
+#[test]
+fn a_read_or_write_longer_than_any_block_request_is_refused_with_its_line() {
+    let opts = ReadOptions {
+        format: Some(Format::Msr),
+        ..ReadOptions::default()
+    };
+    let data = b"1,h,0,Read,0,4096,1\n2,h,0,Read,0,18446744073709551615,1\n".to_vec();
+    let r = open_bytes("t.csv", data, &opts).unwrap();
+    let e = r.collect::<Result<Vec<_>, _>>().unwrap_err().to_string();
+    assert!(
+        e.starts_with("t.csv:2: a read of 18446744073709551615 bytes is longer than any block request (at most 1 GiB here)"),
+        "{e}"
+    );
+    // 1 GiB itself is taken; a trim of a whole device is not held to it.
+    let data = b"fio version 3 iolog\n0 d add\n0 d open\n1 d read 0 1073741824\n2 d trim 0 4000000000000\n".to_vec();
+    let r = open_bytes("t.log", data, &ReadOptions::default()).unwrap();
+    assert_eq!(r.collect::<Result<Vec<_>, _>>().unwrap().len(), 2);
+}
