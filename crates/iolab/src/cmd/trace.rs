@@ -84,8 +84,9 @@ struct AnalyzeArgs {
     /// Also write a self-contained HTML page with charts to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// Records held to put unsorted input in time order (0 trusts the file order).
-    #[arg(long, default_value_t = iolab_trace::DEFAULT_WINDOW)]
+    /// Records held to put unsorted input in time order (0 trusts the file order); convert's
+    /// --sort-window, with the same default.
+    #[arg(long, alias = "sort-window", default_value_t = iolab_trace::DEFAULT_WINDOW)]
     reorder_window: usize,
 }
 
@@ -163,7 +164,8 @@ struct ConvertArgs {
     #[arg(long, value_parser = parse_format)]
     to: Format,
     /// Put records in time order through a window of this many records (0: keep file order).
-    #[arg(long, default_value_t = 0)]
+    /// The same default as analyze's and replay's, so the three read a trace in one order.
+    #[arg(long, alias = "reorder-window", default_value_t = iolab_trace::DEFAULT_WINDOW)]
     sort_window: usize,
     #[command(flatten)]
     output: OutputArgs,
