@@ -108,3 +108,80 @@ fn a_first_line_that_arrives_in_pieces_on_standard_input_is_detected() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(ok(&out), "msr\n");
 }
+
+/// The MSR sample, gzip-compressed.
+fn gzipped_sample() -> Vec<u8> {
+    use std::io::Write;
+    let msr =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&std::fs::read(msr).unwrap()).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn a_gzip_trace_is_analysed_from_a_file_and_from_standard_input() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gz = gzipped_sample();
+    std::fs::write(d.join("hm_0.csv.gz"), &gz).unwrap();
+    let out = ok(&iolab(&["trace", "analyze", "hm_0.csv.gz"], d));
+    assert!(out.starts_with("trace hm_0.csv.gz (msr)"), "{out}");
+    assert!(out.contains("requests                 1000"), "{out}");
+    let mut child = common::iolab_cmd(&["trace", "analyze", "-"], d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&gz).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(
+        ok(&piped).contains("requests                 1000"),
+        "{}",
+        text(&piped)
+    );
+    // Cut short: an error that says so, not the records before the cut as the whole trace.
+    std::fs::write(d.join("cut.gz"), &gz[..gz.len() / 2]).unwrap();
+    let out = iolab(&["trace", "analyze", "cut.gz"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("cut.gz: the gzip-compressed data ends before its end (truncated?)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_its_control_bytes_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "hello \x1b[2J\nworld\n").unwrap();
+    // --skip-bad with no valid line: an error, not 0 requests.
+    let out = iolab(
+        &[
+            "trace",
+            "analyze",
+            "notes.txt",
+            "--format",
+            "msr",
+            "--skip-bad",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("notes.txt: no valid msr record: all 2 lines were bad"),
+        "{}",
+        text(&out)
+    );
+    // Detection quotes the first line with its ESC shown, not sent to the terminal.
+    let out = iolab(&["trace", "analyze", "notes.txt"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("the first line 'hello \\x1b[2J'"),
+        "{}",
+        text(&out)
+    );
+    assert!(!out.stderr.contains(&0x1b), "{}", text(&out));
+}

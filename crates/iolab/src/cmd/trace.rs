@@ -215,7 +215,13 @@ fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", iolab_trace::analyze::text::render(&report))?;
+        // The trace's name is input: its control bytes are shown as escapes.
+        let text = iolab_trace::analyze::text::render(&report);
+        write!(
+            out,
+            "{}",
+            iolab_core::text::escape_control_keep_lines(&text)
+        )?;
     }
     Ok(0)
 }
