@@ -129,6 +129,13 @@ fn a_gzip_trace_is_analysed_from_a_file_and_from_standard_input() {
     let out = ok(&iolab(&["trace", "analyze", "hm_0.csv.gz"], d));
     assert!(out.starts_with("trace hm_0.csv.gz (msr)"), "{out}");
     assert!(out.contains("requests                 1000"), "{out}");
+    let detected = iolab(&["trace", "detect", "hm_0.csv.gz"], d);
+    assert_eq!(ok(&detected), "msr\n");
+    assert!(
+        text(&detected).contains("gzip-compressed: decompressed as it is read"),
+        "{}",
+        text(&detected)
+    );
     let mut child = common::iolab_cmd(&["trace", "analyze", "-"], d)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())

@@ -188,7 +188,11 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Replay(a) => super::replay::run(*a),
         TraceCommand::Detect(a) => {
             let r = a.open()?;
+            // The format alone on standard output, for scripts; the compression beside it.
             println!("{}", r.format());
+            if let Some(c) = r.compression() {
+                say!("{}-compressed: decompressed as it is read", c.name());
+            }
             Ok(0)
         }
     }
