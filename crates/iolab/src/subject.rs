@@ -218,19 +218,15 @@ impl Subject {
                  engine, so leave --engine out",
                 target.display()
             );
-            // The guard's overrides give a real target up to be written; naming them for a
-            // model is a mistake worth saying (a mistyped device path, say), not ignoring.
-            for (given, flag) in [
-                (flags.destroy_data.is_some(), "--destroy-data"),
-                (flags.overwrite, "--overwrite"),
-            ] {
-                anyhow::ensure!(
-                    !given,
-                    "{flag} allows writing over a file or device; a model target ({}) has no \
-                     data to lose, so leave {flag} out",
-                    target.display()
-                );
-            }
+            // --destroy-data gives a real device up to be written; naming it for a model is a
+            // mistake worth saying (a mistyped device path, say), not ignoring. --overwrite
+            // also lets the JSON result replace a file of the user's, so it stays allowed.
+            anyhow::ensure!(
+                flags.destroy_data.is_none(),
+                "--destroy-data allows writing over a device; a model target ({}) has no data \
+                 to lose, so leave --destroy-data out",
+                target.display()
+            );
             // Also checked for every job it runs; here so that the mistake is said before
             // seconds of analytic preconditioning.
             model_can_run(first)?;
