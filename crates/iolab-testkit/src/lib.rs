@@ -32,6 +32,7 @@ mod cmd;
 mod lock;
 mod loopdev;
 mod mount;
+mod sha256;
 mod zram;
 
 pub use blockstat::BlockStat;
@@ -40,6 +41,7 @@ pub use cmd::{is_root, run, which};
 pub use lock::{MachineLock, LOCK_PATH};
 pub use loopdev::{loop_skip_reason, LoopDevice};
 pub use mount::{mount_skip_reason, Mount};
+pub use sha256::{sha256, sha256_bytes};
 pub use zram::{zram_skip_reason, Zram};
 
 use std::time::Duration;

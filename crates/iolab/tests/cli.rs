@@ -1237,8 +1237,8 @@ fn devices_holding_data_are_refused_and_left_unchanged() {
 
 #[test]
 fn converting_a_calendar_clock_to_a_relative_one_counts_from_the_first_record() {
-    let msr = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/traces/msr_hm_0_first1000.csv");
+    let msr =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv");
     let dir = tempfile::tempdir().unwrap();
     let convert = |to: &str| {
         let out = iolab(

@@ -112,8 +112,8 @@ fn a_job_file_and_a_suite_run_on_a_model() {
 #[test]
 fn a_trace_replays_on_a_model() {
     let dir = tempfile::tempdir().unwrap();
-    let trace = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../testdata/traces/msr_hm_0_first1000.csv");
+    let trace =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv");
     // The trace replayed on `target` with `extra` flags: its result.
     let replay = |target: &str, extra: &[&str]| {
         let args = [&["trace", "replay", trace.to_str().unwrap(), target], extra].concat();
