@@ -37,7 +37,7 @@ mod zram;
 
 pub use blockstat::BlockStat;
 pub use checksum::checksum;
-pub use cmd::{is_root, run, which};
+pub use cmd::{is_root, open_exclusive, run, which};
 pub use lock::{MachineLock, LOCK_PATH};
 pub use loopdev::{loop_skip_reason, LoopDevice};
 pub use mount::{mount_skip_reason, Mount};
