@@ -855,8 +855,15 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
     let bound = LoopDevice::new(16 << 20).unwrap();
     fill_device(&bound.path, &random_bytes(16 << 20, 7)).unwrap();
     let bf = bound.backing_file();
+    // Without --overwrite the first reason is that iolab did not create it.
     let name = "a file a loop device is bound to";
-    b.refused(name, &ctx, &write_args(s(bf), &[]), &[bf], &["losetup -d"]);
+    b.refused(
+        name,
+        &ctx,
+        &write_args(s(bf), &[]),
+        &[bf],
+        &["not created by iolab"],
+    );
     let name = "a file a loop device is bound to, with --overwrite";
     let args = write_args(s(bf), &["--overwrite"]);
     b.refused(name, &ctx, &args, &[bf], &["losetup -d"]);
@@ -884,7 +891,14 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
     // Holders: device-mapper over a loop device.
     match missing(&["dmsetup"]) {
         Some(why) => b.skip("a device under device-mapper", &why),
-        None => match DmLinear::new(&under.path, 8192) {
+        None => match DmLinear::new(&under.path, 8192).or_else(|e| {
+            // The device-mapper module may not be loaded yet.
+            if Path::new("/dev/mapper/control").exists() || !which("modprobe") {
+                return Err(e);
+            }
+            run("modprobe", &["dm_mod"])?;
+            DmLinear::new(&under.path, 8192)
+        }) {
             Err(e) => b.skip("a device under device-mapper", &e),
             Ok(_dm) => {
                 let name = "a device under a device-mapper target (a holder)";
@@ -1191,14 +1205,18 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         let args = write_args("a.bin", &["--json", alias]);
         b.refused(&name, &ctx, &args, &[&db, &a], &["--json", alias]);
     }
-    for (what, args) in [
+    let store_overwrite: [(&str, Vec<&str>, &str, &str); 3] = [
         (
             "run --json --overwrite",
             write_args("a.bin", &["--json", "db.sqlite", "--overwrite"]),
+            "--json",
+            "db.sqlite",
         ),
         (
             "report -o --overwrite",
             vec!["report", "r.json", "-o", "./db.sqlite", "--overwrite"],
+            "-o",
+            "./db.sqlite",
         ),
         (
             "trace synth -o --overwrite",
@@ -1211,10 +1229,13 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
                 "db-link",
                 "--overwrite",
             ],
+            "-o",
+            "db-link",
         ),
-    ] {
+    ];
+    for (what, args, flag, alias) in &store_overwrite {
         let name = format!("{what} naming the results store");
-        b.refused(&name, &ctx, &args, &[&db, &a], &["db"]);
+        b.refused(&name, &ctx, args, &[&db, &a], &[flag, alias]);
     }
 
     // An input of the command, under an alias, with --overwrite too.
@@ -1549,7 +1570,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         None => {
             let sdev = LoopDevice::new(64 << 20).unwrap();
             let fs = Mount::ext4(&sdev.path).unwrap();
-            let swapfile = fs.dir.join("swapfile");
+            let swapfile = fs.dir.join("sw.img");
             std::fs::write(&swapfile, vec![0u8; 8 << 20]).unwrap();
             use std::os::unix::fs::PermissionsExt;
             std::fs::set_permissions(&swapfile, std::fs::Permissions::from_mode(0o600)).unwrap();
