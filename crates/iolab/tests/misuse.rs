@@ -30,6 +30,24 @@ const SUITE: &str = "name = \"tiny\"\ntitle = \"misuse battery\"\nsource = \"tes
                      [[phase]]\nname = \"p\"\n[[phase.step]]\nname = \"w\"\n\
                      job = { access = \"write\" }\n";
 
+// What the output refusals say why: the output policy's words.
+/// The output is the results store.
+const WHY_STORE: &str = "results store";
+/// The output is one of the command's inputs.
+const WHY_INPUT: &str = "same file as the input";
+/// The output exists and iolab did not make it.
+const WHY_NOT_OURS: &str = "not created by iolab";
+/// The output is a block device.
+const WHY_BLOCK: &str = "block device";
+/// The output is a character device other than /dev/null.
+const WHY_CHAR: &str = "character device";
+/// The store is not SQLite.
+const WHY_NOT_SQLITE: &str = "SQLite";
+/// The output is a mount point.
+const WHY_MOUNT: &str = "mount";
+/// The output is active swap.
+const WHY_SWAP: &str = "swap";
+
 /// What a case expects.
 #[derive(Clone, Copy, Debug)]
 enum Expect<'a> {
@@ -1197,13 +1215,25 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
     // The results store, as the output of every writer, and under every alias.
     for (what, args, flag) in writers("db.sqlite") {
         let name = format!("{what} naming the results store");
-        b.refused(&name, &ctx, &strs(&args), &[&db, &a], &[flag, "db.sqlite"]);
+        b.refused(
+            &name,
+            &ctx,
+            &strs(&args),
+            &[&db, &a],
+            &[flag, "db.sqlite", WHY_STORE],
+        );
     }
     let abs = db.to_str().unwrap().to_string();
     for alias in ["./db.sqlite", abs.as_str(), "db-link", "db-hard"] {
         let name = format!("run --json naming the results store as {alias}");
         let args = write_args("a.bin", &["--json", alias]);
-        b.refused(&name, &ctx, &args, &[&db, &a], &["--json", alias]);
+        b.refused(
+            &name,
+            &ctx,
+            &args,
+            &[&db, &a],
+            &["--json", alias, WHY_STORE],
+        );
     }
     let store_overwrite: [(&str, Vec<&str>, &str, &str); 3] = [
         (
@@ -1235,7 +1265,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
     ];
     for (what, args, flag, alias) in &store_overwrite {
         let name = format!("{what} naming the results store");
-        b.refused(&name, &ctx, args, &[&db, &a], &[flag, alias]);
+        b.refused(&name, &ctx, args, &[&db, &a], &[flag, alias, WHY_STORE]);
     }
 
     // An input of the command, under an alias, with --overwrite too.
@@ -1293,7 +1323,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         ),
     ];
     for (name, args, victim, flag) in &inputs {
-        b.refused(name, &ctx, args, &[victim, &db], &[flag, "same file"]);
+        b.refused(name, &ctx, args, &[victim, &db], &[flag, WHY_INPUT]);
     }
 
     // An existing user file iolab did not create: refused without --overwrite...
@@ -1304,7 +1334,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
             &ctx,
             &strs(&args),
             &[&user, &db],
-            &[flag, "user.txt", "--overwrite"],
+            &[flag, "user.txt", WHY_NOT_OURS, "--overwrite"],
         );
     }
     // ... and written with it (a fresh copy for each writer).
@@ -1334,7 +1364,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &ctx,
         &args,
         &[&notes, &db],
-        &["notes.html"],
+        &["notes.html", WHY_NOT_OURS],
     );
 
     // The store opens only SQLite (or a new file).
@@ -1347,7 +1377,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &args,
         &env,
         &[&json_db],
-        Expect::Refused(&["IOLAB_DB"]),
+        Expect::Refused(&["IOLAB_DB", WHY_NOT_SQLITE]),
     );
     let env = [("IOLAB_DB", user.to_str().unwrap())];
     b.case(
@@ -1356,7 +1386,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &args,
         &env,
         &[&user],
-        Expect::Refused(&["IOLAB_DB"]),
+        Expect::Refused(&["IOLAB_DB", WHY_NOT_SQLITE]),
     );
     let results_args = ["results", "list"];
     b.case(
@@ -1365,7 +1395,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &results_args,
         &env,
         &[&user],
-        Expect::Refused(&["IOLAB_DB"]),
+        Expect::Refused(&["IOLAB_DB", WHY_NOT_SQLITE]),
     );
     let env = [("IOLAB_RESULTS_DIR", user.to_str().unwrap())];
     let ctx_nodb = Ctx::new(tmp.path(), None);
@@ -1376,6 +1406,17 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &env,
         &[&user],
         Expect::Refused(&["IOLAB_RESULTS_DIR"]),
+    );
+
+    // A directory is no output file.
+    std::fs::create_dir(ctx.path("outdir")).unwrap();
+    let args = write_args("a.bin", &["--json", "outdir"]);
+    b.refused(
+        "run --json naming a directory",
+        &ctx,
+        &args,
+        &[&db, &a],
+        &["--json", "directory"],
     );
 
     // /dev/null takes any output; other character devices do not.
@@ -1411,7 +1452,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &ctx,
         &args,
         &[&db],
-        &["--json", "/dev/zero"],
+        &["--json", "/dev/zero", WHY_CHAR],
     );
     let args = ["report", "r.json", "-o", "/dev/full"];
     b.refused(
@@ -1419,7 +1460,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &ctx,
         &args,
         &[&db, &r],
-        &["-o", "/dev/full"],
+        &["-o", "/dev/full", WHY_CHAR],
     );
     b.finish();
 }
@@ -1447,7 +1488,13 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
     let d = s(&dev.path);
     for (what, args, flag) in writers(d) {
         let name = format!("{what} naming a mounted ext4's block device");
-        b.refused(&name, &ctx, &strs(&args), &[&dev.path, &db], &[flag, d]);
+        b.refused(
+            &name,
+            &ctx,
+            &strs(&args),
+            &[&dev.path, &db],
+            &[flag, d, WHY_BLOCK],
+        );
     }
     let args = write_args("a.bin", &["--json", d, "--overwrite"]);
     b.refused(
@@ -1455,7 +1502,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &ctx,
         &args,
         &[&dev.path, &db],
-        &["--json", d],
+        &["--json", d, WHY_BLOCK],
     );
     let link = ctx.path("dev-link");
     std::os::unix::fs::symlink(&dev.path, &link).unwrap();
@@ -1465,7 +1512,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &ctx,
         &args,
         &[&dev.path, &db],
-        &["--json"],
+        &["--json", WHY_BLOCK],
     );
     let args = write_args("a.bin", &[]);
     let env = [("IOLAB_DB", d)];
@@ -1475,7 +1522,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &args,
         &env,
         &[&dev.path],
-        Expect::Refused(&["IOLAB_DB", d]),
+        Expect::Refused(&["IOLAB_DB", d, WHY_BLOCK]),
     );
     let env = [("IOLAB_DB", "dev-link")];
     b.case(
@@ -1484,7 +1531,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &args,
         &env,
         &[&dev.path],
-        Expect::Refused(&["IOLAB_DB"]),
+        Expect::Refused(&["IOLAB_DB", WHY_BLOCK]),
     );
     let env = [("IOLAB_RESULTS_DIR", d)];
     let ctx_nodb = Ctx::new(tmp.path(), None);
@@ -1494,7 +1541,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &args,
         &env,
         &[&dev.path],
-        Expect::Refused(&["IOLAB_RESULTS_DIR"]),
+        Expect::Refused(&["IOLAB_RESULTS_DIR", WHY_BLOCK]),
     );
 
     // The backing file of the mounted loop device, and of a bound (unmounted) one.
@@ -1537,7 +1584,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &args,
         &env,
         &[bb],
-        Expect::Refused(&["IOLAB_DB"]),
+        Expect::Refused(&["IOLAB_DB", &bound.name()]),
     );
 
     // A mount point: a file bind-mounted over another.
@@ -1559,7 +1606,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
                 ),
             ] {
                 let name = format!("{what} naming a mount point (a bind-mounted file)");
-                b.refused(&name, &ctx, &args, &[&src, &db], &["mnt.json", "mount"]);
+                b.refused(&name, &ctx, &args, &[&src, &db], &["mnt.json", WHY_MOUNT]);
             }
         }
     }
@@ -1598,7 +1645,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
                         ),
                     ] {
                         let name = format!("{what} naming an active swap file");
-                        b.refused(&name, &ctx, &args, &[&swapfile, &db], &["swap"]);
+                        b.refused(&name, &ctx, &args, &[&swapfile, &db], &[WHY_SWAP]);
                     }
                 }
             }
