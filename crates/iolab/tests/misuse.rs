@@ -1272,6 +1272,9 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
     let r = ctx.path("r.json");
     let t = ctx.path("t.csv");
     let st = ctx.path("s.toml");
+    std::fs::hard_link(&t, ctx.path("t-hard.csv")).unwrap();
+    std::os::unix::fs::symlink(&a, ctx.path("a-link.bin")).unwrap();
+    let a_abs = a.to_str().unwrap().to_string();
     let inputs: Vec<(&str, Vec<&str>, &Path, &str)> = vec![
         (
             "run --json naming its own target",
@@ -1320,6 +1323,39 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
             vec!["trace", "convert", "t.csv", "--to", "msr", "-o", "t.csv"],
             &t,
             "-o",
+        ),
+        (
+            "trace convert -o naming a hard link to its input",
+            vec![
+                "trace",
+                "convert",
+                "t.csv",
+                "--to",
+                "msr",
+                "-o",
+                "t-hard.csv",
+                "--overwrite",
+            ],
+            &t,
+            "-o",
+        ),
+        (
+            "trace analyze --html naming its input",
+            vec!["trace", "analyze", "t.csv", "--html", "./t.csv"],
+            &t,
+            "--html",
+        ),
+        (
+            "run --json naming a symbolic link to its own target",
+            write_args("a.bin", &["--json", "a-link.bin", "--overwrite"]),
+            &a,
+            "--json",
+        ),
+        (
+            "quick --json naming its own target by its absolute path",
+            quick_args("a.bin", &["--json", &a_abs]),
+            &a,
+            "--json",
         ),
     ];
     for (name, args, victim, flag) in &inputs {
