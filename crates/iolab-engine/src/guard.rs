@@ -732,6 +732,17 @@ fn mounts(sysfs: &Path) -> io::Result<Vec<(DevNum, String)>> {
     }))
 }
 
+/// Every mount point this process can see, as mountinfo lists them (a file bind-mounted over
+/// another is one too): an output written there by rename would fail, or land in the mounted
+/// file's place.
+pub fn mount_points() -> io::Result<Vec<PathBuf>> {
+    let text = fs::read_to_string("/proc/self/mountinfo")?;
+    Ok(parse_mountinfo(&text)
+        .into_iter()
+        .map(|m| PathBuf::from(m.point))
+        .collect())
+}
+
 /// The MD RAID superblock magic, 0xa92b4efc little-endian.
 const MD_MAGIC: [u8; 4] = [0xfc, 0x4e, 0x2b, 0xa9];
 

@@ -146,6 +146,16 @@ pub enum StoreError {
         /// The directory.
         path: PathBuf,
     },
+    /// A device, a pipe or a socket where the database file was expected.
+    #[error(
+        "{} is not a regular file (a device or a pipe): a results store is a database file; \
+         point --db or IOLAB_DB at one",
+        path.display()
+    )]
+    NotAFile {
+        /// The path.
+        path: PathBuf,
+    },
     /// The database was written by a newer iolab.
     #[error(
         "the results store {} has layout version {found}, newer than this iolab reads \
@@ -491,10 +501,31 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// A directory given as the store (SQLite would fail on it with words that do not say so).
-fn refuse_directory(path: &Path) -> Result<()> {
-    if path.is_dir() {
+/// Refuses what is not a database file: a directory (SQLite would fail on it with words that
+/// do not say so), a device or a pipe (SQLite would write its pages onto a device's data), and a
+/// file that is neither empty nor an SQLite database (another program's file, a JSON result):
+/// opening it would make it a database. A missing file is a new store.
+fn refuse_non_database(path: &Path) -> Result<()> {
+    let meta = match std::fs::metadata(path) {
+        Ok(m) => m,
+        Err(_) => return Ok(()),
+    };
+    if meta.is_dir() {
         return Err(StoreError::IsDirectory {
+            path: path.to_path_buf(),
+        });
+    }
+    if !meta.is_file() {
+        return Err(StoreError::NotAFile {
+            path: path.to_path_buf(),
+        });
+    }
+    let mut head = [0u8; 16];
+    let sqlite = std::fs::File::open(path)
+        .and_then(|mut f| std::io::Read::read_exact(&mut f, &mut head))
+        .is_ok_and(|()| &head == b"SQLite format 3\0");
+    if meta.len() > 0 && !sqlite {
+        return Err(StoreError::NotAStore {
             path: path.to_path_buf(),
         });
     }
@@ -505,7 +536,7 @@ impl Store {
     /// Opens the store at `path`, creating the file (and its directory) and the tables when
     /// missing, and upgrading an older layout.
     pub fn open(path: &Path) -> Result<Store> {
-        refuse_directory(path)?;
+        refuse_non_database(path)?;
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir).map_err(|source| StoreError::CreateDir {
                 path: dir.to_path_buf(),
@@ -525,7 +556,7 @@ impl Store {
     /// program's database, an empty file) is refused untouched; only a store of an older layout
     /// is opened for writing, to upgrade it.
     pub fn open_existing(path: &Path) -> Result<Store> {
-        refuse_directory(path)?;
+        refuse_non_database(path)?;
         if !path.exists() {
             return Err(StoreError::NotFound {
                 path: path.to_path_buf(),
@@ -1858,8 +1889,28 @@ mod tests {
         )
         .unwrap();
         let err = Store::open_existing(&junk).err().unwrap();
-        assert!(matches!(err, StoreError::Sql { .. }), "{err:?}");
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
         assert!(err.to_string().contains("junk.sqlite"), "{err}");
+    }
+
+    #[test]
+    fn only_a_database_file_or_a_new_one_is_opened_for_recording() {
+        let dir = tempfile::tempdir().unwrap();
+        // A JSON result where the store was expected: refused, and left as it was.
+        let json = dir.path().join("r.json");
+        std::fs::write(&json, "{\"schema_version\": 1}\n").unwrap();
+        let err = Store::open(&json).err().unwrap();
+        assert!(matches!(err, StoreError::NotAStore { .. }), "{err:?}");
+        assert_eq!(std::fs::read(&json).unwrap(), b"{\"schema_version\": 1}\n");
+        // A device: SQLite's pages would land on its data.
+        let err = Store::open(Path::new("/dev/null")).err().unwrap();
+        assert!(matches!(err, StoreError::NotAFile { .. }), "{err:?}");
+        assert!(err.to_string().contains("not a regular file"), "{err}");
+        // An empty file and a missing one become stores.
+        let empty = dir.path().join("empty.sqlite");
+        std::fs::write(&empty, "").unwrap();
+        drop(Store::open(&empty).unwrap());
+        drop(Store::open(&dir.path().join("new.sqlite")).unwrap());
     }
 
     /// An SQLite database of another program's in `dir`: one table of its own, one row.

@@ -1,13 +1,13 @@
 //! What every measuring command shares: the result's frame (tool, host, target, probe), live
 //! progress on a terminal, saving the JSON result, and the exit code.
 
+use crate::output::{self, Destination, Rules};
 use anyhow::{Context, Result};
 use iolab_core::result::{RunResult, TargetInfo, ToolInfo, SCHEMA_VERSION};
 use iolab_engine::driver::Progress;
 use iolab_engine::open::{EngineChoice, PreparedTarget};
 use iolab_engine::sys::INTERRUPTED;
 use std::io::{IsTerminal, Write};
-use std::os::unix::fs::FileTypeExt;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
@@ -152,70 +152,37 @@ pub fn show(text: &str, json: Option<&Path>) {
     };
 }
 
-/// Checks, before anything is measured, that the result can be saved where it will go: the
-/// directory of `--json PATH` (or the default results directory) exists and takes a new file.
-/// Finding out after a suite of many minutes would cost the whole run. Nor may it be one of
-/// the run's `inputs` (job or suite file, trace, target): the result would replace it.
-pub fn check_output(json: Option<&Path>, inputs: &[&Path]) -> Result<()> {
+/// Checks, before anything is measured, that the result can be saved where it will go (see
+/// [`crate::output`]): `--json PATH` may be written under `rules`, or the default results
+/// directory exists and takes a new file; and the results store the run is recorded in is one.
+/// Finding out after a suite of many minutes would cost the whole run.
+pub fn check_output(json: Option<&Path>, rules: &Rules) -> Result<()> {
+    let (store, from) = crate::cmd::results::db_path(None);
+    output::check_store(&store, from)?;
     match json {
         None => {
             let dir = default_results_dir();
-            std::fs::create_dir_all(&dir).with_context(|| {
-                format!(
-                    "cannot create the results directory {}: set IOLAB_RESULTS_DIR to a \
-                     writable directory, or give --json PATH",
-                    dir.display()
-                )
-            })?;
-            check_writable_dir(&dir).with_context(|| {
-                format!(
-                    "cannot write in the results directory {}: set IOLAB_RESULTS_DIR to a \
-                     writable directory, or give --json PATH",
-                    dir.display()
-                )
-            })
+            std::fs::create_dir_all(&dir)
+                .and_then(|()| check_writable_dir(&dir))
+                .with_context(|| {
+                    format!(
+                        "cannot write in the results directory {}: set IOLAB_RESULTS_DIR to a \
+                         writable directory, or give --json PATH",
+                        dir.display()
+                    )
+                })
         }
-        Some(p) if p == Path::new("-") => Ok(()),
-        Some(p) => {
-            check_not_input("--json", p, inputs)?;
-            let shown = p.display();
-            match std::fs::metadata(p) {
-                Ok(m) if m.is_dir() => anyhow::bail!(
-                    "--json {shown} is a directory: give a file path, e.g. {}",
-                    p.join("result.json").display()
-                ),
-                Ok(m) if m.file_type().is_block_device() => {
-                    return Err(block_device_output(p)).context("--json")
-                }
-                // Standard output, /dev/null, a FIFO: written through as they are.
-                Ok(m) if !m.is_file() => return Ok(()),
-                _ => {}
-            }
-            let dir = match p.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            if !dir.is_dir() {
-                anyhow::bail!(
-                    "--json {shown}: the directory {} does not exist; create it or give a path \
-                     in an existing directory",
-                    dir.display()
-                );
-            }
-            check_writable_dir(dir).with_context(|| {
-                format!(
-                    "--json {shown}: cannot write in {}; give a path in a writable directory",
-                    dir.display()
-                )
-            })
-        }
+        Some(p) => output::check("--json", p, rules).map(|_| ()),
     }
 }
 
 /// Creates and removes a file in `dir`, as saving will (it writes a temporary file beside the
 /// result and renames it): permission bits alone miss read-only mounts and ACLs.
 fn check_writable_dir(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(".iolab-write-check.{}.tmp", std::process::id()));
+    let probe = dir.join(format!(
+        ".iolab-write-check.{}.iolab-tmp",
+        std::process::id()
+    ));
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
@@ -225,18 +192,14 @@ fn check_writable_dir(dir: &Path) -> std::io::Result<()> {
 
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
 /// results directory, and records it in the results store; a suite's HTML report goes beside a
-/// JSON file that is a regular file. Returns where they went.
-pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
-    let text = serde_json::to_string_pretty(result).context("serialising the result")?;
+/// JSON file that is a regular file. Every file is written under `rules` (see
+/// [`crate::output`]). Returns where they went.
+pub fn save(result: &RunResult, json: Option<&Path>, rules: &Rules) -> Result<String> {
+    let text = serde_json::to_string_pretty(result).context("serialising the result")? + "\n";
     // Into the results store first: a JSON file that cannot be written (a directory removed
     // during the run, a full disk) then still leaves the run recorded. A store that fails
     // costs a warning; the JSON below is kept.
     let recorded = crate::cmd::results::record(result);
-    if json == Some(Path::new("-")) {
-        // A closed pipe loses this copy only: the result is recorded in the store.
-        let _ = writeln!(std::io::stdout(), "{text}");
-        return Ok("standard output".into());
-    }
     let path = match json {
         Some(p) => p.to_path_buf(),
         None => default_results_dir().join(format!(
@@ -249,121 +212,41 @@ pub fn save(result: &RunResult, json: Option<&Path>) -> Result<String> {
     let written = path
         .parent()
         .filter(|d| json.is_none() && !d.as_os_str().is_empty())
-        .map_or(Ok(()), std::fs::create_dir_all)
-        .and_then(|()| write_replacing(&path, &(text + "\n")));
-    if let Err(e) = written {
-        let kept = match recorded {
-            Some(id) => format!(
-                "; the run is recorded in the results store as run {id}: \
-                 `iolab results export {id} -o FILE` writes its JSON"
-            ),
-            None => "; it is not in the results store either".into(),
-        };
-        anyhow::bail!("writing the result to {}: {e}{kept}", path.display());
-    }
+        .map_or(Ok(()), |d| {
+            std::fs::create_dir_all(d).map_err(anyhow::Error::from)
+        })
+        .and_then(|()| output::write("--json", &path, rules, text.as_bytes()));
+    let dest = match written {
+        Ok(dest) => dest,
+        Err(e) => {
+            let kept = match recorded {
+                Some(id) => format!(
+                    "; the run is recorded in the results store as run {id}: \
+                     `iolab results export {id} -o FILE` writes its JSON"
+                ),
+                None => "; it is not in the results store either".into(),
+            };
+            anyhow::bail!("writing the result to {}: {e:#}{kept}", path.display());
+        }
+    };
+    let saved = match &dest {
+        Destination::Stdout => return Ok("standard output".into()),
+        _ => path.display().to_string(),
+    };
     // A suite run's report goes beside its JSON (also for an incomplete run), but only beside a
     // regular file: beside /dev/null or a pipe it would be a stray `/dev/null.html`.
     if result.suite.is_some() {
-        if !std::fs::metadata(&path).is_ok_and(|m| m.is_file()) {
+        if !matches!(dest, Destination::File(_)) {
             say!(
-                "note: no HTML report: {} is not a regular file (render one with \
-                 `iolab report RESULT.json -o OUT.html` from a saved result)",
-                path.display()
+                "note: no HTML report: {saved} is not a regular file (render one with \
+                 `iolab report RESULT.json -o OUT.html` from a saved result)"
             );
-            return Ok(path.display().to_string());
+            return Ok(saved);
         }
-        let html = crate::cmd::report::write_beside(result, &path)?;
-        return Ok(format!("{} (report: {})", path.display(), html.display()));
+        let html = crate::cmd::report::write_beside(result, &path, rules)?;
+        return Ok(format!("{saved} (report: {})", html.display()));
     }
-    Ok(path.display().to_string())
-}
-
-/// Writes `text` to `path` through a temporary file beside it, renamed over it once written, so
-/// a run killed mid-write leaves the previous save whole (a suite saves after its jobs). What is
-/// not a plain file (`/dev/stdout`, a pipe, a symbolic link) is written through as it is: a
-/// rename would replace it.
-pub fn write_replacing(path: &Path, text: &str) -> std::io::Result<()> {
-    if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
-        return write_output(path, text.as_bytes());
-    }
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let tmp = path.with_file_name(format!(".{name}.{}.tmp", std::process::id()));
-    std::fs::write(&tmp, text)
-        .and_then(|()| std::fs::rename(&tmp, path))
-        .inspect_err(|_| {
-            let _ = std::fs::remove_file(&tmp);
-        })
-}
-
-/// Whether two files' metadata are of one file (a name, a link or a hard link to it).
-pub fn same_inode(a: &std::fs::Metadata, b: &std::fs::Metadata) -> bool {
-    use std::os::unix::fs::MetadataExt;
-    a.dev() == b.dev() && a.ino() == b.ino()
-}
-
-/// Refuses an output that is the same file as one of the command's inputs: writing it would
-/// truncate (or replace) what is being read, or was read to make it. `output` is named with
-/// `flag` (`-o`, `--html`, `--json`), each input by its path. The same device and inode where
-/// the output exists (a hard link, a symbolic link, `./x` and `/abs/x` are all caught); where it
-/// does not, its canonical path. Standard input and output (`-`) are not files, and an output
-/// that is not a regular file (/dev/null, a pipe, a terminal) loses nothing when written.
-pub fn check_not_input(flag: &str, output: &Path, inputs: &[&Path]) -> Result<()> {
-    if output == Path::new("-") {
-        return Ok(());
-    }
-    let out_meta = std::fs::metadata(output).ok();
-    if out_meta.as_ref().is_some_and(|m| !m.is_file()) {
-        return Ok(());
-    }
-    // Where the output does not exist yet: its directory resolved, its name as given.
-    let canonical = |p: &Path| -> Option<PathBuf> {
-        std::fs::canonicalize(p).ok().or_else(|| {
-            let dir = match p.parent() {
-                Some(d) if !d.as_os_str().is_empty() => d,
-                _ => Path::new("."),
-            };
-            Some(std::fs::canonicalize(dir).ok()?.join(p.file_name()?))
-        })
-    };
-    for input in inputs.iter().filter(|p| **p != Path::new("-")) {
-        let same = match (&out_meta, std::fs::metadata(input)) {
-            (Some(o), Ok(i)) => same_inode(o, &i),
-            _ => *input == output || canonical(input).is_some_and(|c| Some(c) == canonical(output)),
-        };
-        if same {
-            anyhow::bail!(
-                "{flag} {} is the same file as the input {}: writing it would destroy the input; \
-                 give {flag} another path",
-                output.display(),
-                input.display()
-            );
-        }
-    }
-    Ok(())
-}
-
-/// Creates (or truncates) the output file `path`. A block device is refused: a result, report
-/// or trace written there lands on the device's data, which no output option offers to
-/// destroy (only `--destroy-data` does, for the run's target). Standard output, /dev/null and
-/// pipes are written through.
-pub fn create_output(path: &Path) -> std::io::Result<std::fs::File> {
-    if std::fs::metadata(path).is_ok_and(|m| m.file_type().is_block_device()) {
-        return Err(block_device_output(path));
-    }
-    std::fs::File::create(path)
-}
-
-/// Writes `contents` to the output file `path` (see [`create_output`]).
-pub fn write_output(path: &Path, contents: &[u8]) -> std::io::Result<()> {
-    create_output(path)?.write_all(contents)
-}
-
-fn block_device_output(path: &Path) -> std::io::Error {
-    std::io::Error::other(format!(
-        "{} is a block device: an output written there would overwrite its data; give a file \
-         path",
-        path.display()
-    ))
+    Ok(saved)
 }
 
 /// `YYYYmmddTHHMMSSZ` for a Unix time.
@@ -422,38 +305,18 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_replacing_write_leaves_the_new_text_and_no_temporary_file() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("s.json");
-        write_replacing(&path, "first").unwrap();
-        write_replacing(&path, "second, longer").unwrap();
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "second, longer");
-        let names: Vec<_> = std::fs::read_dir(dir.path()).unwrap().collect();
-        assert_eq!(names.len(), 1, "{names:?}");
-        // A directory that is not there: an error, and nothing left behind.
-        assert!(write_replacing(&dir.path().join("no/s.json"), "x").is_err());
-        // A symbolic link is written through, not replaced.
-        let link = dir.path().join("link.json");
-        std::os::unix::fs::symlink(&path, &link).unwrap();
-        write_replacing(&link, "through the link").unwrap();
-        assert!(std::fs::symlink_metadata(&link)
-            .unwrap()
-            .file_type()
-            .is_symlink());
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), "through the link");
-    }
-
-    #[test]
     fn the_output_is_checked_before_anything_is_measured() {
         let dir = tempfile::tempdir().unwrap();
-        let err = |p: &Path| format!("{:#}", check_output(Some(p), &[]).unwrap_err());
+        let none = Rules::default();
+        let err = |p: &Path| format!("{:#}", check_output(Some(p), &none).unwrap_err());
         let missing = dir.path().join("no/such/dir/x.json");
         let e = err(&missing);
         assert!(e.contains("--json") && e.contains("does not exist"), "{e}");
         assert!(err(dir.path()).contains("is a directory"));
-        check_output(Some(&dir.path().join("x.json")), &[]).unwrap();
-        check_output(Some(Path::new("-")), &[]).unwrap();
-        check_output(Some(Path::new("/dev/null")), &[Path::new("/dev/null")]).unwrap();
+        check_output(Some(&dir.path().join("x.json")), &none).unwrap();
+        check_output(Some(Path::new("-")), &none).unwrap();
+        let null = Rules::new(&[Path::new("/dev/null")], false);
+        check_output(Some(Path::new("/dev/null")), &null).unwrap();
         // The check leaves nothing behind.
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
@@ -466,7 +329,12 @@ mod tests {
         std::env::set_var("IOLAB_DB", &db);
         let result = new_result_for("run", TargetInfo::default(), Vec::new(), false);
         // The directory went away during the run.
-        let e = save(&result, Some(&dir.path().join("gone/r.json"))).unwrap_err();
+        let e = save(
+            &result,
+            Some(&dir.path().join("gone/r.json")),
+            &Rules::default(),
+        )
+        .unwrap_err();
         std::env::remove_var("IOLAB_DB");
         let e = format!("{e:#}");
         assert!(

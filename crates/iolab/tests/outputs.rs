@@ -124,3 +124,191 @@ fn a_closed_standard_error_costs_a_run_nothing() {
     let saved = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
     assert!(saved.contains("\"complete\": true"), "{saved}");
 }
+
+/// The sha256-free check the battery makes in short: `path`'s bytes before and after.
+fn unchanged(path: &Path, before: &[u8], what: &str) {
+    assert_eq!(
+        std::fs::read(path).unwrap(),
+        before,
+        "{what}: {path:?} changed"
+    );
+}
+
+#[test]
+fn the_results_store_is_never_an_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let db = d.join("db.sqlite");
+    let run = |extra: &[&str]| {
+        let args = [
+            &[
+                "run",
+                "a.bin",
+                "--size",
+                "4m",
+                "--access",
+                "write",
+                "--bs",
+                "1m",
+                "--no-probe",
+            ][..],
+            extra,
+        ]
+        .concat();
+        common::iolab_cmd(&args, d)
+            .env("IOLAB_DB", &db)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let store = std::fs::read(&db).unwrap();
+    // The issue's own case, and with --overwrite, a link and another spelling.
+    std::os::unix::fs::symlink(&db, d.join("link.sqlite")).unwrap();
+    for json in ["db.sqlite", "./db.sqlite", "link.sqlite"] {
+        for extra in [&["--json", json][..], &["--json", json, "--overwrite"][..]] {
+            let out = run(extra);
+            assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", text(&out));
+            assert!(
+                text(&out).contains("is the same file as the results store"),
+                "{extra:?}: {}",
+                text(&out)
+            );
+            unchanged(&db, &store, json);
+        }
+    }
+    // A report over the store.
+    let out = common::iolab_cmd(&["report", "nothing.json", "-o", "db.sqlite"], d)
+        .env("IOLAB_DB", &db)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    unchanged(&db, &store, "report -o");
+}
+
+#[test]
+fn an_existing_file_iolab_did_not_write_is_replaced_only_with_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let mine = b"my own notes\n";
+    for name in ["notes.json", "notes.html", "t.csv", "x.html"] {
+        std::fs::write(d.join(name), mine).unwrap();
+    }
+    // A run recorded in the store, for the export.
+    let out = iolab(&["run", "--size", "1m", "--ios-limit", "8", "t.bin"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let cases: [&[&str]; 4] = [
+        &[
+            "run",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "8",
+            "t.bin",
+            "--json",
+            "notes.json",
+        ],
+        &["trace", "synth", "--requests", "200", "-o", "t.csv"],
+        &[
+            "trace",
+            "synth",
+            "--requests",
+            "200",
+            "-o",
+            "./t.csv",
+            "--format",
+            "msr",
+        ],
+        &["results", "export", "1", "-o", "x.html"],
+    ];
+    for args in cases {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(
+            text(&out).contains("was not written by iolab") && text(&out).contains("--overwrite"),
+            "{args:?}: {}",
+            text(&out)
+        );
+    }
+    for name in ["notes.json", "notes.html", "t.csv", "x.html"] {
+        unchanged(&d.join(name), mine, name);
+    }
+    // A suite's --json notes.json (a new name) with the user's notes.html beside it: refused
+    // before measuring, both kept.
+    std::fs::remove_file(d.join("notes.json")).unwrap();
+    let suite = ["suite", "cdm", "sim:ssd750-400@z97", "--scale", "0.01"];
+    let out = iolab(&[&suite[..], &["--json", "notes.json"]].concat(), d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("notes.html exists"), "{}", text(&out));
+    unchanged(&d.join("notes.html"), mine, "notes.html");
+    assert!(!d.join("notes.json").exists());
+    // --overwrite lets each replace the user's file, and iolab's own files need no flag again.
+    let out = iolab(
+        &[
+            "trace",
+            "synth",
+            "--requests",
+            "200",
+            "-o",
+            "t.csv",
+            "--overwrite",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_ne!(std::fs::read(d.join("t.csv")).unwrap(), mine);
+    let out = iolab(&["trace", "synth", "--requests", "300", "-o", "t.csv"], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // Nothing temporary is left behind.
+    let stray: Vec<_> = std::fs::read_dir(d)
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("iolab-tmp"))
+        .collect();
+    assert!(stray.is_empty(), "{stray:?}");
+}
+
+#[test]
+fn devices_are_never_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for args in [
+        &[
+            "trace",
+            "synth",
+            "--requests",
+            "200",
+            "-o",
+            "/dev/zero",
+            "--overwrite",
+        ][..],
+        &[
+            "run",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "8",
+            "t.bin",
+            "--json",
+            "/dev/zero",
+        ][..],
+    ] {
+        let out = iolab(args, d);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {}", text(&out));
+        assert!(text(&out).contains("character device"), "{}", text(&out));
+    }
+    // /dev/null takes anything.
+    let out = iolab(
+        &["trace", "synth", "--requests", "200", "-o", "/dev/null"],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    // A store that is a device is refused before anything runs.
+    let out = common::iolab_cmd(&["run", "--size", "1m", "--ios-limit", "8", "t.bin"], d)
+        .env("IOLAB_DB", "/dev/zero")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("IOLAB_DB"), "{}", text(&out));
+    assert!(!d.join("t.bin").exists());
+}

@@ -197,6 +197,7 @@ fn a_suite_result_named_like_its_report_is_refused_before_measuring() {
             "0.01",
             "--json",
             "su/r.json",
+            "--overwrite",
         ],
         d,
     );

@@ -293,39 +293,57 @@ fn without_settings_the_store_lives_in_the_user_data_directory() {
     }
 }
 
+/// `iolab run` on `t.bin` in `d`, saving to `r.json`, recording into `db`.
+fn run_recording_into(d: &Path, db: &Path) -> std::process::Output {
+    let args = [
+        "run",
+        "--size",
+        "8m",
+        "--ios-limit",
+        "100",
+        "--json",
+        "r.json",
+        "t.bin",
+    ];
+    iolab_cmd(&args, d).env("IOLAB_DB", db).output().unwrap()
+}
+
+#[test]
+fn a_store_that_is_not_a_database_is_refused_before_measuring() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let junk = d.join("junk.sqlite");
+    let text_before = "this is not an SQLite database, only some text that is long enough";
+    std::fs::write(&junk, text_before).unwrap();
+    let out = run_recording_into(d, &junk);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("is not an SQLite database") && err.contains("IOLAB_DB"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read_to_string(&junk).unwrap(), text_before);
+    assert!(!d.join("r.json").exists() && !d.join("t.bin").exists());
+}
+
 #[test]
 fn a_broken_store_costs_a_warning_not_the_result() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let junk = d.join("junk.sqlite");
-    std::fs::write(
-        &junk,
-        "this is not an SQLite database, only some text that is long enough",
-    )
-    .unwrap();
-    let out = iolab_cmd(
-        &[
-            "run",
-            "--size",
-            "8m",
-            "--ios-limit",
-            "100",
-            "--json",
-            "r.json",
-            "t.bin",
-        ],
-        d,
-    )
-    .env("IOLAB_DB", &junk)
-    .output()
-    .unwrap();
+    // SQLite's header, then no database: found out only when recording, after the run.
+    let broken = d.join("broken.sqlite");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0xa5u8, 4096));
+    std::fs::write(&broken, &bytes).unwrap();
+    let out = run_recording_into(d, &broken);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
         err.contains("warning: could not record the run in the results store")
-            && err.contains(&junk.display().to_string()),
+            && err.contains(&broken.display().to_string()),
         "{err}"
     );
+    assert_eq!(std::fs::read(&broken).unwrap(), bytes);
     let saved: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(d.join("r.json")).unwrap()).unwrap();
     assert_eq!(saved["complete"], true);

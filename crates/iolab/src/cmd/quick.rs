@@ -7,6 +7,7 @@
 //! then all writes, as in CDM.
 
 use crate::cmd::run::SafetyFlags;
+use crate::output::Rules;
 use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::Result;
@@ -188,7 +189,8 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         .target
         .clone()
         .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
-    session::check_output(args.safety.json.as_deref(), &[&target])?;
+    let rules = Rules::new(&[&target], args.safety.overwrite);
+    session::check_output(args.safety.json.as_deref(), &rules)?;
     let plan = args.plan();
     iolab_engine::sys::install_interrupt_handler();
     // The first writing test (if any) decides what the guard checks and creates the file.
@@ -314,7 +316,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         &iolab_report::terminal::quick_table(&result),
         args.safety.json.as_deref(),
     );
-    let saved = session::save(&result, args.safety.json.as_deref())?;
+    let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }

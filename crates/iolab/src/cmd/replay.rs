@@ -6,6 +6,7 @@
 
 use crate::cmd::run::SafetyFlags;
 use crate::cmd::trace::InputArgs;
+use crate::output::Rules;
 use crate::session;
 use crate::subject::{is_model, ModelState, Subject};
 use anyhow::{bail, Result};
@@ -237,10 +238,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     .validate()?;
     crate::subject::check_buffer_memory(&args.target, &job)?;
-    session::check_output(
-        args.safety.json.as_deref(),
-        &[&args.input.file, &args.target],
-    )?;
+    let rules = Rules::new(&[&args.input.file, &args.target], args.safety.overwrite);
+    session::check_output(args.safety.json.as_deref(), &rules)?;
     iolab_engine::sys::install_interrupt_handler();
     // `--target-state` prepares the drive: a model starts fresh from the factory for it to
     // empty or fill, and full when taken as it is, as `run` and `quick` start it (a drive in
@@ -410,7 +409,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         );
     }
     session::show(&text, args.safety.json.as_deref());
-    let saved = session::save(&result, args.safety.json.as_deref())?;
+    let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }

@@ -1,5 +1,6 @@
 //! `iolab report RESULT.json…`: re-render saved results, overlaying several on one report.
 
+use crate::output::{self, Rules};
 use anyhow::{Context, Result};
 use clap::Args;
 use iolab_core::result::{RunResult, SCHEMA_VERSION};
@@ -14,6 +15,9 @@ pub struct ReportArgs {
     /// Where the HTML report goes (default: beside the first result, named like it, .html).
     #[arg(short = 'o', long = "output", value_name = "OUT.html")]
     pub output: Option<PathBuf>,
+    /// Allow replacing an existing file that iolab did not write.
+    #[arg(long)]
+    pub overwrite: bool,
 }
 
 /// Reads one saved result, or says which file is wrong and why.
@@ -49,15 +53,14 @@ pub fn html_path_for(json: &Path) -> PathBuf {
 }
 
 /// Refuses a JSON path whose report, written beside it ([`html_path_for`]), would be the JSON
-/// file itself (`--json r.html`, or a name the report's path links to): the report would
-/// replace the result it was drawn from. Checked before a suite measures anything.
-pub fn check_beside(json: &Path) -> Result<()> {
+/// file itself (`--json r.html`, or a name the report's path links to), or a file the output
+/// rules keep (a file of the user's, an input): the report would replace it. Checked before a
+/// suite measures anything.
+pub fn check_beside(json: &Path, rules: &Rules) -> Result<()> {
     let out = html_path_for(json);
-    // Also the same file under another name (a link), where both exist already.
-    let same_file = || match (std::fs::metadata(json), std::fs::metadata(&out)) {
-        (Ok(a), Ok(b)) => crate::session::same_inode(&a, &b),
-        _ => false,
-    };
+    let flag = format!("the report beside --json {}:", json.display());
+    let mut with_json = rules.clone();
+    with_json.inputs.push(json);
     if out == json {
         anyhow::bail!(
             "--json {}: a suite's HTML report goes beside its JSON result, named like it with \
@@ -68,28 +71,30 @@ pub fn check_beside(json: &Path) -> Result<()> {
             out.display()
         );
     }
-    if same_file() {
-        anyhow::bail!(
-            "--json {}: the suite's HTML report would go to {}, which is the same file as the \
-             result; remove or rename {}, or give another --json path",
-            json.display(),
-            out.display(),
-            out.display()
-        );
+    // The same file under another name (a link), where both exist already.
+    if let (Ok(a), Ok(b)) = (std::fs::metadata(json), std::fs::metadata(&out)) {
+        if output::same_inode(&a, &b) {
+            anyhow::bail!(
+                "--json {}: the suite's HTML report would go to {}, which is the same file as \
+                 the result; remove or rename {}, or give another --json path",
+                json.display(),
+                out.display(),
+                out.display()
+            );
+        }
     }
+    output::check(&flag, &out, &with_json)?;
     Ok(())
 }
 
 /// Writes the HTML report of `result` beside its JSON at `json`; returns its path.
-pub fn write_beside(result: &RunResult, json: &Path) -> Result<PathBuf> {
+pub fn write_beside(result: &RunResult, json: &Path, rules: &Rules) -> Result<PathBuf> {
     // Checked before the suite ran as well; here so that no caller can lose its result.
-    check_beside(json)?;
+    check_beside(json, rules)?;
     let out = html_path_for(json);
-    crate::session::write_output(
-        &out,
-        iolab_report::html::render_html(std::slice::from_ref(result)).as_bytes(),
-    )
-    .with_context(|| format!("writing the report {}", out.display()))?;
+    let flag = format!("the report beside --json {}:", json.display());
+    let html = iolab_report::html::render_html(std::slice::from_ref(result));
+    output::write(&flag, &out, rules, html.as_bytes())?;
     Ok(out)
 }
 
@@ -113,9 +118,13 @@ pub fn run(args: ReportArgs) -> Result<i32> {
         .clone()
         .unwrap_or_else(|| html_path_for(&args.results[0]));
     let inputs: Vec<&Path> = args.results.iter().map(PathBuf::as_path).collect();
-    crate::session::check_not_input("-o", &out, &inputs)?;
-    crate::session::write_output(&out, iolab_report::html::render_html(&results).as_bytes())
-        .with_context(|| format!("writing the report {}", out.display()))?;
+    let rules = Rules::new(&inputs, args.overwrite);
+    output::write(
+        "-o",
+        &out,
+        &rules,
+        iolab_report::html::render_html(&results).as_bytes(),
+    )?;
     println!("report written to {}", out.display());
     Ok(0)
 }

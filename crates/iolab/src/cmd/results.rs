@@ -1,5 +1,6 @@
 //! `iolab results list|show|compare|export`: the results store, and recording each run in it.
 
+use crate::output::Rules;
 use crate::session;
 use anyhow::{Context, Result};
 use clap::{Args, Subcommand};
@@ -52,6 +53,9 @@ enum Action {
         /// Write it to this file instead of standard output (`-`: standard output).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
+        /// Allow replacing an existing file that iolab did not write.
+        #[arg(long)]
+        overwrite: bool,
     },
 }
 
@@ -78,7 +82,11 @@ pub fn db_path(flag: Option<&Path>) -> (PathBuf, &'static str) {
 /// JSON result is saved apart from it: a store that cannot be opened or written costs a
 /// warning, never the run.
 pub fn record(result: &RunResult) -> Option<i64> {
-    let (path, _) = db_path(None);
+    let (path, from) = db_path(None);
+    if let Err(e) = crate::output::check_store(&path, from) {
+        say!("warning: the run is not recorded in the results store: {e:#}");
+        return None;
+    }
     let finished_unix_s = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0.0, |d| d.as_secs_f64());
@@ -106,6 +114,7 @@ pub fn record(result: &RunResult) -> Option<i64> {
 /// Opens the store for reading, saying where it looked and how to choose another.
 fn open(flag: Option<&Path>) -> Result<Store> {
     let (path, from) = db_path(flag);
+    crate::output::check_store(&path, from)?;
     match Store::open_existing(&path) {
         Err(StoreError::NotFound { .. }) => anyhow::bail!(
             "no results store at {} ({from}): runs are recorded there once iolab has run; \
@@ -184,14 +193,18 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
                 .collect::<Result<Vec<_>, _>>()?;
             print!("{}", store_tables::compare_table(&store.compare(&ids)?));
         }
-        Action::Export { run, output } => {
+        Action::Export {
+            run,
+            output,
+            overwrite,
+        } => {
             let id = store.resolve(&run)?;
             let text = store.export(id)? + "\n";
             // `-` is standard output, as for `--json -`, not a file named `-`.
             match output.filter(|f| f.as_os_str() != "-") {
                 Some(file) => {
-                    crate::session::check_not_input("-o", &file, &[&db])?;
-                    crate::session::write_output(&file, text.as_bytes())
+                    let rules = Rules::new(&[&db], overwrite);
+                    crate::output::write("-o", &file, &rules, text.as_bytes())
                         .with_context(|| format!("writing run {id} to {}", file.display()))?;
                     say!("run {id} written to {}", file.display());
                 }

@@ -2,6 +2,7 @@
 //! (flags override the file's keys for every job in it).
 
 use crate::jobfile::{is_job_file, JobFile};
+use crate::output::Rules;
 use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::{bail, Result};
@@ -127,7 +128,8 @@ pub struct SafetyFlags {
     /// RAID/LVM/swap signatures). Name the same device as the target.
     #[arg(long, value_name = "DEVICE")]
     pub destroy_data: Option<PathBuf>,
-    /// Allow overwriting an existing regular file that iolab did not create.
+    /// Allow replacing an existing regular file that iolab did not create: the target, and the
+    /// JSON result (and a suite's report beside it).
     #[arg(long)]
     pub overwrite: bool,
     /// I/O engine: auto (io_uring; psync-per-slot where io_uring is missing or the target cannot
@@ -135,7 +137,8 @@ pub struct SafetyFlags {
     /// psync-per-slot (one blocking thread per queue slot).
     #[arg(long, default_value = "auto", value_parser = session::parse_engine)]
     pub engine: EngineChoice,
-    /// Write the JSON result here (`-` for standard output) instead of the results directory.
+    /// Write the JSON result here (`-` for standard output) instead of a new file in the results
+    /// directory. The run is recorded in the results store ($IOLAB_DB) either way.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
     /// Do not probe the host path (drive, links, ceiling) for the result.
@@ -466,7 +469,8 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     let mut inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     inputs.push(&target);
-    session::check_output(args.safety.json.as_deref(), &inputs)?;
+    let rules = Rules::new(&inputs, args.safety.overwrite);
+    session::check_output(args.safety.json.as_deref(), &rules)?;
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
     check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
@@ -519,7 +523,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
         &iolab_report::terminal::run_table(&result),
         args.safety.json.as_deref(),
     );
-    let saved = session::save(&result, args.safety.json.as_deref())?;
+    let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(&result))
 }

@@ -1,6 +1,7 @@
 //! `iolab suite NAME|FILE [TARGET]`: a reviewer's method, end to end.
 
 use crate::cmd::run::SafetyFlags;
+use crate::output::Rules;
 use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::{Context, Result};
@@ -282,6 +283,18 @@ fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut R
     result
 }
 
+/// What a suite reads, which its result and report must not replace: its own file (not a
+/// built-in name) and the target.
+fn suite_inputs(args: &SuiteArgs) -> Vec<PathBuf> {
+    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
+    let target = args.target.as_deref().unwrap_or(Path::new(DEFAULT_FILE));
+    [suite_file, target]
+        .into_iter()
+        .filter(|p| p.is_file() || *p == target)
+        .map(Path::to_path_buf)
+        .collect()
+}
+
 /// Settles, prints and saves a suite result; returns the exit code.
 fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
     session::settle(result);
@@ -289,7 +302,10 @@ fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
         &iolab_report::terminal::suite_table(result),
         args.safety.json.as_deref(),
     );
-    let saved = session::save(result, args.safety.json.as_deref())?;
+    let inputs = suite_inputs(args);
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let rules = Rules::new(&inputs, args.safety.overwrite);
+    let saved = session::save(result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(result))
 }
@@ -336,19 +352,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
-    // The suite's own file (not a built-in name) and the target are inputs the result must
-    // not replace.
-    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
-    let target = args.target.as_deref().unwrap_or(Path::new(DEFAULT_FILE));
-    let inputs: Vec<&Path> = [suite_file, target]
-        .into_iter()
-        .filter(|p| p.is_file() || *p == target)
-        .collect();
-    session::check_output(args.safety.json.as_deref(), &inputs)?;
-    // The report goes beside a JSON file: refused now if it would take the JSON's place,
-    // rather than after a run of many minutes.
+    let inputs = suite_inputs(&args);
+    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    let rules = Rules::new(&inputs, args.safety.overwrite);
+    session::check_output(args.safety.json.as_deref(), &rules)?;
+    // The report goes beside a JSON file: refused now if it would take the JSON's place or a
+    // file of the user's, rather than after a run of many minutes.
     if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {
-        crate::cmd::report::check_beside(p)?;
+        crate::cmd::report::check_beside(p, &rules)?;
     }
     if suite.steps().any(|(_, s)| s.files.is_some()) {
         iolab_engine::sys::install_interrupt_handler();
@@ -406,7 +417,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         partial.complete = false;
         partial.incomplete_reason = Some("running (partial save)".into());
         let text = serde_json::to_string_pretty(&partial).unwrap_or_default();
-        let _ = session::write_replacing(p, &text);
+        let _ = crate::output::write("--json", p, &rules, text.as_bytes());
         last_save = Some((Instant::now(), start.elapsed()));
     });
     subject.describe_into(&mut result);

@@ -3,6 +3,7 @@
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
+use crate::output::{self, Rules};
 use anyhow::Context;
 use clap::{Args, Subcommand};
 use iolab_trace::{
@@ -86,6 +87,9 @@ struct AnalyzeArgs {
     /// Records held to put unsorted input in time order (0 trusts the file order).
     #[arg(long, default_value_t = iolab_trace::DEFAULT_WINDOW)]
     reorder_window: usize,
+    /// Allow replacing an existing --html file that iolab did not write.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 /// How to write an output trace.
@@ -103,6 +107,9 @@ struct OutputArgs {
     /// MSR output: host name column.
     #[arg(long, default_value = "iolab")]
     hostname: String,
+    /// Allow replacing an existing file that iolab did not write.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 impl OutputArgs {
@@ -115,14 +122,25 @@ impl OutputArgs {
         }
     }
 
-    fn sink(&self) -> anyhow::Result<(String, Box<dyn Write>)> {
-        if self.output.as_os_str() == "-" {
-            return Ok(("<stdout>".into(), Box::new(io::stdout().lock())));
-        }
-        let name = self.output.display().to_string();
-        let f = crate::session::create_output(&self.output)
-            .with_context(|| format!("cannot create {name}"))?;
-        Ok((name, Box::new(f)))
+    /// Checks the output under the output rules (see [`crate::output`]), `inputs` being what
+    /// the command reads: before anything is read or written.
+    fn check(&self, inputs: &[&Path]) -> anyhow::Result<output::Destination> {
+        output::check("-o", &self.output, &Rules::new(inputs, self.overwrite))
+    }
+
+    /// Opens the checked output: its name for messages, the writer, and the output to commit
+    /// once the writer has finished.
+    fn sink(
+        &self,
+        dest: &output::Destination,
+    ) -> anyhow::Result<(String, Box<dyn Write>, output::Pending)> {
+        let name = match dest {
+            output::Destination::Stdout => "<stdout>".to_string(),
+            _ => self.output.display().to_string(),
+        };
+        let (sink, pending) =
+            output::open(dest).with_context(|| format!("cannot create {name}"))?;
+        Ok((name, sink, pending))
     }
 }
 
@@ -192,8 +210,9 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
 }
 
 fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
+    let rules = Rules::new(&[&a.input.file], a.overwrite);
     if let Some(path) = &a.html {
-        crate::session::check_not_input("--html", path, &[&a.input.file])?;
+        output::check("--html", path, &rules)?;
     }
     let mut reader = a.input.open()?;
     let name = a.input.file.display().to_string();
@@ -204,8 +223,8 @@ fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
     let mut report = analyze(reader.by_ref(), &name, &format, &opts)?;
     report.bad_records = reader.bad_records();
     if let Some(path) = &a.html {
-        crate::session::write_output(path, iolab_trace::analyze::html::render(&report).as_bytes())
-            .with_context(|| format!("cannot write {}", path.display()))?;
+        let html = iolab_trace::analyze::html::render(&report);
+        output::write("--html", path, &rules, html.as_bytes())?;
     }
     let mut out = io::stdout().lock();
     if a.json {
@@ -228,9 +247,12 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
     };
     // A profile read from a file (not a built-in name) is an input the output must not replace.
     let profile_file = Path::new(&a.profile);
-    if profile_file.is_file() {
-        crate::session::check_not_input("-o", &a.output.output, &[profile_file])?;
-    }
+    let inputs: &[&Path] = if profile_file.is_file() {
+        &[profile_file]
+    } else {
+        &[]
+    };
+    let dest = a.output.check(inputs)?;
     let synth = Synth::new(&profile, &opts)?;
     let plan = synth.plan();
     if a.plan {
@@ -248,20 +270,24 @@ fn run_synth(a: SynthArgs) -> anyhow::Result<i32> {
             );
         }
     }
-    let (name, sink) = a.output.sink()?;
+    let (name, sink, pending) = a.output.sink(&dest)?;
     let mut w = writer(a.format, &name, sink, &a.output.options(512));
     for r in synth {
         w.write(&r)?;
     }
     w.finish()?;
+    drop(w);
+    pending
+        .commit()
+        .with_context(|| format!("writing {name}"))?;
     Ok(0)
 }
 
 fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
-    // Before the output is created: creating it truncates the file, and with it the input.
-    crate::session::check_not_input("-o", &a.output.output, &[&a.input.file])?;
+    // Before the output is created: an output over the input would destroy it.
+    let dest = a.output.check(&[&a.input.file])?;
     let mut reader = a.input.open()?;
-    let (name, sink) = a.output.sink()?;
+    let (name, sink, pending) = a.output.sink(&dest)?;
     let mut w = writer(
         a.to,
         &name,
@@ -304,16 +330,20 @@ fn run_convert(a: ConvertArgs) -> anyhow::Result<i32> {
         }
     }
     w.finish()?;
+    let skipped = w.skipped();
+    drop(w);
+    pending
+        .commit()
+        .with_context(|| format!("writing {name}"))?;
     for warning in retime.warnings() {
         say!("warning: {warning}");
     }
     if reader.bad_records() > 0 {
         say!("skipped {} bad lines", reader.bad_records());
     }
-    if w.skipped() > 0 {
+    if skipped > 0 {
         say!(
-            "left out {} records that {} cannot express (trims or flushes)",
-            w.skipped(),
+            "left out {skipped} records that {} cannot express (trims or flushes)",
             a.to
         );
     }
