@@ -36,13 +36,15 @@ const WHY_STORE: &str = "results store";
 /// The output is one of the command's inputs.
 const WHY_INPUT: &str = "same file as the input";
 /// The output exists and iolab did not make it.
-const WHY_NOT_OURS: &str = "not created by iolab";
+const WHY_NOT_OURS: &str = "not written by iolab";
 /// The output is a block device.
 const WHY_BLOCK: &str = "block device";
 /// The output is a character device other than /dev/null.
 const WHY_CHAR: &str = "character device";
 /// The store is not SQLite.
 const WHY_NOT_SQLITE: &str = "SQLite";
+/// `IOLAB_RESULTS_DIR` is no directory.
+const WHY_NOT_DIR: &str = "directory";
 /// The output is a mount point.
 const WHY_MOUNT: &str = "mount";
 /// The output is active swap.
@@ -1220,12 +1222,18 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
     // The results store, as the output of every writer, and under every alias.
     for (what, args, flag) in writers("db.sqlite") {
         let name = format!("{what} naming the results store");
+        // The store is the input of an export.
+        let why = if what.starts_with("results export") {
+            WHY_INPUT
+        } else {
+            WHY_STORE
+        };
         b.refused(
             &name,
             &ctx,
             &strs(&args),
             &[&db, &a],
-            &[flag, "db.sqlite", WHY_STORE],
+            &[flag, "db.sqlite", why],
         );
     }
     let abs = db.to_str().unwrap().to_string();
@@ -1446,7 +1454,7 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &args,
         &env,
         &[&user],
-        Expect::Refused(&["IOLAB_RESULTS_DIR"]),
+        Expect::Refused(&["IOLAB_RESULTS_DIR", WHY_NOT_DIR]),
     );
 
     // A directory is no output file.
@@ -1582,7 +1590,7 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &args,
         &env,
         &[&dev.path],
-        Expect::Refused(&["IOLAB_RESULTS_DIR", WHY_BLOCK]),
+        Expect::Refused(&["IOLAB_RESULTS_DIR", WHY_NOT_DIR]),
     );
 
     // The backing file of the mounted loop device, and of a bound (unmounted) one.
