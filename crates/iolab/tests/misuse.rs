@@ -1511,6 +1511,18 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &[&db, &r],
         &["-o", "/dev/full", WHY_CHAR],
     );
+    // Every write went through a temporary file renamed into place; none is left behind.
+    b.ran += 1;
+    let left: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains("tmp"))
+        .collect();
+    if !left.is_empty() {
+        b.failures
+            .push(format!("temporary files left behind: {left:?}"));
+    }
     b.finish();
 }
 
@@ -1696,6 +1708,10 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
                         let name = format!("{what} naming an active swap file");
                         b.refused(&name, &ctx, &args, &[&swapfile, &db], &[WHY_SWAP]);
                     }
+                    // The target side: the same file as the run's target.
+                    let name = "an active swap file as the target, with --overwrite";
+                    let args = write_args(sf, &["--overwrite"]);
+                    b.refused(name, &ctx, &args, &[&swapfile, &db], &[WHY_SWAP]);
                 }
             }
         }
