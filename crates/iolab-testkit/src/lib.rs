@@ -33,6 +33,7 @@ mod lock;
 mod loopdev;
 mod mount;
 mod sha256;
+mod stack;
 mod zram;
 
 pub use blockstat::BlockStat;
@@ -42,6 +43,7 @@ pub use lock::{MachineLock, LOCK_PATH};
 pub use loopdev::{loop_skip_reason, LoopDevice};
 pub use mount::{mount_skip_reason, Mount};
 pub use sha256::{sha256, sha256_bytes};
+pub use stack::{AttachedLoop, BindMount, DmLinear, PartitionedLoop, SwapOn};
 pub use zram::{zram_skip_reason, Zram};
 
 use std::time::Duration;

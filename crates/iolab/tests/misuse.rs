@@ -17,6 +17,7 @@
 
 use iolab_testkit::{loop_skip_reason, mount_skip_reason, sha256, which, zram_skip_reason};
 use iolab_testkit::{open_exclusive, run, LoopDevice, MachineLock, Mount, Zram};
+use iolab_testkit::{AttachedLoop, BindMount, DmLinear, PartitionedLoop, SwapOn};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -268,169 +269,6 @@ fn fill_device(dev: &Path, image: &[u8]) -> Result<(), String> {
 
 fn s(p: &Path) -> &str {
     p.to_str().expect("UTF-8 path")
-}
-
-/// A loop device on something that is not a fresh image (another device, an existing file),
-/// attached with `losetup -f --show ARGS…`; detached on drop.
-struct Attached {
-    path: PathBuf,
-}
-
-impl Attached {
-    fn new(args: &[&str]) -> Result<Attached, String> {
-        let mut all = vec!["-f", "--show"];
-        all.extend(args);
-        let dev = run("losetup", &all)?;
-        if !dev.starts_with("/dev/loop") {
-            return Err(format!("losetup printed {dev:?}"));
-        }
-        Ok(Attached {
-            path: PathBuf::from(dev),
-        })
-    }
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        if let Err(e) = run("losetup", &["-d", s(&self.path)]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
-}
-
-/// A loop device that can carry partitions, with its backing file filled with `image` and
-/// partitions added through BLKPG (`addpart`, so a kernel without partition-table parsers
-/// has them too); detached on drop.
-struct PartitionedLoop {
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl PartitionedLoop {
-    /// A device holding `image` with partitions at `(start, sectors)` in 512-byte sectors.
-    fn new(image: &[u8], parts: &[(u64, u64)]) -> Result<PartitionedLoop, String> {
-        let dir = tempfile::Builder::new()
-            .prefix("iolab-misuse-")
-            .tempdir()
-            .map_err(|e| e.to_string())?;
-        let backing = dir.path().join("disk.img");
-        std::fs::write(&backing, image).map_err(|e| e.to_string())?;
-        let dev = run("losetup", &["-f", "--show", "-P", s(&backing)])?;
-        let me = PartitionedLoop {
-            path: PathBuf::from(dev),
-            _dir: dir,
-        };
-        for (i, (start, sectors)) in parts.iter().enumerate() {
-            let part = me.partition(i + 1);
-            if !part.exists() {
-                run(
-                    "addpart",
-                    &[
-                        s(&me.path),
-                        &(i + 1).to_string(),
-                        &start.to_string(),
-                        &sectors.to_string(),
-                    ],
-                )?;
-            }
-        }
-        // udev may be absent; wait for devtmpfs to show the nodes.
-        for i in 1..=parts.len() {
-            let node = me.partition(i);
-            for _ in 0..100 {
-                if node.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        }
-        Ok(me)
-    }
-
-    /// Partition `n`'s node, e.g. `/dev/loop3p2`.
-    fn partition(&self, n: usize) -> PathBuf {
-        PathBuf::from(format!("{}p{n}", self.path.display()))
-    }
-}
-
-impl Drop for PartitionedLoop {
-    fn drop(&mut self) {
-        if let Err(e) = run("losetup", &["-d", s(&self.path)]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
-}
-
-/// Active swap on a device or file; switched off on drop.
-struct SwapOn {
-    path: PathBuf,
-}
-
-impl SwapOn {
-    fn new(path: &Path) -> Result<SwapOn, String> {
-        run("mkswap", &["-q", s(path)])?;
-        run("swapon", &[s(path)])?;
-        Ok(SwapOn {
-            path: path.to_path_buf(),
-        })
-    }
-}
-
-impl Drop for SwapOn {
-    fn drop(&mut self) {
-        if let Err(e) = run("swapoff", &[s(&self.path)]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
-}
-
-/// A file bind-mounted over another; unmounted on drop.
-struct BindMount {
-    target: PathBuf,
-}
-
-impl BindMount {
-    fn new(source: &Path, target: &Path) -> Result<BindMount, String> {
-        run("mount", &["--bind", s(source), s(target)])?;
-        Ok(BindMount {
-            target: target.to_path_buf(),
-        })
-    }
-}
-
-impl Drop for BindMount {
-    fn drop(&mut self) {
-        if run("umount", &[s(&self.target)]).is_err() {
-            if let Err(e) = run("umount", &["-l", s(&self.target)]) {
-                eprintln!("cleanup: {e}");
-            }
-        }
-    }
-}
-
-/// A device-mapper linear device over `dev`; removed on drop.
-struct DmLinear {
-    name: String,
-}
-
-impl DmLinear {
-    fn new(dev: &Path, sectors: u64) -> Result<DmLinear, String> {
-        let name = format!("iolab-misuse-{}", std::process::id());
-        let table = format!("0 {sectors} linear {} 0", dev.display());
-        run(
-            "dmsetup",
-            &["create", &name, "--noudevsync", "--table", &table],
-        )?;
-        Ok(DmLinear { name })
-    }
-}
-
-impl Drop for DmLinear {
-    fn drop(&mut self) {
-        if let Err(e) = run("dmsetup", &["remove", "--noudevsync", &self.name]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
 }
 
 /// An ext4 without lazy initialisation (no background writes to change the device's bytes).
@@ -861,7 +699,7 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
     b.case(name, &ctx, &read_args(m), &[], v, Expect::Allowed);
 
     // A loop device over the same backing file as the mounted one.
-    match Attached::new(&[s(mounted.backing_file())]) {
+    match AttachedLoop::new(&[s(mounted.backing_file())]) {
         Err(e) => b.skip("a loop device over a mounted one's backing file", &e),
         Ok(second) => {
             let p = s(&second.path);
@@ -899,7 +737,7 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
     // Holders: a loop device stacked on a loop device.
     let under = LoopDevice::new(16 << 20).unwrap();
     fill_device(&under.path, &random_bytes(16 << 20, 11)).unwrap();
-    match Attached::new(&[s(&under.path)]) {
+    match AttachedLoop::new(&[s(&under.path)]) {
         Err(e) => b.skip("a device under a loop device", &e),
         Ok(on) => {
             let name = "a device with a loop device stacked on it";
@@ -914,15 +752,16 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
         }
     }
     // Holders: device-mapper over a loop device.
+    let dm_name = format!("iolab-misuse-{}", std::process::id());
     match missing(&["dmsetup"]) {
         Some(why) => b.skip("a device under device-mapper", &why),
-        None => match DmLinear::new(&under.path, 8192).or_else(|e| {
+        None => match DmLinear::new(&dm_name, &under.path, 8192).or_else(|e| {
             // The device-mapper module may not be loaded yet.
             if Path::new("/dev/mapper/control").exists() || !which("modprobe") {
                 return Err(e);
             }
             run("modprobe", &["dm_mod"])?;
-            DmLinear::new(&under.path, 8192)
+            DmLinear::new(&dm_name, &under.path, 8192)
         }) {
             Err(e) => b.skip("a device under device-mapper", &e),
             Ok(_dm) => {
@@ -943,7 +782,7 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
         Some(why) => b.skip("a partitioned device", &why),
         None => {
             let image = with_mbr(random_bytes(16 << 20, 13), 16384);
-            match PartitionedLoop::new(&image, &[(2048, 16384)]) {
+            match PartitionedLoop::with_image(&image, &[(2048, 16384)]) {
                 Err(e) => b.skip("a partitioned device", &e),
                 Ok(disk) => {
                     let p1 = disk.partition(1);
@@ -960,7 +799,7 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
                     b.refused(name, &ctx, &quick_args(d, &[]), dv, &["partition"]);
                     let name = "read-only run on a partitioned device is allowed";
                     b.case(name, &ctx, &read_args(d), &[], dv, Expect::Allowed);
-                    match Attached::new(&[s(&p1)]) {
+                    match AttachedLoop::new(&[s(&p1)]) {
                         Err(e) => b.skip("a partition with a loop device on it", &e),
                         Ok(on) => {
                             let on_name =
