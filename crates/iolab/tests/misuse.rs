@@ -1293,6 +1293,44 @@ fn outputs_never_land_on_the_store_inputs_or_user_files() {
         &[&user],
         Expect::Refused(&["IOLAB_DB", WHY_NOT_SQLITE]),
     );
+    let args_db = ["results", "list", "--db", "user.txt"];
+    b.case(
+        "results list --db naming a user file",
+        &ctx,
+        &args_db,
+        &[],
+        &[&user],
+        Expect::Refused(&["--db", WHY_NOT_SQLITE]),
+    );
+    let args_db = ["results", "export", "1", "--db", "r.json"];
+    b.case(
+        "results export --db naming a JSON result",
+        &ctx,
+        &args_db,
+        &[],
+        &[&r],
+        Expect::Refused(&["--db", WHY_NOT_SQLITE]),
+    );
+    std::fs::create_dir(ctx.path("db-dir")).unwrap();
+    let env_dir = [("IOLAB_DB", "db-dir")];
+    b.case(
+        "IOLAB_DB naming a directory",
+        &ctx,
+        &args,
+        &env_dir,
+        &[&db],
+        Expect::Refused(&["IOLAB_DB", "directory"]),
+    );
+    // An empty file, or none yet, becomes a new store.
+    std::fs::write(ctx.path("empty.sqlite"), b"").unwrap();
+    for (what, store) in [
+        ("an empty file", "empty.sqlite"),
+        ("a new file", "new.sqlite"),
+    ] {
+        let env_new = [("IOLAB_DB", store)];
+        let name = format!("IOLAB_DB naming {what} is allowed");
+        b.case(&name, &ctx, &args, &env_new, &[&db], Expect::Allowed);
+    }
     let env = [("IOLAB_RESULTS_DIR", user.to_str().unwrap())];
     let ctx_nodb = Ctx::new(tmp.path(), None);
     b.case(
