@@ -1470,6 +1470,14 @@ fn outputs_never_land_on_devices_loop_backed_files_mount_points_or_swap() {
         &[&dev.path],
         Expect::Refused(&["IOLAB_DB", d, WHY_BLOCK]),
     );
+    b.case(
+        "results list with IOLAB_DB naming a mounted ext4's block device",
+        &ctx,
+        &["results", "list"],
+        &env,
+        &[&dev.path],
+        Expect::Refused(&["IOLAB_DB", d, WHY_BLOCK]),
+    );
     let env = [("IOLAB_DB", "dev-link")];
     b.case(
         "IOLAB_DB naming a symbolic link to a block device",
