@@ -250,6 +250,11 @@ pub struct JobSpec {
     /// Count I/O errors and go on instead of stopping the job (default false).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub continue_on_error: Option<bool>,
+    /// A timed or budget-limited random job visits every block of its span once before any
+    /// block again, in an order chosen by the seed, as fio's random map does (default false:
+    /// offsets drawn with replacement, Iometer's way). One-pass jobs always do.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_map: Option<bool>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -300,6 +305,10 @@ pub struct Job {
     pub seed: u64,
     /// Continue on I/O errors.
     pub continue_on_error: bool,
+    /// Random offsets without repeats until every block was visited (fio's random map), also
+    /// for timed and budget-limited jobs.
+    #[serde(default)]
+    pub random_map: bool,
 }
 
 /// A job that cannot run, with the key at fault and what to do.
@@ -375,7 +384,8 @@ impl JobSpec {
             rate_iops,
             rate_bytes_per_s,
             seed,
-            continue_on_error
+            continue_on_error,
+            random_map
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -655,6 +665,7 @@ impl JobSpec {
             rate_bytes_per_s: self.rate_bytes_per_s.map(|b| b.0),
             seed: self.seed.unwrap_or(1),
             continue_on_error: self.continue_on_error.unwrap_or(false),
+            random_map: self.random_map.unwrap_or(false),
         };
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.

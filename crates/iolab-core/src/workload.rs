@@ -96,9 +96,12 @@ impl IoGenerator {
         // threads of a shared span split one order, each taking the part of it that its share
         // of the pass's bytes gives; with zones each thread has its zone's own order. Timed
         // and budget-limited jobs still draw with replacement (Iometer's way, which the
-        // calibrated model's review figures were measured with), and so do a partly random job
+        // calibrated model's review figures were measured with) unless `random_map` says
+        // otherwise, and so do a partly random job
         // and a split of several sizes, whose blocks do not tile the span.
-        let pass = (job.one_pass()
+        // `random_map` asks for the same order in a timed or budget-limited job, which starts
+        // the order again once it has gone through it.
+        let pass = ((job.one_pass() || job.random_map)
             && job.random_pct >= 100.0
             && job.block_sizes.iter().all(|s| s.bytes == align))
         .then(|| {
@@ -306,5 +309,23 @@ mod tests {
             a[0..10],
             (0..10).map(|_| other.next_request()).collect::<Vec<_>>()[..]
         );
+    }
+
+    #[test]
+    fn a_timed_job_with_the_random_map_visits_every_block_before_any_again() {
+        let blocks = 4096u64;
+        let distinct = |text: &str| {
+            let mut g = IoGenerator::new(&job(text, blocks * 4096), 0);
+            let mut seen = std::collections::HashSet::new();
+            for _ in 0..blocks {
+                seen.insert(g.next_request().offset);
+            }
+            seen.len() as u64
+        };
+        let timed = "access = \"randread\"\nduration_s = 10";
+        assert_eq!(distinct(&format!("{timed}\nrandom_map = true")), blocks);
+        // Drawn with replacement, a span's worth of I/Os reaches about 1 - 1/e of the blocks.
+        let drawn = distinct(timed) as f64 / blocks as f64;
+        assert!((drawn - 0.632).abs() < 0.03, "{drawn}");
     }
 }

@@ -79,6 +79,10 @@ pub struct JobFlags {
     /// Seed of every random choice [key: seed].
     #[arg(long)]
     pub seed: Option<u64>,
+    /// Timed random jobs visit every block once before any again, as fio's random map does,
+    /// instead of drawing offsets with replacement [key: random_map].
+    #[arg(long)]
+    pub random_map: bool,
     /// Count I/O errors and go on [key: continue_on_error].
     #[arg(long)]
     pub continue_on_error: bool,
@@ -111,6 +115,7 @@ impl JobFlags {
             rate_bytes_per_s: self.rate_bytes_per_s,
             seed: self.seed,
             continue_on_error: on(self.continue_on_error),
+            random_map: on(self.random_map),
             ..JobSpec::default()
         }
     }
