@@ -133,7 +133,7 @@ impl Battery {
         }
     }
 
-    /// A case (or several, `n`) that cannot run here.
+    /// A case (or a group of them) that cannot run here: says why.
     fn skip(&mut self, case: &str, why: &str) {
         println!("skipped: {case}: {why}");
         self.skipped.push(format!("{case} ({why})"));
