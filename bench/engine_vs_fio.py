@@ -17,6 +17,12 @@ iolab, fio, iolab, fio... so drift on the shared machine hits both alike; median
 
 Also checks the "device-limited" points, where iolab must agree with fio within 5 %: a
 rate-limited job on zram, and a file on the machine's disk (in $TMPDIR).
+
+The device-bound matrix (issue 36) runs on a 1 GiB file on the machine's disk ($BENCH_DIR, else
+$TMPDIR): 4K random reads at QD 1, 4, 16, 32, 64 and 128, 4K random writes at QD32, 128K
+sequential reads at QD8 and a 70/30 random mix at QD16; iolab/fio ratios of IOPS, mean and p99
+latency (fio with lat_percentiles, so both count from submission). Both tools pick offsets the
+same way: fio's default random map, and iolab's --random-map. MATRIX=only runs it alone.
 """
 
 import json
@@ -43,6 +49,12 @@ CPU_BOUND = [
 # Paced: both tools on io_uring. On zram the latency is mostly io_uring's worker wake-up.
 DEVICE_BOUND = [
     ("4K randread QD4 @20k IOPS", "randread", "4k", 4, 20000),
+]
+# (label, access, block size, queue depth, read share or None): the device-bound matrix.
+DISK_MATRIX = [(f"4K randread QD{qd}", "randread", "4k", qd, None) for qd in (1, 4, 16, 32, 64, 128)] + [
+    ("4K randwrite QD32", "randwrite", "4k", 32, None),
+    ("128K read QD8", "read", "128k", 8, None),
+    ("4K 70/30 randrw QD16", "randrw", "4k", 16, 70),
 ]
 FILE_POINTS = [
     ("file 4K randread QD8", "randread", "4k", 8, None),
@@ -97,6 +109,64 @@ def run_fio(target, access, bs, qd, rate, result, psync=False):
             "lat_intended_us": d["lat_ns"]["mean"] / 1e3, "ios": d["total_ios"], "cpu": cpu}
 
 
+def matrix_iolab(target, access, bs, qd, read_pct, result):
+    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
+           "--no-probe", "--random-map", "--json", result, target]
+    if read_pct is not None:
+        cmd += ["--read-pct", str(read_pct)]
+    _, cpu = timed(cmd)
+    j = json.load(open(result))["jobs"][0]
+    ios = j["read"]["ios"] + j["write"]["ios"]
+    # Latency of the side that leads the job (reads where there are any).
+    d = j["read"] if j["read"]["ios"] else j["write"]
+    return {"iops": j["read"]["iops"] + j["write"]["iops"], "mean_us": d["lat_ns"]["mean"] / 1e3,
+            "p99_us": d["lat_ns"]["p99"] / 1e3, "cpu_us_per_io": cpu / max(ios, 1) * 1e6}
+
+
+def matrix_fio(target, access, bs, qd, read_pct, result):
+    cmd = ["fio", "--name=bench", f"--filename={target}", "--direct=1", f"--rw={access}",
+           f"--bs={bs}", "--time_based", f"--runtime={SECONDS}", "--ioengine=io_uring",
+           "--fixedbufs", "--registerfiles", f"--iodepth={qd}", "--lat_percentiles=1",
+           "--output-format=json", f"--output={result}"]
+    if read_pct is not None:
+        cmd += [f"--rwmixread={read_pct}"]
+    _, cpu = timed(cmd)
+    j = json.load(open(result))["jobs"][0]
+    ios = j["read"]["total_ios"] + j["write"]["total_ios"]
+    d = j["read"] if j["read"]["total_ios"] else j["write"]
+    return {"iops": j["read"]["iops"] + j["write"]["iops"], "mean_us": d["lat_ns"]["mean"] / 1e3,
+            "p99_us": d["lat_ns"]["percentile"]["99.000000"] / 1e3,
+            "cpu_us_per_io": cpu / max(ios, 1) * 1e6}
+
+
+def device_matrix(target, tmp):
+    """iolab and fio alternating on each point; medians of ROUNDS rounds."""
+    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {ROUNDS} alternating "
+          f"rounds of {SECONDS:g} s, medians (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
+    print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
+          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}")
+    for label, access, bs, qd, read_pct in DISK_MATRIX:
+        runs = {"iolab": [], "fio": []}
+        for _ in range(ROUNDS):
+            runs["iolab"].append(matrix_iolab(target, access, bs, qd, read_pct, os.path.join(tmp, "i.json")))
+            runs["fio"].append(matrix_fio(target, access, bs, qd, read_pct, os.path.join(tmp, "f.json")))
+        i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
+        print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{i['iops'] / f['iops']:>7.3f}"
+              f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{i['mean_us'] / f['mean_us']:>7.3f}"
+              f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{i['p99_us'] / f['p99_us']:>7.3f}"
+              f"{i['cpu_us_per_io'] / f['cpu_us_per_io']:>13.2f}", flush=True)
+
+
+def disk_file(tmp):
+    """A 1 GiB file of random data on the machine's disk, for the device-bound points."""
+    where = os.environ.get("BENCH_DIR", tempfile.gettempdir())
+    fill = os.path.join(where, "iolab-bench-file.iolab-tmp")
+    sh([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--size", "1g", "--no-probe",
+        "--ios-limit", "1", "--json", os.path.join(tmp, "mk.json"), fill])
+    # `--size` creates the file fully written, never sparse: every block read holds data.
+    return fill
+
+
 def measure(target, points, tmp, with_psync=False):
     rows = []
     for label, access, bs, qd, rate in points:
@@ -146,6 +216,17 @@ def main():
     if not shutil.which("fio"):
         sh(["apt-get", "install", "-y", "-qq", "fio"])
     sh(["cargo", "build", "--release", "-q", "-p", "iolab"], cwd=ROOT)
+    if os.environ.get("MATRIX") == "only":
+        tmp = tempfile.mkdtemp(prefix="iolab-bench-")
+        fill = None
+        try:
+            fill = disk_file(tmp)
+            device_matrix(fill, tmp)
+        finally:
+            if fill and os.path.exists(fill):
+                os.remove(fill)
+            shutil.rmtree(tmp, ignore_errors=True)
+        return
     if not os.path.exists("/sys/class/zram-control"):
         subprocess.run(["modprobe", "zram", "num_devices=0"], check=False)
     n = open("/sys/class/zram-control/hot_add").read().strip()
@@ -162,11 +243,10 @@ def main():
                    measure(dev, CPU_BOUND, tmp, with_psync=True))
         print_rows("device-bound points (target: IOPS, MB/s and mean latency within 5 %)",
                    measure(dev, DEVICE_BOUND, tmp))
-        fill = os.path.join(tempfile.gettempdir(), "iolab-bench-file.iolab-tmp")
-        sh([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--size", "1g", "--no-probe",
-            "--ios-limit", "1", "--json", os.path.join(tmp, "mk.json"), fill])
+        fill = disk_file(tmp)
         try:
             print_rows(f"file on the machine's disk ({fill}, 1 GiB)", measure(fill, FILE_POINTS, tmp))
+            device_matrix(fill, tmp)
         finally:
             os.remove(fill)
     finally:

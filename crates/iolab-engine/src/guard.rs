@@ -87,6 +87,9 @@ pub struct Refusal {
     pub device: PathBuf,
     /// Why.
     pub hazards: Vec<Hazard>,
+    /// What `--destroy-data` named, where that is not this device (so it did not apply):
+    /// `"--destroy-data=/dev/loop1 names another device than the target"`.
+    pub destroy_data_elsewhere: Option<String>,
 }
 
 impl fmt::Display for Refusal {
@@ -99,6 +102,13 @@ impl fmt::Display for Refusal {
             .collect::<Vec<_>>()
             .join("; ");
         write!(f, "refusing to write to {dev}: {reasons}")?;
+        if let Some(elsewhere) = &self.destroy_data_elsewhere {
+            write!(
+                f,
+                ". {elsewhere}, so it does not apply here: it allows writing over the one device \
+                 it names"
+            )?;
+        }
         if self.hazards.iter().all(Hazard::overridable) {
             write!(
                 f,
@@ -548,7 +558,71 @@ pub fn check_block_write(dev: &Path, destroy_data: Option<&Path>) -> Result<(), 
     Err(GuardError::Refused(Refusal {
         device: dev.to_path_buf(),
         hazards: found,
+        destroy_data_elsewhere: destroy_data.filter(|_| !allowed).map(|named| {
+            format!(
+                "--destroy-data={} {}",
+                named.display(),
+                DestroyDataTarget::of(named, dev).says()
+            )
+        }),
     }))
+}
+
+/// What `--destroy-data` names, against the target it was given with.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum DestroyDataTarget {
+    /// The target's own device (by device number, so any link to it counts).
+    TheTarget,
+    /// Another block device.
+    AnotherDevice,
+    /// Something that is not a block device (a file, a directory).
+    NotADevice,
+    /// Nothing: no such path.
+    Nothing,
+}
+
+impl DestroyDataTarget {
+    fn of(named: &Path, target: &Path) -> DestroyDataTarget {
+        match fs::metadata(named) {
+            Err(_) => DestroyDataTarget::Nothing,
+            Ok(m) if !m.file_type().is_block_device() => DestroyDataTarget::NotADevice,
+            Ok(_) if same_device(named, target) => DestroyDataTarget::TheTarget,
+            Ok(_) => DestroyDataTarget::AnotherDevice,
+        }
+    }
+
+    /// How the refusal says it, after `--destroy-data=NAMED`.
+    fn says(self) -> &'static str {
+        match self {
+            DestroyDataTarget::TheTarget => "names the target",
+            DestroyDataTarget::AnotherDevice => "names another device than the target",
+            DestroyDataTarget::NotADevice => "names no block device",
+            DestroyDataTarget::Nothing => "names nothing that exists",
+        }
+    }
+}
+
+/// Refuses a run whose `--destroy-data` names anything but `target`'s own device: the flag
+/// gives up that one device's data, so naming another one (a mistyped `/dev/sdc` for `sdb`, a
+/// disk for its partition) is a mistake to say before anything runs, not something to ignore
+/// while the target is written, or refused for a reason the user thinks they overrode.
+pub fn check_destroy_data_names_target(
+    target: &Path,
+    destroy_data: Option<&Path>,
+) -> Result<(), GuardError> {
+    let Some(named) = destroy_data else {
+        return Ok(());
+    };
+    let found = DestroyDataTarget::of(named, target);
+    if found == DestroyDataTarget::TheTarget {
+        return Ok(());
+    }
+    Err(GuardError::DestroyDataElsewhere {
+        named: named.to_path_buf(),
+        target: target.to_path_buf(),
+        says: found.says(),
+        target_is_device: fs::metadata(target).is_ok_and(|m| m.file_type().is_block_device()),
+    })
 }
 
 /// Why the guard stopped a write.
@@ -561,6 +635,36 @@ pub enum GuardError {
     /// The device could not be inspected, so it is not written.
     #[error("cannot inspect {0} to make sure writing is safe: {1}; nothing was written")]
     Inspect(PathBuf, #[source] io::Error),
+    /// `--destroy-data` names something else than the target's device, so it does not apply.
+    #[error(
+        "refusing to run on {}: --destroy-data={} {}, so it does not apply to this run: it \
+         allows writing over the one device it names. {}",
+        target.display(),
+        named.display(),
+        says,
+        if *target_is_device {
+            format!(
+                "To give up the data on {} itself, name it: --destroy-data={}; otherwise leave \
+                 the flag out",
+                target.display(),
+                target.display()
+            )
+        } else {
+            "The target is no block device; leave the flag out (--overwrite allows writing \
+             over a file iolab did not create)"
+                .to_string()
+        }
+    )]
+    DestroyDataElsewhere {
+        /// What the flag named.
+        named: PathBuf,
+        /// The target.
+        target: PathBuf,
+        /// What the flag names, against the target.
+        says: &'static str,
+        /// Whether the target is a block device (else naming it would not help either).
+        target_is_device: bool,
+    },
     /// A regular file that a loop device reads and writes.
     #[error(
         "refusing to write to {}: {} reads and writes it, so whatever uses that device would \
@@ -575,22 +679,96 @@ pub enum GuardError {
         /// The loop devices bound to it, each with its mounts.
         devices: Vec<String>,
     },
+    /// A regular file that is active swap: the kernel pages memory out to it, and refuses
+    /// every write to it (ETXTBSY), which a run would meet in the middle.
+    #[error(
+        "refusing to write to {}: it is active swap ({} in /proc/swaps), and the kernel lets          nothing else write to it; swapoff {} first if you mean to test it; --overwrite does          not override this",
+        file.display(),
+        swap,
+        swap
+    )]
+    SwapFile {
+        /// The file as given.
+        file: PathBuf,
+        /// Its path as /proc/swaps lists it.
+        swap: String,
+    },
+    /// A regular file the kernel will not let anyone write (ETXTBSY on opening it for
+    /// writing): active swap not found by its path (a name that was deleted since), or a
+    /// running program.
+    #[error(
+        "refusing to write to {}: the kernel lets nothing write to it (text file busy): it is          active swap or a running program; swapoff it (or stop the program) first;          --overwrite does not override this",
+        file.display()
+    )]
+    WriteBusy {
+        /// The file.
+        file: PathBuf,
+    },
 }
 
 /// Refuses a write to the regular file `path` while a loop device is bound to it: the loop
 /// device's users (a filesystem mounted from it, a VM's disk) would see its bytes change under
-/// them, and a mounted one is corrupted. iolab's own test files are no exception.
+/// them, and a mounted one is corrupted. iolab's own test files are no exception. Refuses it
+/// too while it is active swap, and while the kernel refuses to open it for writing (ETXTBSY):
+/// reads run first in `quick`, so without this the run would meet that refusal only at its
+/// first write, after minutes of reading.
 pub fn check_file_write(path: &Path) -> Result<(), GuardError> {
+    check_file_in_use(path)?;
+    check_file_opens_for_writing(path)
+}
+
+/// The part of [`check_file_write`] that only looks (sysfs, `/proc/swaps`): a loop device
+/// bound to the file, or the file active swap. Neither is overridden by `--overwrite`, so it is
+/// said before a refusal that asks for it.
+pub fn check_file_in_use(path: &Path) -> Result<(), GuardError> {
     let inspect = |e| GuardError::Inspect(path.to_path_buf(), e);
     let meta = fs::metadata(path).map_err(inspect)?;
     let sys = System::read().map_err(inspect)?;
     let devices = sys.loops_bound_to(meta.dev(), meta.ino());
-    if devices.is_empty() {
-        return Ok(());
+    if !devices.is_empty() {
+        return Err(GuardError::LoopBacked {
+            file: path.to_path_buf(),
+            devices,
+        });
     }
-    Err(GuardError::LoopBacked {
-        file: path.to_path_buf(),
-        devices,
+    let swaps = fs::read_to_string("/proc/swaps").unwrap_or_default();
+    let stat = |p: &str| fs::metadata(p).ok().map(|m| (m.dev(), m.ino()));
+    if let Some(swap) = swap_file_of(&swaps, (meta.dev(), meta.ino()), stat) {
+        return Err(GuardError::SwapFile {
+            file: path.to_path_buf(),
+            swap,
+        });
+    }
+    Ok(())
+}
+
+/// The part of [`check_file_write`] that opens the file for writing, as the run will, to find
+/// what the kernel refuses to let anyone write (ETXTBSY: swap under a name that is gone, a
+/// running program). Opening changes nothing (no O_TRUNC, no O_CREAT), but watchers see a
+/// writer close it, so it is done only for a file the user gave up to be written.
+pub fn check_file_opens_for_writing(path: &Path) -> Result<(), GuardError> {
+    match OpenOptions::new().write(true).open(path) {
+        Err(e) if e.raw_os_error() == Some(libc::ETXTBSY) => Err(GuardError::WriteBusy {
+            file: path.to_path_buf(),
+        }),
+        _ => Ok(()),
+    }
+}
+
+/// The path under which a `/proc/swaps` text lists the file `(st_dev, st_ino)` as active swap,
+/// each swap file's path looked up with `stat`. Swap files the kernel shows as deleted are
+/// not looked up (their path may name another file now).
+fn swap_file_of(
+    text: &str,
+    file: (u64, u64),
+    stat: impl Fn(&str) -> Option<(u64, u64)>,
+) -> Option<String> {
+    text.lines().skip(1).find_map(|line| {
+        let mut fields = line.split_whitespace();
+        let (path, kind) = (fields.next()?, fields.next()?);
+        let path = unescape_mount_field(path);
+        (kind == "file" && !path.ends_with(" (deleted)") && stat(&path) == Some(file))
+            .then_some(path)
     })
 }
 
@@ -1103,12 +1281,54 @@ fn is_minix(probe: &Probe) -> bool {
     false
 }
 
+/// What a FAT boot sector is named.
+const FAT_FILESYSTEM: &str = "vfat (FAT12/16/32) filesystem";
+
+/// Whether sector 0 is a FAT12, FAT16 or FAT32 boot sector, as libblkid's vfat probe tells one
+/// (vfat.c, `fat_valid_superblock`): a name where FAT keeps one ("FAT12   ", "FAT16   ",
+/// "FAT     " or "MSDOS" at 0x36; "FAT32   " or "MSWIN" at 0x52), or, as old floppies have no
+/// name, a jump instruction (0xEB or 0xE9) with the boot signature 0x55AA and no "JFS" or
+/// "HPFS" where FAT's name would be (OS/2 writes a FAT-like block before those). Either way
+/// the BIOS parameter block must be one: a sector size that is a power of two from 512 to
+/// 4096, a power-of-two sectors per cluster, reserved sectors and at least one FAT, and a
+/// media byte of 0xF0 or 0xF8 to 0xFF. A partition table's sector 0 has boot code there, not
+/// such a block, so an MBR is not taken for FAT.
+fn is_fat_boot_sector(probe: &Probe) -> bool {
+    let Some(sector) = probe.get(0, 512) else {
+        return false;
+    };
+    let named = [&b"FAT12   "[..], b"FAT16   ", b"FAT     ", b"MSDOS"]
+        .iter()
+        .any(|name| sector[0x36..].starts_with(name))
+        || [&b"FAT32   "[..], b"MSWIN"]
+            .iter()
+            .any(|name| sector[0x52..].starts_with(name));
+    let unnamed = matches!(sector[0], 0xEB | 0xE9)
+        && sector[510..512] == [0x55, 0xAA]
+        && !sector[0x36..].starts_with(b"JFS     ")
+        && !sector[0x36..].starts_with(b"HPFS    ");
+    if !named && !unnamed {
+        return false;
+    }
+    let sector_size = u16::from_le_bytes([sector[11], sector[12]]);
+    let sectors_per_cluster = sector[13];
+    let reserved = u16::from_le_bytes([sector[14], sector[15]]);
+    let fats = sector[16];
+    let media = sector[21];
+    sector_size.is_power_of_two()
+        && (512..=4096).contains(&sector_size)
+        && sectors_per_cluster.is_power_of_two()
+        && reserved != 0
+        && fats != 0
+        && (media == 0xF0 || media >= 0xF8)
+}
+
 /// The first signature in what was read of a device, if any: a bcachefs superblock with
 /// bcache's magic, [`SIGNATURES`] at their offsets from the start, an HFS master directory
 /// block, swap and hibernation images for every page size, Minix, an LVM label in any of the
 /// first four sectors, a UDF volume recognition sequence, NILFS2 (either superblock), ZFS
-/// uberblocks in any label, the second LUKS2 header, a BitLocker To Go boot sector, an MBR,
-/// the backup GPT header in the last sector, and MD RAID superblocks near the end.
+/// uberblocks in any label, the second LUKS2 header, a BitLocker To Go boot sector, a FAT boot
+/// sector, an MBR, the backup GPT header in the last sector, and MD RAID superblocks near the end.
 pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     // Before the table, whose bcache entry its magic would meet.
     if old_bcachefs(probe) {
@@ -1178,8 +1398,12 @@ pub fn signature_in(probe: &Probe) -> Option<&'static str> {
     if bitlocker_to_go_metadata(probe).is_some_and(|at| probe.has(at, FVE_SIGNATURE)) {
         return Some("BitLocker To Go encrypted volume");
     }
-    // An MBR: the boot signature plus at least one plausible partition entry (FAT and NTFS boot
-    // sectors carry 0x55AA too, and are data just the same).
+    // A FAT boot sector carries the MBR's 0x55AA too: told apart by its BIOS parameter block.
+    if is_fat_boot_sector(probe) {
+        return Some(FAT_FILESYSTEM);
+    }
+    // An MBR: the boot signature (NTFS and exFAT boot sectors carry 0x55AA too, and are found
+    // by their names above).
     if probe.has(510, &[0x55, 0xAA]) {
         return Some("MBR partition table or boot sector");
     }
@@ -1772,10 +1996,132 @@ mod tests {
         );
     }
 
+    /// A 1 MiB image whose sector 0 is a FAT boot sector: a jump, a BIOS parameter block of
+    /// 512-byte sectors, 4 per cluster, 1 reserved sector, 2 FATs and media 0xF8, `name` at
+    /// `name_at` (0x36 for FAT12/16, 0x52 for FAT32), and 0x55AA.
+    fn fat_boot_sector(name: &[u8], name_at: usize) -> Vec<u8> {
+        let mut image = boot_sector(b"\xeb\x3c\x90mkfs.fat");
+        image[11..13].copy_from_slice(&512u16.to_le_bytes());
+        image[13] = 4;
+        image[14..16].copy_from_slice(&1u16.to_le_bytes());
+        image[16] = 2;
+        image[21] = 0xF8;
+        image[name_at..name_at + name.len()].copy_from_slice(name);
+        image
+    }
+
+    /// A 1 MiB image with an MBR partition table as fdisk writes it: boot code (none here), one
+    /// Linux partition from sector 2048, and 0x55AA.
+    fn mbr_partition_table() -> Vec<u8> {
+        let mut entry = [0u8; 16];
+        entry[4] = 0x83;
+        entry[8..12].copy_from_slice(&2048u32.to_le_bytes());
+        entry[12..16].copy_from_slice(&2048u32.to_le_bytes());
+        let mut image = image_with(1 << 20, 446, &entry);
+        image[510..512].copy_from_slice(&[0x55, 0xAA]);
+        image
+    }
+
+    #[test]
+    fn a_fat_boot_sector_is_named_as_fat_and_a_partition_table_as_an_mbr() {
+        let fat = Some("vfat (FAT12/16/32) filesystem");
+        for (name, at) in [
+            (&b"FAT12   "[..], 0x36),
+            (b"FAT16   ", 0x36),
+            (b"FAT     ", 0x36),
+            (b"FAT32   ", 0x52),
+        ] {
+            let image = fat_boot_sector(name, at);
+            assert_eq!(signature_in_image(&image), fat, "{name:?}");
+            // Without its 0x55AA, named FAT still is FAT (libblkid's rule).
+            let mut unsigned = image.clone();
+            unsigned[510..512].fill(0);
+            assert_eq!(signature_in_image(&unsigned), fat, "{name:?}");
+        }
+        // An old floppy's boot sector: no name, a jump and 0x55AA.
+        assert_eq!(signature_in_image(&fat_boot_sector(b"", 0x36)), fat);
+        // OS/2's FAT-like block before JFS or HPFS is not FAT.
+        for name in [b"JFS     ", b"HPFS    "] {
+            assert_eq!(
+                signature_in_image(&fat_boot_sector(name, 0x36)),
+                Some("MBR partition table or boot sector"),
+                "{name:?}"
+            );
+        }
+        // A parameter block that is not one: each field wrong in turn.
+        let broken: [(usize, &[u8]); 6] = [
+            (11, &[0x00, 0x01]), // 256-byte sectors
+            (11, &[0x00, 0x06]), // 1536-byte sectors
+            (13, &[3]),          // 3 sectors per cluster
+            (14, &[0, 0]),       // no reserved sector
+            (16, &[0]),          // no FAT
+            (21, &[0xF1]),       // no media byte FAT has
+        ];
+        for (at, bytes) in broken {
+            let mut image = fat_boot_sector(b"FAT16   ", 0x36);
+            image[at..at + bytes.len()].copy_from_slice(bytes);
+            assert_eq!(
+                signature_in_image(&image),
+                Some("MBR partition table or boot sector"),
+                "{at} {bytes:x?}"
+            );
+        }
+        // A partition table is still an MBR.
+        assert_eq!(
+            signature_in_image(&mbr_partition_table()),
+            Some("MBR partition table or boot sector")
+        );
+    }
+
+    #[test]
+    fn filesystems_made_by_mkfs_vfat_are_fat_and_a_table_made_by_sfdisk_an_mbr() {
+        let Some(mkfs) = installed("mkfs.vfat") else {
+            println!("skipped: mkfs.vfat (dosfstools) not installed");
+            return;
+        };
+        let dir = tempfile::tempdir().unwrap();
+        for bits in ["12", "16", "32"] {
+            let name = format!("fat{bits}.img");
+            let image = dir.path().join(&name);
+            File::create(&image).unwrap().set_len(64 << 20).unwrap();
+            run_in(dir.path(), &mkfs, &["-F", bits, &name]);
+            assert_eq!(
+                read_signature(&image).unwrap(),
+                Some("vfat (FAT12/16/32) filesystem"),
+                "FAT{bits}"
+            );
+        }
+        let Some(sfdisk) = installed("sfdisk") else {
+            println!("skipped: sfdisk (fdisk) not installed");
+            return;
+        };
+        let image = dir.path().join("mbr.img");
+        File::create(&image).unwrap().set_len(64 << 20).unwrap();
+        let mut child = std::process::Command::new(sfdisk)
+            .args(["--quiet", "--label", "dos"])
+            .arg(&image)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(b"start=2048, type=83\n").unwrap();
+        }
+        assert!(child.wait().unwrap().success());
+        assert_eq!(
+            read_signature(&image).unwrap(),
+            Some("MBR partition table or boot sector")
+        );
+    }
+
     #[test]
     fn bitlocker_to_go_is_named_by_the_fve_metadata_its_boot_sector_points_to() {
         let metadata = 0x8_0000u64; // beyond what the probe reads of the start otherwise
-        let mut image = boot_sector(BITLOCKER_TO_GO);
+                                    // A To Go boot sector is a FAT32 one, BIOS parameter block and all.
+        let mut image = fat_boot_sector(b"FAT32   ", 0x52);
+        image[..BITLOCKER_TO_GO.len()].copy_from_slice(BITLOCKER_TO_GO);
         image[440..448].copy_from_slice(&metadata.to_le_bytes());
         let mut to_go = image.clone();
         to_go[metadata as usize..][..8].copy_from_slice(FVE_SIGNATURE);
@@ -1784,7 +2130,7 @@ mod tests {
             Some("BitLocker To Go encrypted volume")
         );
         // The same boot sector with no FVE metadata there (or none named) is a FAT32 one.
-        let fat32 = "MBR partition table or boot sector";
+        let fat32 = "vfat (FAT12/16/32) filesystem";
         assert_eq!(signature_in_image(&image), Some(fat32));
         image[metadata as usize..][..8].copy_from_slice(b"-FVE-FS_");
         assert_eq!(signature_in_image(&image), Some(fat32));
@@ -2190,6 +2536,43 @@ mod tests {
     }
 
     #[test]
+    fn a_swap_file_is_found_by_its_inode_under_the_name_proc_swaps_gives() {
+        let text = "Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority
+/dev/dm-1                               partition\t8388604\t\t0\t\t-2
+/srv/swap\\040file                      file\t\t1048572\t\t0\t\t-3
+/old.swap\\040(deleted)                 file\t\t1048572\t\t0\t\t-4
+";
+        let stat = |path: &str| match path {
+            "/dev/dm-1" => Some((5, 1)),
+            "/srv/swap file" => Some((2049, 12)),
+            // The deleted one's name now is another file: never looked up.
+            "/old.swap" => Some((2049, 13)),
+            _ => None,
+        };
+        // The same file under another name (a hard link, a relative path): found by inode.
+        assert_eq!(
+            swap_file_of(text, (2049, 12), stat),
+            Some("/srv/swap file".to_string())
+        );
+        assert_eq!(swap_file_of(text, (2049, 13), stat), None);
+        // A block device's swap is no file's.
+        assert_eq!(swap_file_of(text, (5, 1), stat), None);
+        assert_eq!(
+            swap_file_of("Filename Type Size Used Priority\n", (2049, 12), stat),
+            None
+        );
+        let msg = GuardError::SwapFile {
+            file: "./swap".into(),
+            swap: "/srv/swap file".into(),
+        }
+        .to_string();
+        assert!(
+            msg.contains("active swap") && msg.contains("swapoff /srv/swap file"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn held_exclusively_while_swap_is_lost_is_refused_like_swap() {
         assert_eq!(exclusive_holder(&[]), Hazard::Busy);
         assert!(Hazard::Busy.overridable());
@@ -2199,6 +2582,7 @@ mod tests {
         let msg = Refusal {
             device: "/dev/loop4".into(),
             hazards: vec![maybe],
+            destroy_data_elsewhere: None,
         }
         .to_string();
         assert!(
@@ -2208,10 +2592,48 @@ mod tests {
     }
 
     #[test]
+    fn destroy_data_naming_anything_but_the_target_says_it_does_not_apply() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("test.bin");
+        fs::write(&file, b"data").unwrap();
+        let nothing = dir.path().join("sdz");
+        assert!(check_destroy_data_names_target(&file, None).is_ok());
+        for (named, says) in [
+            (&nothing, "names nothing that exists"),
+            (&file, "names no block device"),
+        ] {
+            let msg = check_destroy_data_names_target(&file, Some(named))
+                .unwrap_err()
+                .to_string();
+            assert!(
+                msg.contains(&format!("--destroy-data={} {says}", named.display()))
+                    && msg.contains("does not apply")
+                    && msg.contains("leave the flag out"),
+                "{msg}"
+            );
+        }
+        // A refusal by the guard says it too, and how to name the target.
+        let msg = Refusal {
+            device: "/dev/loop9".into(),
+            hazards: vec![Hazard::Signature("ext2/3/4 filesystem")],
+            destroy_data_elsewhere: Some(
+                "--destroy-data=/dev/loop8 names another device than the target".into(),
+            ),
+        }
+        .to_string();
+        assert!(
+            msg.contains("/dev/loop8 names another device than the target, so it does not apply")
+                && msg.contains("--destroy-data=/dev/loop9"),
+            "{msg}"
+        );
+    }
+
+    #[test]
     fn refusal_says_how_to_override() {
         let r = Refusal {
             device: "/dev/loop9".into(),
             hazards: vec![Hazard::Signature("ext2/3/4 filesystem")],
+            destroy_data_elsewhere: None,
         };
         let msg = r.to_string();
         assert!(
@@ -2221,6 +2643,7 @@ mod tests {
         let r = Refusal {
             device: "/dev/loop9".into(),
             hazards: vec![Hazard::Mounted("/mnt".into())],
+            destroy_data_elsewhere: None,
         };
         assert!(r.to_string().contains("Unmount"));
     }

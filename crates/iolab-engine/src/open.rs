@@ -207,10 +207,13 @@ pub fn prepare_target(
             let grows = needed > m.len();
             if job.writes() || grows {
                 let file = File::open(path).map_err(io_err("cannot open", path))?;
+                // First what --overwrite does not override (a loop device's file, active
+                // swap): asking for --overwrite first would only lead to this refusal.
+                guard::check_file_in_use(path)?;
                 if !policy.overwrite && !sys::is_marked_created(&file) {
                     return Err(OpenError::NotOurs(path.to_path_buf()));
                 }
-                guard::check_file_write(path)?;
+                guard::check_file_opens_for_writing(path)?;
             }
             if grows {
                 // Checked before the file grows, so a refused job leaves it as it was.

@@ -680,6 +680,36 @@ pub struct Catalog {
     /// The files read from a user's catalog directory (one of which may share a built-in's
     /// name, under `--catalog catalog`).
     user_files: std::collections::BTreeSet<String>,
+    /// The built-in entries by kind ("drive", "platform") and name, with their file and text.
+    builtin_texts: BTreeMap<(&'static str, String), (String, &'static str)>,
+    /// Built-in entries a user's file replaced with different contents (see
+    /// [`Catalog::replaced_builtins`]).
+    replaced: Vec<ReplacedBuiltin>,
+}
+
+/// A built-in entry that an entry of the same name in a user's catalog directory replaces.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ReplacedBuiltin {
+    /// "drive" or "platform".
+    pub kind: &'static str,
+    /// The entry's name.
+    pub name: String,
+    /// The user's file.
+    pub user_file: String,
+    /// The built-in's file (`catalog/drives/…`, as in iolab's source tree).
+    pub builtin_file: String,
+}
+
+impl std::fmt::Display for ReplacedBuiltin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} replaces the built-in {} '{}' ({} in iolab's source): its entry is used \
+             wherever '{}' is named; remove the file, or give its entry another name, to use \
+             the built-in",
+            self.user_file, self.kind, self.name, self.builtin_file, self.name
+        )
+    }
 }
 
 /// A parsed link hop: a standard link (SATA, PCIe, DMI) or a custom pipe.
@@ -1738,10 +1768,14 @@ impl Catalog {
     pub fn load(dir: Option<&Path>) -> Result<Catalog, SimError> {
         let mut c = Catalog::default();
         for (f, text) in BUILTIN_DRIVES {
-            c.add_drive(&format!("catalog/drives/{f}"), text)?;
+            let file = format!("catalog/drives/{f}");
+            let name = c.add_drive(&file, text)?;
+            c.builtin_texts.insert(("drive", name), (file, text));
         }
         for (f, text) in BUILTIN_PLATFORMS {
-            c.add_platform(&format!("catalog/platforms/{f}"), text)?;
+            let file = format!("catalog/platforms/{f}");
+            let name = c.add_platform(&file, text)?;
+            c.builtin_texts.insert(("platform", name), (file, text));
         }
         c.builtin = c.drives.keys().cloned().collect();
         c.builtin_files = c
@@ -1801,6 +1835,23 @@ impl Catalog {
                     } else {
                         c.add_platform(&file, &text)?
                     };
+                    // Replacing a built-in is what a user's file may do, but not unsaid: a
+                    // file copied to make a new drive and not yet renamed replaced the
+                    // original wherever it was named. The same text (`--catalog catalog`, the
+                    // source tree's own) replaces nothing.
+                    let kind = if is_drive { "drive" } else { "platform" };
+                    if let Some((builtin_file, builtin_text)) =
+                        c.builtin_texts.get(&(kind, entry.clone()))
+                    {
+                        if *builtin_text != text {
+                            c.replaced.push(ReplacedBuiltin {
+                                kind,
+                                name: entry.clone(),
+                                user_file: file.clone(),
+                                builtin_file: builtin_file.clone(),
+                            });
+                        }
+                    }
                     // Replacing a built-in entry is what a user file is for; two of the
                     // user's own files naming one entry is a mistake that would otherwise
                     // hide one of them.
@@ -1818,6 +1869,12 @@ impl Catalog {
         }
         c.cross_check()?;
         Ok(c)
+    }
+
+    /// The built-in entries the user's catalog directory replaces (with entries of the same
+    /// name and other contents), in the order they were read: what a command loading it says.
+    pub fn replaced_builtins(&self) -> &[ReplacedBuiltin] {
+        &self.replaced
     }
 
     /// Whether `file`, an entry's file, is one of the built-in files embedded in the binary

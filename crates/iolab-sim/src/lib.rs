@@ -581,6 +581,11 @@ impl SimSetup {
         out
     }
 
+    /// The catalog the model was built from (the built-in one, with a user's entries).
+    pub fn catalog(&self) -> &Catalog {
+        &self.catalog
+    }
+
     /// The model's parameters and what it did, for results (`TargetInfo.model`).
     pub fn describe(&self) -> serde_json::Value {
         let drive = self.catalog.drives.get(&self.drive);

@@ -2396,3 +2396,52 @@ fn explain_gives_a_small_drives_test_span_in_a_unit_that_fits() {
         "{out}"
     );
 }
+
+/// A user's entry with a built-in's name replaced it without a word (a file copied to make a
+/// new drive, its name not yet changed, took the original's place wherever it was named): the
+/// catalog lists each replacement, and the same text as the built-in's replaces nothing.
+#[test]
+fn a_users_entry_with_a_built_ins_name_is_listed_as_replacing_it() {
+    let original = include_str!("../../../catalog/drives/ssd750-400.toml");
+    let changed = original.replace("Intel SSD 750 400GB", "my SSD 750, retuned");
+    let cat = load_user_drives(
+        "replaced",
+        &[
+            ("mine.toml", changed),
+            (
+                "copy.toml",
+                include_str!("../../../catalog/drives/c300-256.toml").into(),
+            ),
+        ],
+    )
+    .unwrap();
+    let replaced = cat.replaced_builtins();
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    let r = &replaced[0];
+    assert_eq!((r.kind, r.name.as_str()), ("drive", "ssd750-400"));
+    assert!(r.user_file.ends_with("drives/mine.toml"), "{r:?}");
+    assert_eq!(r.builtin_file, "catalog/drives/ssd750-400.toml");
+    let said = r.to_string();
+    assert!(
+        said.contains("mine.toml replaces the built-in drive 'ssd750-400'")
+            && said.contains("give its entry another name"),
+        "{said}"
+    );
+    assert_eq!(cat.drives["ssd750-400"].1.title, "my SSD 750, retuned");
+    // A platform likewise.
+    let dir = std::env::temp_dir().join(format!("iolab-sim-replaced-p-{}", std::process::id()));
+    std::fs::create_dir_all(dir.join("platforms")).unwrap();
+    let z97 = include_str!("../../../catalog/platforms/z97.toml")
+        .replace("Intel Z97 + Haswell", "my Z97");
+    std::fs::write(dir.join("platforms/z97.toml"), z97).unwrap();
+    let cat = Catalog::load(Some(&dir));
+    std::fs::remove_dir_all(&dir).unwrap();
+    let replaced = cat.unwrap().replaced_builtins().to_vec();
+    assert_eq!(replaced.len(), 1, "{replaced:?}");
+    assert_eq!(
+        (replaced[0].kind, replaced[0].name.as_str()),
+        ("platform", "z97")
+    );
+    // The built-in catalog alone replaces nothing.
+    assert!(Catalog::load(None).unwrap().replaced_builtins().is_empty());
+}

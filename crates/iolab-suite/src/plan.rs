@@ -145,6 +145,126 @@ pub fn step_jobs(
         .collect())
 }
 
+/// How long a suite runs at a scale, from its plan alone: what is said before its first job.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PlanLength {
+    /// Jobs and file-set operations, every fill pass, and every round of a steady-state loop
+    /// up to its cap.
+    pub jobs: u64,
+    /// Whether a steady-state loop may end before its cap, so that `jobs` and `seconds` are
+    /// the most it runs.
+    pub at_most: bool,
+    /// Seconds of the jobs given a duration (with their ramp) and of the idle spells.
+    pub seconds: f64,
+    /// Jobs whose time depends on the target, not on a duration: fills, jobs limited by bytes
+    /// or I/Os, file-set operations.
+    pub untimed: u64,
+}
+
+impl PlanLength {
+    /// What a run of suite `name` says before its first job: its jobs and their time, always
+    /// (a suite of a few seconds and one of days look alike by name), and from an hour on that
+    /// `--scale` shortens it. A model's time is the model's (`modelled`), not the wall clock's.
+    pub fn describe(&self, name: &str, modelled: bool) -> String {
+        let up_to = if self.at_most { "up to " } else { "" };
+        let plural = if self.jobs == 1 { "" } else { "s" };
+        let mut text = format!(
+            "suite {name} runs {up_to}{} job{plural}",
+            grouped(self.jobs)
+        );
+        let mut asides = Vec::new();
+        if self.untimed < self.jobs {
+            let of = if modelled { " of modelled time" } else { "" };
+            text += &format!(", about {}{of}", about(self.seconds));
+            if self.untimed > 0 {
+                let (s, take) = if self.untimed == 1 {
+                    ("", "takes")
+                } else {
+                    ("s", "take")
+                };
+                asides.push(format!(
+                    "not counting {} fill, byte-limited or file-set job{s}, which {take} what \
+                     the target needs",
+                    grouped(self.untimed)
+                ));
+            }
+        } else {
+            text += ", each to so many bytes or files: their time depends on the target";
+        }
+        if self.at_most {
+            asides.push("steady-state loops may stop sooner".into());
+        }
+        if !asides.is_empty() {
+            text += &format!(" ({})", asides.join("; "));
+        }
+        if self.seconds >= 3600.0 {
+            text += "; --scale shortens it (--scale 0.1: every duration and size × 0.1)";
+        }
+        text
+    }
+}
+
+/// `n` with its thousands grouped: `39,601`.
+fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `seconds` as people plan a wait: `45 s`, `12 min`, `2.5 h`, `27 h`, `3.2 days`.
+fn about(seconds: f64) -> String {
+    match seconds {
+        s if s < 90.0 => format!("{s:.0} s"),
+        s if s < 90.0 * 60.0 => format!("{:.0} min", s / 60.0),
+        s if s < 10.0 * 3600.0 => format!("{:.1} h", s / 3600.0),
+        s if s < 72.0 * 3600.0 => format!("{:.0} h", s / 3600.0),
+        s => format!("{:.1} days", s / 86400.0),
+    }
+}
+
+/// The length of `suite` at `scale` (see [`PlanLength`]); an error names a sweep value that is
+/// not one.
+pub fn plan_length(suite: &SuiteSpec, scale: f64) -> Result<PlanLength, SuiteError> {
+    let mut length = PlanLength::default();
+    for phase in &suite.phases {
+        if let Some(prep) = &phase.prepare {
+            length.jobs += u64::from(prep.fill_passes);
+            length.untimed += u64::from(prep.fill_passes);
+            length.seconds += prep.idle_s * scale;
+        }
+        for step in &phase.steps {
+            if step.files.is_some() {
+                length.jobs += 1;
+                length.untimed += 1;
+                continue;
+            }
+            let rounds = match &step.steady_state {
+                Some(ss) => {
+                    length.at_most |= ss.window < ss.max_rounds;
+                    u64::from(ss.max_rounds)
+                }
+                None => 1,
+            };
+            for job in step_jobs(suite, step, scale)? {
+                length.jobs += rounds;
+                match job.spec.duration_s {
+                    Some(d) => {
+                        length.seconds += rounds as f64 * (d + job.spec.ramp_s.unwrap_or(0.0))
+                    }
+                    None => length.untimed += rounds,
+                }
+            }
+        }
+    }
+    Ok(length)
+}
+
 /// Pass `pass` of a phase's fill: sequential incompressible writes of `fill_block_size`
 /// (128 KiB, SNIA's WIPC, by default) over the span the suite's jobs use (CrystalDiskMark's
 /// 1 GiB test file), or the whole target when they use all of it (SNIA PTS), scaled as the
@@ -282,6 +402,101 @@ mod tests {
         let fill = fill_job(&s, prepare, 1, 1.0).unwrap();
         assert_eq!(fill.size, Some(ByteSize(1 << 30)));
         assert_eq!(fill.block_size, Some(ByteSize(512 << 10)));
+    }
+
+    #[test]
+    fn a_suites_length_counts_every_point_round_and_fill() {
+        let s = suite(
+            r#"name = "t"
+title = "t"
+[[phase]]
+name = "p"
+prepare = { fill_passes = 2, idle_s = 60 }
+[[phase.step]]
+name = "db"
+job = { access = "randrw", block_size = "8k", duration_s = 10, ramp_s = 2 }
+sweep = [{ key = "read_pct", values = [100, 0] }, { key = "queue_depth", values = [1, 2, 4] }]
+[[phase.step]]
+name = "ss"
+job = { access = "randwrite", block_size = "4k", duration_s = 60 }
+sweep = [{ key = "queue_depth", values = [1, 32] }]
+steady_state = { metric = "write_iops", track = [{ key = "queue_depth", values = [32] }] }
+[[phase.step]]
+name = "wsat"
+job = { access = "randwrite", block_size = "4k" }
+io_limit_spans = 2
+"#,
+        );
+        // 2 fills, 6 sweep points, 2 points × 25 rounds, 1 byte-limited job.
+        let length = plan_length(&s, 1.0).unwrap();
+        assert_eq!(
+            length,
+            PlanLength {
+                jobs: 2 + 6 + 50 + 1,
+                at_most: true,
+                seconds: 60.0 + 6.0 * 12.0 + 50.0 * 60.0,
+                untimed: 3,
+            }
+        );
+        let said = length.describe("t", false);
+        assert_eq!(
+            said,
+            "suite t runs up to 59 jobs, about 52 min (not counting 3 fill, byte-limited or \
+             file-set jobs, which take what the target needs; steady-state loops may stop \
+             sooner)"
+        );
+        // Scaled: every duration and idle spell with it.
+        let scaled = plan_length(&s, 0.1).unwrap();
+        assert_eq!(scaled.jobs, length.jobs);
+        assert!((scaled.seconds - length.seconds * 0.1).abs() < 1e-9);
+    }
+
+    #[test]
+    fn a_long_suite_says_so_and_that_scale_shortens_it() {
+        let length = PlanLength {
+            jobs: 39_601,
+            at_most: false,
+            seconds: 27.0 * 3600.0,
+            untimed: 0,
+        };
+        assert_eq!(
+            length.describe("big", false),
+            "suite big runs 39,601 jobs, about 27 h; --scale shortens it (--scale 0.1: every \
+             duration and size × 0.1)"
+        );
+        assert!(length
+            .describe("big", true)
+            .contains("about 27 h of modelled time"));
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        for (s, said) in [
+            (45.0, "45 s"),
+            (720.0, "12 min"),
+            (9000.0, "2.5 h"),
+            (97_200.0, "27 h"),
+            (276_480.0, "3.2 days"),
+        ] {
+            assert_eq!(about(s), said);
+        }
+        // Every built-in suite has a length at its own scale and says it.
+        for name in [
+            "cdm",
+            "atto",
+            "asssd",
+            "anandtech2015",
+            "xbit2011",
+            "snia-pts",
+            "filecopy",
+        ] {
+            let s = crate::load(name).unwrap();
+            let length = plan_length(&s, 1.0).unwrap();
+            assert!(length.jobs > 0, "{name}");
+            let said = length.describe(name, false);
+            println!("{said}");
+            assert!(said.starts_with(&format!("suite {name} runs ")), "{said}");
+        }
     }
 
     #[test]

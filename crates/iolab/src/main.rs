@@ -15,6 +15,7 @@ macro_rules! say {
 
 mod cmd;
 mod jobfile;
+mod leftover;
 mod output;
 mod session;
 mod subject;

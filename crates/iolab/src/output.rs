@@ -104,7 +104,7 @@ pub fn check(flag: &str, path: &Path, rules: &Rules) -> Result<Destination> {
         check_directory(flag, path, &real)?;
         return Ok(Destination::File(real));
     };
-    iolab_engine::guard::check_file_write(&real).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
+    iolab_engine::guard::check_file_in_use(&real).map_err(|e| anyhow::anyhow!("{flag}: {e}"))?;
     if iolab_engine::guard::mount_points()
         .unwrap_or_default()
         .contains(&real)
@@ -151,7 +151,7 @@ pub fn check_store(path: &Path, from: &str) -> Result<()> {
         bail!("the results store {shown} ({from}) is {what}; point {from} at a database file");
     }
     let real = real_path(path)?;
-    iolab_engine::guard::check_file_write(&real)
+    iolab_engine::guard::check_file_in_use(&real)
         .map_err(|e| anyhow::anyhow!("the results store ({from}): {e}"))?;
     if meta.len() > 0 && !starts_with_sqlite_header(&real) {
         bail!(

@@ -236,6 +236,9 @@ impl Subject {
             model_can_run(first)?;
             let spec = target.to_str().unwrap_or_default();
             let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
+            for replaced in sim.catalog().replaced_builtins() {
+                say!("note: {replaced}");
+            }
             match flags.model.model_state.unwrap_or(default_state) {
                 ModelState::Fresh => {}
                 ModelState::Full => sim.precondition_fill(),
@@ -257,6 +260,10 @@ impl Subject {
                 target.display()
             );
         }
+        iolab_engine::guard::check_destroy_data_names_target(
+            target,
+            flags.destroy_data.as_deref(),
+        )?;
         refuse_unlikely_new_file(target)?;
         let prepared = prepare_target(
             target,
@@ -333,9 +340,15 @@ impl Subject {
                     path_summary: Some(sim.path().join("; ")),
                     ..TargetInfo::default()
                 };
-                let notes = vec![
+                let mut notes = vec![
                     "modelled in virtual time by iolab-sim: figures are what the model predicts, not measurements".into(),
                 ];
+                notes.extend(
+                    sim.catalog()
+                        .replaced_builtins()
+                        .iter()
+                        .map(|r| r.to_string()),
+                );
                 session::new_result_for(kind, info, notes, false)
             }
         }

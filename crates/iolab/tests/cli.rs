@@ -15,6 +15,97 @@ fn u(v: &Value) -> u64 {
     v.as_u64().unwrap_or_else(|| panic!("not a u64: {v}"))
 }
 
+/// The names of `quick`'s test files in `dir`.
+fn quick_test_files(dir: &Path) -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("iolab-quick.") && n.ends_with(".iolab-tmp"))
+        .collect();
+    names.sort();
+    names
+}
+
+#[test]
+fn quick_removes_the_test_file_a_killed_run_left_and_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = |duration: &str| {
+        let args = [
+            "quick",
+            "--count",
+            "1",
+            "--duration",
+            duration,
+            "--warmup",
+            "0",
+            "--size",
+            "8m",
+            "--json",
+            "-",
+        ];
+        iolab_cmd(&args, dir.path())
+    };
+    // A run killed once its test file is written, as SIGKILL (or the OOM killer) does: it
+    // cannot remove its file.
+    let mut killed = quick("30").spawn().unwrap();
+    let left = loop {
+        let files = quick_test_files(dir.path());
+        let written = files
+            .iter()
+            .find(|n| std::fs::metadata(dir.path().join(n)).is_ok_and(|m| m.len() == 8 << 20));
+        if let Some(name) = written {
+            break name.clone();
+        }
+        assert!(
+            killed.try_wait().unwrap().is_none(),
+            "quick ended before its test file was written"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    killed.kill().unwrap();
+    killed.wait().unwrap();
+    assert_eq!(left, format!("iolab-quick.{}.iolab-tmp", killed.id()));
+    assert_eq!(quick_test_files(dir.path()), vec![left.clone()]);
+    // The next run removes it, saying so, and then its own.
+    let out = quick("0.1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("removed {left} (8m)"))
+            && err.contains(&format!("process {}", killed.id())),
+        "{err}"
+    );
+    assert_eq!(quick_test_files(dir.path()), Vec::<String>::new());
+    // --keep keeps its file under the plain name, which a later run uses, says so and keeps.
+    let out = iolab(
+        &[
+            "quick",
+            "--count",
+            "1",
+            "--duration",
+            "0.1",
+            "--warmup",
+            "0",
+            "--size",
+            "8m",
+            "--json",
+            "-",
+            "--keep",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert_eq!(quick_test_files(dir.path()), vec!["iolab-quick.iolab-tmp"]);
+    let out = quick("0.1").output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        text(&out).contains("using the test file iolab-quick.iolab-tmp that an earlier run kept"),
+        "{}",
+        text(&out)
+    );
+    assert_eq!(quick_test_files(dir.path()), vec!["iolab-quick.iolab-tmp"]);
+}
+
 #[test]
 fn quick_on_a_temp_file_reports_eight_tests_and_removes_its_file() {
     let dir = tempfile::tempdir().unwrap();
@@ -45,10 +136,7 @@ fn quick_on_a_temp_file_reports_eight_tests_and_removes_its_file() {
     ] {
         assert!(table.contains(label), "missing {label}:\n{table}");
     }
-    assert!(
-        !dir.path().join("iolab-quick.iolab-tmp").exists(),
-        "the test file was not removed"
-    );
+    assert_eq!(quick_test_files(dir.path()), Vec::<String>::new());
     let r = json(&dir.path().join("q.json"));
     assert_eq!(r["schema_version"], 1);
     assert_eq!(r["kind"], "quick");

@@ -448,3 +448,165 @@ fn active_swap_whose_device_node_is_gone_is_refused_even_with_destroy_data() {
     assert!(err.contains("swapoff"), "{err}");
     drop(swap);
 }
+
+/// An active swap file, switched off on drop.
+struct SwapFileOn {
+    path: PathBuf,
+}
+
+impl Drop for SwapFileOn {
+    fn drop(&mut self) {
+        if let Err(e) = run("swapoff", &[self.path.to_str().unwrap()]) {
+            eprintln!("cleanup: {e}");
+        }
+    }
+}
+
+#[test]
+fn an_active_swap_file_is_refused_before_any_io_even_with_overwrite() {
+    if let Some(why) = (!iolab_testkit::is_root())
+        .then(|| "not root (swapon needs root)".to_string())
+        .or_else(|| {
+            ["mkswap", "swapon", "swapoff"]
+                .iter()
+                .find(|t| !which(t))
+                .map(|t| format!("{t} not installed"))
+        })
+    {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("swapfile");
+    // swapon takes no file with holes: every byte written.
+    std::fs::write(&file, vec![0u8; 16 << 20]).unwrap();
+    std::fs::set_permissions(&file, std::os::unix::fs::PermissionsExt::from_mode(0o600)).unwrap();
+    run("mkswap", &["-q", file.to_str().unwrap()]).unwrap();
+    if let Err(e) = run("swapon", &[file.to_str().unwrap()]) {
+        println!("skipped: swapon refused here: {e}");
+        return;
+    }
+    let swap = SwapFileOn { path: file.clone() };
+    let before = iolab_testkit::checksum(&file).unwrap();
+    // quick reads first: the refusal must come before them, not at its first write. Named
+    // through a relative path, which /proc/swaps does not list.
+    let out = common::iolab(
+        &[
+            "quick",
+            "./swapfile",
+            "--overwrite",
+            "--size",
+            "4m",
+            "--count",
+            "1",
+            "--duration",
+            "0.2",
+            "--warmup",
+            "0",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("refusing to write")
+            && err.contains("active swap")
+            && err.contains(&format!("swapoff {}", file.display())),
+        "{err}"
+    );
+    assert!(!text(&out).contains("SEQ1M"), "{}", text(&out));
+    let out = common::iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--ios-limit",
+            "10",
+            "--overwrite",
+            "--json",
+            "-",
+            file.to_str().unwrap(),
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("active swap"), "{}", text(&out));
+    // Without --overwrite: the same refusal, not a request for --overwrite that would only
+    // lead to it.
+    let out = common::small_write(&file, None, dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("active swap") && !text(&out).contains("Pass --overwrite"),
+        "{}",
+        text(&out)
+    );
+    drop(swap);
+    assert_eq!(
+        iolab_testkit::checksum(&file).unwrap(),
+        before,
+        "the swap file was written"
+    );
+}
+
+#[test]
+fn destroy_data_naming_another_device_than_the_target_says_it_does_not_apply() {
+    if let Some(why) = skip_reason(&["mkfs.ext4"], None) {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    let ext4 = LoopDevice::new(32 << 20).unwrap();
+    mkfs_ext4(&ext4.path);
+    let other = LoopDevice::new(16 << 20).unwrap();
+    let blank = LoopDevice::new(16 << 20).unwrap();
+    let says = format!(
+        "--destroy-data={} names another device than the target",
+        other.path.display()
+    );
+    // Refused, saying the flag named another device, and not one byte written.
+    let refused = |dev: &Path| {
+        let before = iolab_testkit::checksum(dev).unwrap();
+        let out = small_write(dev, Some(&other.path));
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert_eq!(iolab_testkit::checksum(dev).unwrap(), before, "written");
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(
+            err.contains(&says)
+                && err.contains("does not apply")
+                && err.contains(&format!("--destroy-data={}", dev.display())),
+            "{err}"
+        );
+    };
+    // Holding data, which the flag was perhaps meant to give up.
+    refused(&ext4.path);
+    // Blank, so nothing to override: refused all the same, as a mistake.
+    refused(&blank.path);
+    // A file target: the flag names a device, and a file is none.
+    let dir = tempfile::tempdir().unwrap();
+    let out = common::iolab(
+        &[
+            "run",
+            "--access",
+            "randwrite",
+            "--size",
+            "1m",
+            "--ios-limit",
+            "10",
+            "--json",
+            "-",
+            &format!("--destroy-data={}", other.path.display()),
+            "test.bin",
+        ],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("does not apply"), "{}", text(&out));
+    assert!(
+        !dir.path().join("test.bin").exists(),
+        "a test file was made"
+    );
+    // Named the target: the write goes ahead.
+    let out = small_write(&ext4.path, Some(&ext4.path));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+}

@@ -546,3 +546,68 @@ fn list_says_built_in_or_where_the_users_file_is() {
     assert!(!t.contains("[catalog/"), "{t}");
     assert!(t.contains("built-in: compiled into iolab"), "{t}");
 }
+
+/// A user's catalog entry with a built-in's name replaced the built-in without a word. Each
+/// command that loads it says which file replaces which built-in, `sim list` marks the entry,
+/// and a result on the model keeps the note.
+#[test]
+fn a_users_entry_with_a_built_ins_name_is_said_to_replace_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("drives")).unwrap();
+    let mine = include_str!("../../../catalog/drives/ssd750-400.toml")
+        .replace("Intel SSD 750 400GB", "my SSD 750, retuned");
+    std::fs::write(d.join("drives/mine.toml"), mine).unwrap();
+    let file = d.canonicalize().unwrap().join("drives/mine.toml");
+    let note = "drives/mine.toml replaces the built-in drive 'ssd750-400'";
+    let out = iolab(&["sim", "list", "--catalog", "."], d);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(note),
+        "{}",
+        text(&out)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("ssd750-400 "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    assert!(
+        line.contains("my SSD 750, retuned")
+            && line.ends_with(&format!("[{}; replaces the built-in]", file.display())),
+        "{line}"
+    );
+    let out = iolab(
+        &["sim", "explain", "sim:ssd750-400@z97", "--catalog", "."],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(note),
+        "{}",
+        text(&out)
+    );
+    let out = iolab(
+        &[
+            "run",
+            "sim:ssd750-400@z97",
+            "--catalog",
+            ".",
+            "--access",
+            "randread",
+            "--duration",
+            "0.05",
+            "--json",
+            "r.json",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains(note),
+        "{}",
+        text(&out)
+    );
+    let notes = json(&d.join("r.json"))["notes"].to_string();
+    assert!(notes.contains(note), "{notes}");
+}

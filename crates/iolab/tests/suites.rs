@@ -58,16 +58,28 @@ fn score_names(r: &Value) -> Vec<String> {
 #[test]
 fn cdm_and_atto_on_a_temp_file() {
     let dir = tempfile::tempdir().unwrap();
+    // The test file of a run that was killed: marked as iolab's, its process gone.
+    let mut gone = Command::new("true").spawn().unwrap();
+    gone.wait().unwrap();
+    let left = dir
+        .path()
+        .join(format!("iolab-suite.{}.iolab-tmp", gone.id()));
+    let f = std::fs::File::create(&left).unwrap();
+    f.set_len(1 << 20).unwrap();
+    iolab_engine::sys::mark_created(&f).unwrap();
+    drop(f);
     let r = suite("cdm", "0.01", None, &[], dir.path());
     assert_eq!(
         r["jobs"].as_array().unwrap().len(),
         1 + 13,
         "fill + 13 tests"
     );
-    assert!(
-        !dir.path().join("iolab-suite.iolab-tmp").exists(),
-        "test file not removed"
-    );
+    let left: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.starts_with("iolab-suite."))
+        .collect();
+    assert!(left.is_empty(), "test file not removed: {left:?}");
     let r = suite("atto", "0.01", None, &[], dir.path());
     // 21 transfer sizes, written then read.
     assert_eq!(r["jobs"].as_array().unwrap().len(), 42);
@@ -352,4 +364,49 @@ fn filecopy_with_a_far_directory_that_is_not_there_leaves_nothing_behind() {
         .filter(|n| n != "iolab")
         .collect();
     assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn a_suite_says_its_length_before_its_first_job() {
+    let dir = tempfile::tempdir().unwrap();
+    // A file iolab did not make: the suite is refused when it opens the target, after it said
+    // how long it would have run, and before anything ran.
+    let target = dir.path().join("mine.bin");
+    std::fs::write(&target, vec![7u8; 1 << 20]).unwrap();
+    let run = |scale: &str| {
+        let out = Command::new(env!("CARGO_BIN_EXE_iolab"))
+            .args([
+                "suite",
+                "snia-pts",
+                "--scale",
+                scale,
+                "--no-probe",
+                "mine.bin",
+            ])
+            .current_dir(dir.path())
+            .env("IOLAB_DB", dir.path().join("results.sqlite"))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let err = run("1");
+    let said = err
+        .lines()
+        .position(|l| l.starts_with("suite snia-pts runs up to 1,682 jobs, about 52 h"))
+        .unwrap_or_else(|| panic!("no length said: {err}"));
+    assert!(err.contains("--scale shortens it"), "{err}");
+    let refused = err
+        .lines()
+        .position(|l| l.contains("was not created by iolab"))
+        .unwrap_or_else(|| panic!("not refused: {err}"));
+    assert!(said < refused, "{err}");
+    // Scaled, the time is, and no hint to shorten it further.
+    let err = run("0.01");
+    assert!(
+        err.contains("suite snia-pts runs up to 1,682 jobs, about 31 min")
+            && !err.contains("--scale shortens"),
+        "{err}"
+    );
+    assert_eq!(std::fs::read(&target).unwrap(), vec![7u8; 1 << 20]);
 }

@@ -7,6 +7,7 @@
 //! then all writes, as in CDM.
 
 use crate::cmd::run::SafetyFlags;
+use crate::leftover;
 use crate::output::Rules;
 use crate::session;
 use crate::subject::{ModelState, Subject};
@@ -19,8 +20,9 @@ use iolab_engine::sys::INTERRUPTED;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
 
-/// The file `quick` creates when no target is given (removed afterwards).
-pub const DEFAULT_FILE: &str = "iolab-quick.iolab-tmp";
+/// The stem of the test file `quick` creates when no target is given: `iolab-quick.PID.iolab-tmp`
+/// (removed afterwards), or `iolab-quick.iolab-tmp` with `--keep` (see [`crate::leftover`]).
+pub const TEST_FILE_STEM: &str = "iolab-quick";
 
 /// The longest warm-up, run or pause `quick` accepts: a day. Anything longer is a typo (or
 /// `inf`), and would otherwise stall the run or overflow the sleep that waits it out.
@@ -75,7 +77,8 @@ pub struct QuickArgs {
     /// Only the read tests (nothing is written; fine on any device or file).
     #[arg(long)]
     pub read_only: bool,
-    /// Keep the test file iolab created.
+    /// Keep the test file iolab created (as iolab-quick.iolab-tmp, which later runs use, and
+    /// keep).
     #[arg(long)]
     pub keep: bool,
     #[command(flatten)]
@@ -185,10 +188,10 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     check_seconds("--duration", args.duration, false)?;
     check_seconds("--warmup", args.warmup, true)?;
     check_seconds("--interval", args.interval, true)?;
-    let target = args
-        .target
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
+    let target = match &args.target {
+        Some(target) => target.clone(),
+        None => leftover::default_test_file(TEST_FILE_STEM, args.keep),
+    };
     let rules = Rules::new(&[&target], args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
     let plan = args.plan();
@@ -206,11 +209,16 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         t.threads,
         args.duration,
     )?;
-    if args.target.is_none() {
+    if args.target.is_none() && !target.exists() {
         say!(
-            "creating a {} test file {} (removed afterwards)",
+            "creating a {} test file {} ({})",
             format_size(args.size.0),
-            target.display()
+            target.display(),
+            if args.keep {
+                "kept afterwards: --keep"
+            } else {
+                "removed afterwards"
+            }
         );
     }
     // CrystalDiskMark measures a test file it has just written: a model starts full.

@@ -40,31 +40,58 @@ enum SimCommand {
     },
 }
 
+/// The built-in catalog with the user's entries under `dir`, each built-in entry they replace
+/// said on standard error.
+fn load_catalog(dir: Option<&std::path::Path>) -> Result<Catalog> {
+    let catalog = Catalog::load(dir)?;
+    for replaced in catalog.replaced_builtins() {
+        say!("note: {replaced}");
+    }
+    Ok(catalog)
+}
+
 /// Runs `iolab sim`; returns the exit code.
 pub fn run(args: SimArgs) -> Result<i32> {
     match args.command {
         SimCommand::List { catalog } => {
-            let catalog = Catalog::load(catalog.as_deref())?;
+            let catalog = load_catalog(catalog.as_deref())?;
             // Built-in entries are embedded in the binary: their `catalog/…` names are where
-            // they were in the source tree, not files here. A user's file: where it really is.
-            let whence = |file: &str| {
+            // they were in the source tree, not files here. A user's file: where it really is,
+            // and whether it replaces a built-in entry.
+            let whence = |kind: &str, name: &str, file: &str| {
                 if catalog.is_builtin_file(file) {
-                    "built-in".to_string()
+                    return "built-in".to_string();
+                }
+                let path = std::fs::canonicalize(file)
+                    .map_or_else(|_| file.to_string(), |p| p.display().to_string());
+                let replaces = catalog
+                    .replaced_builtins()
+                    .iter()
+                    .any(|r| r.kind == kind && r.name == name);
+                if replaces {
+                    format!("{path}; replaces the built-in")
                 } else {
-                    std::fs::canonicalize(file)
-                        .map_or_else(|_| file.to_string(), |p| p.display().to_string())
+                    path
                 }
             };
             println!("drives:");
             for (name, (file, d)) in &catalog.drives {
-                println!("  {name:<22} {}  [{}]", d.title, whence(file));
+                println!(
+                    "  {name:<22} {}  [{}]",
+                    d.title,
+                    whence("drive", name, file)
+                );
                 if let Some(e) = catalog.unusable_error(name) {
                     println!("    not usable with this catalog: {e}");
                 }
             }
             println!("platforms (ports; * = default):");
             for (name, (file, p)) in &catalog.platforms {
-                println!("  {name:<22} {}  [{}]", p.title, whence(file));
+                println!(
+                    "  {name:<22} {}  [{}]",
+                    p.title,
+                    whence("platform", name, file)
+                );
                 for (port, spec) in &p.ports {
                     let mark = if spec.default { "*" } else { " " };
                     println!("    {mark}{port:<19} {}", spec.title);
@@ -81,6 +108,8 @@ pub fn run(args: SimArgs) -> Result<i32> {
             Ok(0)
         }
         SimCommand::Explain { spec, catalog } => {
+            // Loaded here too, for what it says of the user's entries.
+            load_catalog(catalog.as_deref())?;
             print!("{}", iolab_sim::explain(&spec, catalog.as_deref())?);
             Ok(0)
         }

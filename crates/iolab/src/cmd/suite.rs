@@ -16,8 +16,9 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
-/// The file `suite` creates when no target is given (removed afterwards).
-pub const DEFAULT_FILE: &str = "iolab-suite.iolab-tmp";
+/// The stem of the test file `suite` creates when no target is given: `iolab-suite.PID.iolab-tmp`
+/// (removed afterwards), or `iolab-suite.iolab-tmp` with `--keep` (see [`crate::leftover`]).
+pub const TEST_FILE_STEM: &str = "iolab-suite";
 
 /// `iolab suite`.
 #[derive(Args, Debug)]
@@ -40,7 +41,8 @@ pub struct SuiteArgs {
     /// For file-set suites: where the "far" copies go (another filesystem, ideally).
     #[arg(long, value_name = "DIR")]
     pub far: Option<PathBuf>,
-    /// Keep the test file (or directories) iolab created.
+    /// Keep the test file (as iolab-suite.iolab-tmp, which later runs use, and keep) or the
+    /// directories iolab created.
     #[arg(long)]
     pub keep: bool,
     #[command(flatten)]
@@ -207,7 +209,11 @@ fn check_file_room(
 }
 
 /// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
-fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<i32> {
+fn run_in_directory(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    rules: &Rules,
+) -> Result<i32> {
     let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
     if crate::subject::is_model(&parent) {
         anyhow::bail!(
@@ -268,7 +274,7 @@ fn run_in_directory(args: &SuiteArgs, suite: &iolab_suite::SuiteSpec) -> Result<
     );
     let mut exec = DirExecutor { root, far, seed: 1 };
     let outcome = run_suite(suite, args.scale, &mut exec, &mut |_| {});
-    finish(result_from(&mut result, outcome), args)
+    finish(result_from(&mut result, outcome), args, rules)
 }
 
 /// Puts a suite run's jobs, notes and summary into its result.
@@ -283,29 +289,14 @@ fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut R
     result
 }
 
-/// What a suite reads, which its result and report must not replace: its own file (not a
-/// built-in name) and the target.
-fn suite_inputs(args: &SuiteArgs) -> Vec<PathBuf> {
-    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
-    let target = args.target.as_deref().unwrap_or(Path::new(DEFAULT_FILE));
-    [suite_file, target]
-        .into_iter()
-        .filter(|p| p.is_file() || *p == target)
-        .map(Path::to_path_buf)
-        .collect()
-}
-
 /// Settles, prints and saves a suite result; returns the exit code.
-fn finish(result: &mut RunResult, args: &SuiteArgs) -> Result<i32> {
+fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32> {
     session::settle(result);
     session::show(
         &iolab_report::terminal::suite_table(result),
         args.safety.json.as_deref(),
     );
-    let inputs = suite_inputs(args);
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
-    let rules = Rules::new(&inputs, args.safety.overwrite);
-    let saved = session::save(result, args.safety.json.as_deref(), &rules)?;
+    let saved = session::save(result, args.safety.json.as_deref(), rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(result))
 }
@@ -352,8 +343,24 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
-    let inputs = suite_inputs(&args);
-    let inputs: Vec<&Path> = inputs.iter().map(PathBuf::as_path).collect();
+    // Said before anything is made or run: a suite's name does not tell a minute from days.
+    let length = iolab_suite::plan::plan_length(&suite, args.scale)?;
+    let modelled = args.target.as_deref().is_some_and(crate::subject::is_model);
+    say!("{}", length.describe(&suite.name, modelled));
+    // The suite's own file (not a built-in name) and the target are inputs the result must
+    // not replace.
+    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
+    let in_directory = suite.steps().any(|(_, s)| s.files.is_some());
+    let target = match &args.target {
+        Some(target) => target.clone(),
+        // A file-set suite makes its own directories; this name only keeps the output off it.
+        None if in_directory => crate::leftover::kept_test_file(TEST_FILE_STEM),
+        None => crate::leftover::default_test_file(TEST_FILE_STEM, args.keep),
+    };
+    let inputs: Vec<&Path> = [suite_file, &target]
+        .into_iter()
+        .filter(|p| p.is_file() || *p == target)
+        .collect();
     let rules = Rules::new(&inputs, args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
     // The report goes beside a JSON file: refused now if it would take the JSON's place or a
@@ -361,14 +368,10 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {
         crate::cmd::report::check_beside(p, &rules)?;
     }
-    if suite.steps().any(|(_, s)| s.files.is_some()) {
+    if in_directory {
         iolab_engine::sys::install_interrupt_handler();
-        return run_in_directory(&args, &suite);
+        return run_in_directory(&args, &suite, &rules);
     }
-    let target = args
-        .target
-        .clone()
-        .unwrap_or_else(|| PathBuf::from(DEFAULT_FILE));
     iolab_engine::sys::install_interrupt_handler();
     // Suites write (fills, write steps): the guard checks the target as a writer's.
     let mut prep = JobSpec {
@@ -421,5 +424,5 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         last_save = Some((Instant::now(), start.elapsed()));
     });
     subject.describe_into(&mut result);
-    finish(result_from(&mut result, outcome), &args)
+    finish(result_from(&mut result, outcome), &args, &rules)
 }
