@@ -406,7 +406,7 @@ fn target_side_signatures_refuse_writes() {
         ("ext4", forged(1080, &[0x53, 0xEF]), "ext2/3/4 filesystem"),
         ("xfs", forged(0, b"XFSB"), "XFS filesystem"),
         ("btrfs", forged(0x10040, b"_BHRfS_M"), "btrfs filesystem"),
-        ("vfat", forged(0, &fat), "boot sector"),
+        ("FAT boot sector (bare)", forged(0, &fat), "boot sector"),
         ("LUKS", forged(0, b"LUKS\xba\xbe"), "LUKS encrypted volume"),
         ("LVM PV", forged(512, b"LABELONE"), "LVM physical volume"),
         (
@@ -527,7 +527,7 @@ fn target_side_signatures_refuse_writes() {
             "vfat made by mkfs.vfat",
             64 << 20,
             "mkfs.vfat $DEV".into(),
-            "boot sector",
+            "vfat (FAT12/16/32) filesystem",
         ),
         (
             "cryptsetup",
@@ -718,15 +718,9 @@ fn target_side_stacks_mounts_and_holders_refuse_writes() {
     let bound = LoopDevice::new(16 << 20).unwrap();
     fill_device(&bound.path, &random_bytes(16 << 20, 7)).unwrap();
     let bf = bound.backing_file();
-    // Without --overwrite the first reason is that iolab did not create it.
+    // Bound to a loop device is the reason, before the file's not being iolab's.
     let name = "a file a loop device is bound to";
-    b.refused(
-        name,
-        &ctx,
-        &write_args(s(bf), &[]),
-        &[bf],
-        &["not created by iolab"],
-    );
+    b.refused(name, &ctx, &write_args(s(bf), &[]), &[bf], &["losetup -d"]);
     let name = "a file a loop device is bound to, with --overwrite";
     let args = write_args(s(bf), &["--overwrite"]);
     b.refused(name, &ctx, &args, &[bf], &["losetup -d"]);
