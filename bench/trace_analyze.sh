@@ -14,6 +14,13 @@
 # Builds with `cargo build --release -p iolab` (honours CARGO_TARGET_DIR) unless IOLAB_BIN
 # is set.
 # Target: >= 5 M lines/s per core.
+#
+# Then gzip against plain (GZIP_SIZES, default the first size): the same trace gzip-compressed
+# (gzip -6, as SNIA IOTTA ships them) analysed side by side with the plain file, alternating,
+# REPS times each (default 5); prints the median wall and CPU seconds of each and the speed
+# ratio gzip/plain (plain time / gzip time: 1.0 is as fast, 0.7 the target). Decompression runs
+# on its own thread, so the wall ratio shows the overlap only when a second core is free; the
+# CPU ratio is what decompression costs in all.
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -68,3 +75,36 @@ for n in $SIZES; do
         exit 1
     fi
 done
+
+# gzip against plain, side by side.
+REPS=${REPS:-5}
+GZIP_SIZES=${GZIP_SIZES:-${SIZES%% *}}
+median() { sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+echo
+printf '%-10s %6s %10s %10s %10s %10s %10s %10s\n' lines reps plain_wall gz_wall wall_ratio \
+    plain_cpu gz_cpu cpu_ratio
+for n in $GZIP_SIZES; do
+    f="$DIR/msr_$n.csv"
+    [ -s "$f.gz" ] || gzip -6 -c "$f" > "$f.gz"
+    : > "$DIR/walls_plain"; : > "$DIR/walls_gz"; : > "$DIR/cpus_plain"; : > "$DIR/cpus_gz"
+    for _ in $(seq "$REPS"); do
+        for kind in plain gz; do
+            input=$f
+            [ "$kind" = gz ] && input=$f.gz
+            /usr/bin/time -f '%e %U %S' -o "$DIR/t" "$BIN" trace analyze --json "$input" > "$DIR/r.json"
+            read -r wall user sys < "$DIR/t"
+            echo "$wall" >> "$DIR/walls_$kind"
+            echo "$user + $sys" | bc -l >> "$DIR/cpus_$kind"
+            got=$(grep -m1 '"requests"' "$DIR/r.json" | tr -dc 0-9)
+            if [ "$got" != "$(wc -l < "$f")" ]; then
+                echo "error: $input: analysis counted $got requests" >&2
+                exit 1
+            fi
+        done
+    done
+    pw=$(median < "$DIR/walls_plain"); gw=$(median < "$DIR/walls_gz")
+    pc=$(median < "$DIR/cpus_plain"); gc=$(median < "$DIR/cpus_gz")
+    printf '%-10s %6s %10.2f %10.2f %10.2f %10.2f %10.2f %10.2f\n' "$n" "$REPS" "$pw" "$gw" \
+        "$(echo "$pw / $gw" | bc -l)" "$pc" "$gc" "$(echo "$pc / $gc" | bc -l)"
+done
+echo "load average while measuring: $(cut -d' ' -f1-3 /proc/loadavg) on $(nproc) cores" >&2

@@ -28,3 +28,26 @@ pub fn drain(format: Option<&str>, data: &[u8]) {
         }
     }
 }
+
+/// The decompressing reader's target: `data` read with detection (decompressing first, when
+/// its magic bytes say so) and as MSR (so the decoder runs to the end even when what it yields
+/// is no trace), with and without `skip_bad`, then analysed.
+pub fn drain_decompress(data: &[u8]) {
+    for format in [None, Some(Format::Msr)] {
+        for skip_bad in [false, true] {
+            let opts = ReadOptions {
+                format,
+                skip_bad,
+                ..ReadOptions::default()
+            };
+            if let Ok(r) = open_bytes("fuzz", data.to_vec(), &opts) {
+                let _ = analyze(
+                    r.take(100_000),
+                    "fuzz",
+                    "fuzz",
+                    &AnalyzeOptions { reorder_window: 64 },
+                );
+            }
+        }
+    }
+}

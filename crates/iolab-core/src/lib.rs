@@ -27,6 +27,7 @@ pub mod rng;
 pub mod size;
 pub mod stats;
 pub mod steady;
+pub mod text;
 pub mod time;
 pub mod workload;
 

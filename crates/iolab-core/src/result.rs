@@ -74,6 +74,32 @@ pub struct ReplaySummary {
     pub pct_over_10ms: f64,
     /// Share of I/Os longer than 100 ms (strictly), percent: exact.
     pub pct_over_100ms: f64,
+    /// What the replay changed of the trace to fit the target; each non-zero count is also
+    /// said in a note. Absent from results recorded before it was kept (read as zeros).
+    #[serde(default)]
+    pub adjustments: ReplayAdjustments,
+}
+
+/// The changes a replay makes to what a trace asks for, counted.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct ReplayAdjustments {
+    /// Requests not issued at the trace's offset: beyond the target (wrapped modulo its size)
+    /// or running past its end (moved down to end at it).
+    pub offsets_moved: u64,
+    /// The trace's highest byte (offset + length), to set against the target's size.
+    pub trace_span_bytes: u64,
+    /// Requests longer than the replay's request buffer, cut to it.
+    pub sizes_clamped: u64,
+    /// Volumes (devices) of the trace replayed together onto the one target (0 or 1: none
+    /// merged).
+    pub volumes_merged: u64,
+    /// The step all the trace's timestamps are multiples of (from its first), in ns.
+    pub timestamp_step_ns: Option<u64>,
+    /// Requests with the same timestamp as the one before them: issued together in
+    /// timestamp-faithful replay (noted when the step is 1 ms or coarser).
+    pub requests_at_a_shared_time: u64,
+    /// The most requests issued together at one timestamp.
+    pub largest_burst: u64,
 }
 
 /// What a suite run adds to its result: which suite, at what scale, and what it concluded.

@@ -2,6 +2,32 @@
 //! side (`iolab results list|show|compare`).
 
 use crate::store::{Comparison, RunDetail, RunSummary};
+
+/// The run list: newest first, with how many more matched than are shown.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn list_table(runs: &[RunSummary], total: u64) -> String {
+    iolab_core::text::escape_control_keep_lines(&list_table_unescaped(runs, total)).into_owned()
+}
+
+/// One run: what, where, when, then every job's metrics and the scores.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn show_table(d: &RunDetail) -> String {
+    iolab_core::text::escape_control_keep_lines(&show_table_unescaped(d)).into_owned()
+}
+
+/// Runs side by side: a legend of the runs, then one row per job and metric. With two runs,
+/// a last column gives the second's change against the first.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn compare_table(c: &Comparison) -> String {
+    iolab_core::text::escape_control_keep_lines(&compare_table_unescaped(c)).into_owned()
+}
+
 #[cfg(test)]
 use iolab_core::result::SweepValue;
 use iolab_core::size::human_size;
@@ -66,8 +92,7 @@ fn columns(rows: &[Vec<String>], right: &[bool]) -> String {
     out
 }
 
-/// The run list: newest first, with how many more matched than are shown.
-pub fn list_table(runs: &[RunSummary], total: u64) -> String {
+fn list_table_unescaped(runs: &[RunSummary], total: u64) -> String {
     if runs.is_empty() {
         return "no runs recorded (that match)\n".into();
     }
@@ -106,8 +131,7 @@ pub fn list_table(runs: &[RunSummary], total: u64) -> String {
     out
 }
 
-/// One run: what, where, when, then every job's metrics and the scores.
-pub fn show_table(d: &RunDetail) -> String {
+fn show_table_unescaped(d: &RunDetail) -> String {
     let s = &d.summary;
     let t = &d.target;
     let mut out = String::new();
@@ -250,9 +274,7 @@ pub fn show_table(d: &RunDetail) -> String {
     out
 }
 
-/// Runs side by side: a legend of the runs, then one row per job and metric. With two runs,
-/// a last column gives the second's change against the first.
-pub fn compare_table(c: &Comparison) -> String {
+fn compare_table_unescaped(c: &Comparison) -> String {
     let mut out = String::new();
     let scale = |r: &RunSummary| match r.suite_scale {
         Some(s) if s != 1.0 => format!(" (scale {s})"),

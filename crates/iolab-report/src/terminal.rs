@@ -102,8 +102,7 @@ pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
     ))
 }
 
-/// CrystalDiskMark's table: one row per test, read and write side by side, MB/s = 10^6 B/s.
-pub fn quick_table(r: &RunResult) -> String {
+fn quick_table_unescaped(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     if let Some(j) = r.jobs.first() {
@@ -199,9 +198,7 @@ fn direction_row(name: &str, d: &DirectionResult) -> String {
     )
 }
 
-/// One job's block of the run table (`modelled`: the figures come from a model, which has no
-/// host CPU time to show).
-pub fn job_block(j: &JobResult, modelled: bool) -> String {
+fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
     let mut out = String::new();
     let state = match &j.stop_reason {
         None => "complete".to_string(),
@@ -313,8 +310,7 @@ pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
     Some(line)
 }
 
-/// The table of `iolab run`: a block per job.
-pub fn run_table(r: &RunResult) -> String {
+fn run_table_unescaped(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     for j in &r.jobs {
@@ -331,8 +327,7 @@ pub fn run_table(r: &RunResult) -> String {
 /// What a steady-state loop with no round of its tracked job says instead of a verdict.
 pub const NOT_JUDGED: &str = "not judged, no round of the tracked job finished";
 
-/// A steady-state verdict in one line, as `suite`, `report` and `results show` print it.
-pub fn steady_state_line(ss: &SteadyStateReport) -> String {
+fn steady_state_line_unescaped(ss: &SteadyStateReport) -> String {
     if ss.rounds == 0 {
         return format!(
             "steady state of '{}' ({}): {NOT_JUDGED}",
@@ -354,9 +349,7 @@ pub fn steady_state_line(ss: &SteadyStateReport) -> String {
     )
 }
 
-/// The table of `iolab suite`: preparation, each step's jobs with their headline figures, the
-/// scores and the steady-state verdicts.
-pub fn suite_table(r: &RunResult) -> String {
+fn suite_table_unescaped(r: &RunResult) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "{}", header(r));
     let Some(s) = &r.suite else {
@@ -412,6 +405,48 @@ pub fn suite_table(r: &RunResult) -> String {
     out
 }
 
+/// CrystalDiskMark's table: one row per test, read and write side by side, MB/s = 10^6 B/s.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn quick_table(r: &RunResult) -> String {
+    iolab_core::text::escape_control_keep_lines(&quick_table_unescaped(r)).into_owned()
+}
+
+/// One job's block of the run table (`modelled`: the figures come from a model, which has no
+/// host CPU time to show).
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn job_block(j: &JobResult, modelled: bool) -> String {
+    iolab_core::text::escape_control_keep_lines(&job_block_unescaped(j, modelled)).into_owned()
+}
+
+/// The table of `iolab run`: a block per job.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn run_table(r: &RunResult) -> String {
+    iolab_core::text::escape_control_keep_lines(&run_table_unescaped(r)).into_owned()
+}
+
+/// A steady-state verdict in one line, as `suite`, `report` and `results show` print it.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn steady_state_line(ss: &SteadyStateReport) -> String {
+    iolab_core::text::escape_control_keep_lines(&steady_state_line_unescaped(ss)).into_owned()
+}
+
+/// The table of `iolab suite`: preparation, each step's jobs with their headline figures, the
+/// scores and the steady-state verdicts.
+///
+/// Control bytes that came from input (a job name, a target path, a note of a result file
+/// given to `iolab report`) are shown as escapes (`\x1b`), never sent to the terminal.
+pub fn suite_table(r: &RunResult) -> String {
+    iolab_core::text::escape_control_keep_lines(&suite_table_unescaped(r)).into_owned()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -436,6 +471,34 @@ mod tests {
             steady_state_line(&ss),
             "steady state of 'IOPS matrix' (write_iops of R0 4K): not judged, no round of the \
              tracked job finished"
+        );
+    }
+
+    #[test]
+    fn control_bytes_of_a_job_name_are_shown_as_escapes() {
+        let j = JobResult {
+            name: "evil\x1b]0;owned\x07\x1b[2J".into(),
+            job: iolab_core::job::JobSpec::default().validate().unwrap(),
+            complete: true,
+            stop_reason: Some("stopped by \u{9b}31m".into()),
+            measured_ns: 0,
+            ramp_ns: 0,
+            read: DirectionResult::default(),
+            write: DirectionResult::default(),
+            series: Default::default(),
+            cpu: Default::default(),
+            errors: Vec::new(),
+            latency_from_intended_start: false,
+            repeats: Vec::new(),
+            step: None,
+        };
+        let block = job_block(&j, false);
+        assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
+        assert!(
+            !block
+                .chars()
+                .any(|c| c.is_control() && c != '\n' && c != '\t'),
+            "{block:?}"
         );
     }
 

@@ -11,7 +11,9 @@ pub enum TraceError {
     /// A line (or binary record) could not be parsed.
     #[error(
         "{file}:{line}: {msg} (format {format}); fix the line, pass --format if the format \
-         was guessed wrong, or pass --skip-bad to count bad lines and go on"
+         was guessed wrong, or pass --skip-bad to count bad lines and go on",
+        file = esc(file),
+        msg = esc(msg)
     )]
     BadLine {
         /// File name as given by the caller.
@@ -23,10 +25,24 @@ pub enum TraceError {
         /// What is wrong with it.
         msg: String,
     },
+    /// With `skip_bad`, not one line was a valid record: what was read is not this format.
+    #[error(
+        "{file}: no valid {format} record: all {bad} lines were bad and skipped (--skip-bad); \
+         check the format (pass --format NAME if it was guessed wrong) and the file",
+        file = esc(file)
+    )]
+    NothingValid {
+        /// File name as given by the caller.
+        file: String,
+        /// Format the reader was parsing.
+        format: &'static str,
+        /// Bad lines (or binary records) skipped.
+        bad: u64,
+    },
     /// Reading or writing failed at the operating-system level.
     // The cause is part of the message and deliberately not a `source()`, so `{:#}` chains do
     // not print it twice.
-    #[error("{file}: {cause}")]
+    #[error("{file}: {cause}", file = esc(file), cause = esc(&cause.to_string()))]
     Io {
         /// File name as given by the caller.
         file: String,
@@ -35,7 +51,9 @@ pub enum TraceError {
     },
     /// The format could not be recognised from the first lines.
     #[error(
-        "{file}: cannot tell the trace format ({why}); name it with --format (one of: {known})"
+        "{file}: cannot tell the trace format ({why}); name it with --format (one of: {known})",
+        file = esc(file),
+        why = esc(why)
     )]
     UnknownFormat {
         /// File name as given by the caller.
@@ -46,10 +64,10 @@ pub enum TraceError {
         known: String,
     },
     /// A format name was not recognised.
-    #[error("unknown trace format '{0}'; use one of: {known}", known = crate::Format::names())]
+    #[error("unknown trace format '{name}'; use one of: {known}", name = esc(.0), known = crate::Format::names())]
     UnknownFormatName(String),
     /// A record cannot be expressed in the output format.
-    #[error("{file}: cannot write record at {time_ns} ns as {format}: {msg}")]
+    #[error("{file}: cannot write record at {time_ns} ns as {format}: {msg}", file = esc(file))]
     Unwritable {
         /// Output file name.
         file: String,
@@ -65,13 +83,19 @@ pub enum TraceError {
     #[error("replay: {0}")]
     Replay(String),
     /// A synthesis profile is invalid.
-    #[error("profile {name}: {msg}")]
+    #[error("profile {name}: {msg}", name = esc(name), msg = esc(msg))]
     Profile {
         /// Profile name or path.
         name: String,
         /// What is wrong and how to fix it.
         msg: String,
     },
+}
+
+/// Input-derived text (file names, quoted fields, reasons built from them) with control bytes
+/// shown as escapes, so no message copies an ESC sequence to the terminal.
+fn esc(s: &str) -> std::borrow::Cow<'_, str> {
+    iolab_core::text::escape_control_keep_lines(s)
 }
 
 impl TraceError {

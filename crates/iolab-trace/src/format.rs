@@ -6,6 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+use crate::compress::Compression;
 use crate::error::{Result, TraceError};
 use crate::formats;
 use crate::record::TraceRecord;
@@ -33,12 +34,14 @@ pub enum Format {
     Tencent,
     /// SYSTOR'17 VDI CSV with header.
     Systor,
-    /// DiskSim ASCII as used by MQSim (ns, device, sectors, 1 = read).
+    /// Classic DiskSim ASCII (ms with a fraction, device, sectors, 1 = read).
     Disksim,
+    /// DiskSim ASCII as MQSim reads it: the same columns with the time in ns.
+    Mqsim,
 }
 
 /// All formats, in the order help texts list them.
-pub const ALL_FORMATS: [Format; 10] = [
+pub const ALL_FORMATS: [Format; 11] = [
     Format::Blkparse,
     Format::Blktrace,
     Format::Msr,
@@ -49,6 +52,7 @@ pub const ALL_FORMATS: [Format; 10] = [
     Format::Tencent,
     Format::Systor,
     Format::Disksim,
+    Format::Mqsim,
 ];
 
 impl Format {
@@ -65,12 +69,13 @@ impl Format {
             Format::Tencent => "tencent",
             Format::Systor => "systor",
             Format::Disksim => "disksim",
+            Format::Mqsim => "mqsim",
         }
     }
 
     /// Whether the format's times are on a calendar clock (MSR's FILETIME since 1601, Unix
     /// time for Alibaba, Tencent and SYSTOR) rather than counted from the trace's start
-    /// (blkparse, blktrace, SPC, fio's iologs, DiskSim).
+    /// (blkparse, blktrace, SPC, fio's iologs, DiskSim, MQSim).
     pub fn calendar_clock(self) -> bool {
         matches!(
             self,
@@ -96,7 +101,6 @@ impl Format {
             "umass" => Format::Spc,
             "fio" | "fio-v3" | "fiov3" | "iolog" => Format::Fio3,
             "fio-v2" | "fiov2" => Format::Fio2,
-            "mqsim" | "ascii" => Format::Disksim,
             "cbs" => Format::Tencent,
             "blktrace-bin" | "bin" => Format::Blktrace,
             other => match ALL_FORMATS.iter().find(|f| f.name() == other) {
@@ -201,6 +205,11 @@ impl Default for WriteOptions {
 pub struct TraceReader {
     inner: Box<dyn RecordSource>,
     format: Format,
+    compression: Option<Compression>,
+    /// File name for messages.
+    name: String,
+    /// Records handed out so far.
+    records: u64,
 }
 
 impl TraceReader {
@@ -209,21 +218,48 @@ impl TraceReader {
         self.format
     }
 
+    /// The compression undone on the way in, if the input was compressed.
+    pub fn compression(&self) -> Option<Compression> {
+        self.compression
+    }
+
+    /// The 1-based line last read (for blktrace's binary records: the record), so a caller
+    /// checking a record can name where it is. For formats that pair an issue with its
+    /// completion (blkparse and blktrace with event D), a record handed out when its
+    /// completion is read gives the completion's line.
+    pub fn position(&self) -> u64 {
+        self.inner.position()
+    }
+
     /// Bad lines counted and skipped so far (only with `skip_bad`).
     pub fn bad_records(&self) -> u64 {
         self.inner.bad_records()
     }
 
-    /// The next record, `Ok(None)` at the end.
+    /// The next record, `Ok(None)` at the end. With `skip_bad`, an input whose every line was
+    /// bad ends in [`TraceError::NothingValid`], not as an empty trace.
     pub fn next_record(&mut self) -> Result<Option<TraceRecord>> {
-        self.inner.next_record()
+        match self.inner.next_record()? {
+            Some(r) => {
+                self.records += 1;
+                Ok(Some(r))
+            }
+            None if self.records == 0 && self.inner.bad_records() > 0 => {
+                Err(TraceError::NothingValid {
+                    file: self.name.clone(),
+                    format: self.format.name(),
+                    bad: self.inner.bad_records(),
+                })
+            }
+            None => Ok(None),
+        }
     }
 }
 
 impl Iterator for TraceReader {
     type Item = Result<TraceRecord>;
     fn next(&mut self) -> Option<Self::Item> {
-        self.inner.next_record().transpose()
+        self.next_record().transpose()
     }
 }
 
@@ -240,15 +276,27 @@ pub fn open_reader<R: Read + Send + 'static>(
     input: R,
     opts: &ReadOptions,
 ) -> Result<TraceReader> {
+    // A compressed trace is decompressed as it streams in, whatever the format.
+    let (compression, input) =
+        crate::compress::decompressing(input).map_err(|e| TraceError::io(name, e))?;
     let (format, input): (Format, Box<dyn Read + Send>) = match opts.format {
-        Some(f) => (f, Box::new(input)),
+        Some(f) => (f, input),
         None => {
             let mut input = input;
             let head = peek(&mut input).map_err(|e| TraceError::io(name, e))?;
-            let format = detect(&head).map_err(|why| TraceError::UnknownFormat {
-                file: name.to_string(),
-                why,
-                known: Format::names(),
+            let format = detect(&head).map_err(|why| {
+                let why = match crate::compress::unsupported_container(&head) {
+                    Some(container) => format!("it is {container}"),
+                    None => match compression {
+                        Some(c) => format!("after undoing its {} compression, {why}", c.name()),
+                        None => why,
+                    },
+                };
+                TraceError::UnknownFormat {
+                    file: name.to_string(),
+                    why,
+                    known: Format::names(),
+                }
             })?;
             // What detection read is read again, then the rest.
             (format, Box::new(std::io::Cursor::new(head).chain(input)))
@@ -256,7 +304,13 @@ pub fn open_reader<R: Read + Send + 'static>(
     };
     let input = BufReader::with_capacity(1 << 16, input);
     let inner = formats::reader(format, name, input, opts);
-    Ok(TraceReader { inner, format })
+    Ok(TraceReader {
+        inner,
+        format,
+        compression,
+        name: name.to_string(),
+        records: 0,
+    })
 }
 
 /// Reads from an in-memory buffer (tests, fuzzing).
@@ -383,7 +437,13 @@ pub fn detect(head: &[u8]) -> std::result::Result<Format, String> {
             .iter()
             .all(|w| w.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
     {
-        return Ok(Format::Disksim);
+        // The same columns carry ms in classic DiskSim and ns in MQSim: a million times apart,
+        // and nothing in the file says which. Guessing would mis-time every request.
+        return Err(format!(
+            "the first line '{}' is DiskSim ASCII, whose time is in ms for DiskSim and in ns \
+             for MQSim; pass --format disksim (ms) or --format mqsim (ns)",
+            shorten(line)
+        ));
     }
     Err(format!(
         "the first line '{}' matches none of the known shapes",
@@ -408,8 +468,10 @@ fn looks_like_blkparse(line: &str) -> bool {
     dev_ok && cpu_ok && time_ok
 }
 
+/// The start of a line for a message, its control bytes shown as escapes.
 fn shorten(s: &str) -> String {
-    s.chars().take(60).collect()
+    let start: String = s.chars().take(60).collect();
+    iolab_core::text::escape_control(&start).into_owned()
 }
 
 /// Writes records in one format. Records a format cannot express (a trim in MSR) are

@@ -39,6 +39,7 @@
 #![forbid(unsafe_code)]
 
 pub mod analyze;
+mod compress;
 mod error;
 mod format;
 mod formats;
@@ -54,13 +55,14 @@ mod source;
 pub mod synth;
 
 pub use analyze::{analyze, AnalyzeOptions, Analyzer, Report};
+pub use compress::{detect_compression, Compression};
 pub use error::{Result, TraceError};
 pub use format::{
     detect, open_bytes, open_path, open_reader, write_to_vec, writer, Event, Format, ReadOptions,
     RecordWriter, TraceReader, WriteOptions, ALL_FORMATS,
 };
 pub use profile::Profile;
-pub use record::{Op, TraceRecord};
+pub use record::{Op, TraceRecord, MAX_REQUEST_BYTES};
 pub use reorder::{sort_all, Reorder, DEFAULT_WINDOW};
 pub use replay::{ReplayIo, ReplayOptions};
 pub use retime::{Retime, FILETIME_TO_UNIX_S};

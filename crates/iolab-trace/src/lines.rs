@@ -22,13 +22,15 @@ pub(crate) struct Lines<R> {
     end: usize,
     eof: bool,
     line_no: u64,
+    /// Dropping the rest of a line longer than [`MAX_LINE`] that was already reported.
+    discarding: bool,
 }
 
 /// One step of [`Lines::next_line`].
 pub(crate) enum Line<'a> {
     /// A complete line.
     Text(&'a [u8]),
-    /// A line longer than [`MAX_LINE`]; it has been skipped.
+    /// A line longer than [`MAX_LINE`]; the rest of it is skipped if reading goes on.
     TooLong,
 }
 
@@ -41,6 +43,7 @@ impl<R: Read> Lines<R> {
             end: 0,
             eof: false,
             line_no: 0,
+            discarding: false,
         }
     }
 
@@ -49,46 +52,54 @@ impl<R: Read> Lines<R> {
         self.line_no
     }
 
-    /// The next line, `None` at end of input.
+    /// The next line, `None` at end of input. A line reaching [`MAX_LINE`] bytes is reported
+    /// as soon as that many have arrived (an endless line, `/dev/zero` or a decompression bomb,
+    /// is not read to its end first); its rest is skipped if reading goes on.
     pub(crate) fn next_line(&mut self) -> io::Result<Option<Line<'_>>> {
-        let mut skipping = false;
         let (start, stop) = loop {
-            if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
-                let start = self.pos;
-                self.pos += i + 1;
-                if skipping {
-                    self.line_no += 1;
-                    return Ok(Some(Line::TooLong));
+            if self.discarding {
+                // The rest of an over-long line already reported: drop it up to its newline.
+                match memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
+                    Some(i) => {
+                        self.pos += i + 1;
+                        self.discarding = false;
+                    }
+                    None => {
+                        self.pos = 0;
+                        self.end = 0;
+                        if self.eof {
+                            return Ok(None);
+                        }
+                    }
                 }
-                break (start, start + i);
             }
-            if self.eof {
-                if self.pos < self.end {
+            if !self.discarding {
+                if let Some(i) = memchr::memchr(b'\n', &self.buf[self.pos..self.end]) {
                     let start = self.pos;
-                    self.pos = self.end;
-                    if skipping {
+                    self.pos += i + 1;
+                    break (start, start + i);
+                }
+                if self.eof {
+                    if self.pos < self.end {
+                        let start = self.pos;
+                        self.pos = self.end;
+                        break (start, self.end);
+                    }
+                    return Ok(None);
+                }
+                if self.pos > 0 {
+                    self.buf.copy_within(self.pos..self.end, 0);
+                    self.end -= self.pos;
+                    self.pos = 0;
+                }
+                if self.end == self.buf.len() {
+                    if self.buf.len() >= MAX_LINE {
+                        self.discarding = true;
+                        self.pos = 0;
+                        self.end = 0;
                         self.line_no += 1;
                         return Ok(Some(Line::TooLong));
                     }
-                    break (start, self.end);
-                }
-                if skipping {
-                    self.line_no += 1;
-                    return Ok(Some(Line::TooLong));
-                }
-                return Ok(None);
-            }
-            if self.pos > 0 {
-                self.buf.copy_within(self.pos..self.end, 0);
-                self.end -= self.pos;
-                self.pos = 0;
-            }
-            if self.end == self.buf.len() {
-                if self.buf.len() >= MAX_LINE {
-                    // Drop what we hold of the over-long line and keep looking for its end.
-                    skipping = true;
-                    self.end = 0;
-                } else {
                     self.buf.resize(self.buf.len() * 2, 0);
                 }
             }
@@ -156,5 +167,22 @@ mod tests {
         assert_eq!(lines.len(), 2);
         assert_eq!(lines[0].len(), CHUNK + 10);
         assert_eq!(lines[1], b"y");
+    }
+
+    #[test]
+    fn an_endless_line_is_reported_once_the_cap_has_arrived() {
+        // An input that never ends and has no newline (as /dev/zero): the over-long line is
+        // reported after MAX_LINE bytes, not when (never) its end arrives.
+        let endless = std::io::repeat(0);
+        let mut l = Lines::new(endless);
+        assert!(matches!(l.next_line().unwrap(), Some(Line::TooLong)));
+        assert_eq!(l.line_no(), 1);
+    }
+
+    #[test]
+    fn the_rest_of_an_over_long_line_is_skipped_then_reading_goes_on() {
+        let mut data = vec![b'x'; MAX_LINE + 5];
+        data.extend_from_slice(b"\nnext\n");
+        assert_eq!(collect(&data), vec![b"<long>".to_vec(), b"next".to_vec()]);
     }
 }

@@ -260,7 +260,7 @@ pub(crate) fn trim(mut s: &[u8]) -> &[u8] {
 /// Shows a field in an error message, shortened so a binary blob cannot flood the terminal.
 pub(crate) fn show(s: &[u8]) -> String {
     let cut = &s[..s.len().min(40)];
-    let mut text = String::from_utf8_lossy(cut).into_owned();
+    let mut text = iolab_core::text::escape_bytes(cut);
     if s.len() > cut.len() {
         text.push('…');
     }

@@ -55,7 +55,28 @@ pub struct TraceRecord {
     pub completion_ns: Option<u64>,
 }
 
+/// The longest read or write a record may ask for: 1 GiB. No block device takes a request
+/// anywhere near it (Linux splits at `max_hw_sectors_kb`, a few MiB; NVMe's MDTS and SCSI's
+/// transfer limits are of that order), so a longer one is a corrupt field or a wrong unit (a
+/// 2^64 − 1 size was replayed as a 64 MiB read). Trims and flushes are not held to it: a
+/// discard of a whole device is one record.
+pub const MAX_REQUEST_BYTES: u64 = 1 << 30;
+
 impl TraceRecord {
+    /// Why the record's size cannot be a real read or write (see [`MAX_REQUEST_BYTES`]).
+    pub(crate) fn check_len(&self) -> Result<(), String> {
+        if self.op.moves_data() && self.len_bytes > MAX_REQUEST_BYTES {
+            return Err(format!(
+                "a {} of {} bytes is longer than any block request (at most {} GiB here): the \
+                 size field is corrupt or in another unit",
+                self.op.name(),
+                self.len_bytes,
+                MAX_REQUEST_BYTES >> 30
+            ));
+        }
+        Ok(())
+    }
+
     /// End of the range (`offset + len`), saturating rather than wrapping on absurd input.
     pub fn end_bytes(&self) -> u64 {
         self.offset_bytes.saturating_add(self.len_bytes)

@@ -178,6 +178,14 @@ pub struct ReplayStats {
     pub clamped: u64,
     /// Records earlier than their predecessor (issued with no gap).
     pub late: u64,
+    /// Requests not placed at the trace's offset: beyond the usable span (wrapped modulo it,
+    /// or outside the range [`Remap::Scale`] maps) or running past its end (moved down).
+    pub moved: u64,
+    /// Planned requests with the same trace time as the planned request before them (issued
+    /// together: with coarse timestamps, a burst the recorded workload may not have had).
+    pub same_time: u64,
+    /// The most planned requests in a row sharing one trace time.
+    pub largest_same_time_run: u64,
 }
 
 /// The planner: feed records in time order with [`ReplayPlanner::plan`].
@@ -190,6 +198,8 @@ pub struct ReplayPlanner {
     prev_t: Option<u64>,
     /// Capped trace time since the first planned request.
     virt_ns: u64,
+    /// Trace time of the previous planned request and how many in a row have had it.
+    same_time_run: (Option<u64>, u64),
     stats: ReplayStats,
 }
 
@@ -249,6 +259,7 @@ impl ReplayPlanner {
             usable,
             prev_t: None,
             virt_ns: 0,
+            same_time_run: (None, 0),
             stats: ReplayStats::default(),
         })
     }
@@ -287,6 +298,15 @@ impl ReplayPlanner {
         let at_ns = self.time(rec.time_ns);
         let (offset, len) = self.place(rec.offset_bytes, rec.len_bytes);
         self.stats.planned += 1;
+        let run = match self.same_time_run {
+            (Some(t), n) if t == rec.time_ns => {
+                self.stats.same_time += 1;
+                n + 1
+            }
+            _ => 1,
+        };
+        self.same_time_run = (Some(rec.time_ns), run);
+        self.stats.largest_same_time_run = self.stats.largest_same_time_run.max(run);
         Some(ReplayIo {
             at_ns,
             write,
@@ -330,12 +350,21 @@ impl ReplayPlanner {
     fn place(&mut self, offset: u64, len: u64) -> (u64, u64) {
         let (align, usable) = (self.opts.align, self.usable);
         let rel = match self.opts.remap {
-            Remap::Wrap => offset % usable,
+            Remap::Wrap => {
+                if offset >= usable {
+                    self.stats.moved += 1;
+                }
+                offset % usable
+            }
             Remap::Scale {
                 from_start,
                 from_len,
             } => {
-                let d = offset.wrapping_sub(from_start) % from_len;
+                let from = offset.wrapping_sub(from_start);
+                if from >= from_len {
+                    self.stats.moved += 1;
+                }
+                let d = from % from_len;
                 // d < from_len, so the quotient is < usable and fits in u64.
                 (u128::from(d) * u128::from(usable) / u128::from(from_len)) as u64
             }
@@ -352,6 +381,13 @@ impl ReplayPlanner {
             len = longest;
         }
         if off > usable - len {
+            // Counted once: a request both wrapped and moved down is one request moved.
+            if self.opts.remap == Remap::Wrap && offset < usable
+                || matches!(self.opts.remap, Remap::Scale { from_start, from_len }
+                    if offset.wrapping_sub(from_start) < from_len)
+            {
+                self.stats.moved += 1;
+            }
             off = usable - len;
         }
         (self.opts.span_start + off, len)
@@ -645,6 +681,36 @@ mod tests {
         let mut r = Replay::new(recs.iter().copied().map(Ok), opts).unwrap();
         let ios = r.by_ref().collect::<Result<Vec<_>>>().unwrap();
         (ios, r.stats())
+    }
+
+    #[test]
+    fn every_request_placed_away_from_its_offset_is_counted_once() {
+        let mib = 1 << 20;
+        let recs = [
+            rec(0, Op::Read, 0, 4096),               // fits
+            rec(1, Op::Read, 10 * mib, 4096),        // beyond a 1 MiB span: wrapped
+            rec(2, Op::Read, mib - 4096, 8192),      // runs past the end: moved down
+            rec(3, Op::Read, 10 * mib - 4096, 8192), // wrapped and moved down: once
+        ];
+        let (_, st) = plan_all(&recs, ReplayOptions::new(0, mib));
+        assert_eq!(st.moved, 3);
+        assert_eq!(st.clamped, 0);
+    }
+
+    #[test]
+    fn requests_sharing_a_timestamp_are_counted_with_the_longest_run() {
+        let s = 1_000_000_000;
+        let recs = [
+            rec(s, Op::Read, 0, 4096),
+            rec(s, Op::Write, 0, 4096),
+            rec(s, Op::Read, 0, 4096),
+            rec(2 * s, Op::Read, 0, 4096),
+            rec(2 * s, Op::Trim, 0, 4096), // not planned: not counted
+            rec(2 * s, Op::Read, 0, 4096),
+        ];
+        let (_, st) = plan_all(&recs, ReplayOptions::new(0, 1 << 20));
+        assert_eq!(st.same_time, 3);
+        assert_eq!(st.largest_same_time_run, 3);
     }
 
     fn timed(scale: f64, cap: Option<u64>) -> ReplayOptions {

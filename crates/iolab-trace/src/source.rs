@@ -13,6 +13,8 @@ pub trait RecordSource: Send {
     /// How many bad lines (or binary records) were counted and skipped so far
     /// (only non-zero with `skip_bad`).
     fn bad_records(&self) -> u64;
+    /// The 1-based line (for binary traces: record) read last, for messages.
+    fn position(&self) -> u64;
 }
 
 /// Parses one text line of a format. Parsers may keep state (fio file names, blktrace
@@ -82,7 +84,13 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
     fn next_record(&mut self) -> Result<Option<TraceRecord>> {
         loop {
             if let Some(r) = self.parser.take_ready(self.done) {
-                return Ok(Some(r));
+                match r.check_len() {
+                    Ok(()) => return Ok(Some(r)),
+                    Err(msg) => {
+                        self.bad_line(msg)?;
+                        continue;
+                    }
+                }
             }
             if self.done {
                 return Ok(None);
@@ -96,10 +104,26 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
                     }
                     continue;
                 }
-                Ok(Some(Line::TooLong)) => Err(format!("line longer than {MAX_LINE} bytes")),
+                // Fatal even with --skip-bad: no text trace has such a line, and skipping would
+                // read an endless input (/dev/zero) for ever.
+                Ok(Some(Line::TooLong)) => {
+                    return Err(TraceError::BadLine {
+                        file: self.file.clone(),
+                        line: self.lines.line_no(),
+                        format: self.format,
+                        msg: format!(
+                            "line longer than {} MiB without a newline: this is not a text trace \
+                             (binary data, or a compression iolab does not undo)",
+                            MAX_LINE >> 20
+                        ),
+                    })
+                }
                 Ok(Some(Line::Text(line))) => self.parser.parse(line),
             };
-            match parsed {
+            match parsed.and_then(|r| match r {
+                Some(r) => r.check_len().map(|()| Some(r)),
+                None => Ok(None),
+            }) {
                 Ok(Some(r)) => return Ok(Some(r)),
                 Ok(None) => {}
                 Err(msg) => self.bad_line(msg)?,
@@ -109,5 +133,9 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
 
     fn bad_records(&self) -> u64 {
         self.bad
+    }
+
+    fn position(&self) -> u64 {
+        self.lines.line_no()
     }
 }

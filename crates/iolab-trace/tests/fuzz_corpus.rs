@@ -14,8 +14,19 @@ mod fuzz_body;
 
 const FUZZ: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../fuzz");
 
-/// (target name, format it reads; `None` for the detecting target) from fuzz/Cargo.toml.
-fn targets() -> Vec<(String, Option<Format>)> {
+/// What a fuzz target reads.
+#[derive(Clone, Copy, PartialEq)]
+enum Kind {
+    /// One format, named.
+    Read(Format),
+    /// Whatever format detection finds.
+    Detect,
+    /// Compressed input, through the decompressing reader.
+    Decompress,
+}
+
+/// (target name, what it reads) from fuzz/Cargo.toml.
+fn targets() -> Vec<(String, Kind)> {
     let manifest = std::fs::read_to_string(Path::new(FUZZ).join("Cargo.toml"))
         .expect("fuzz/Cargo.toml is missing");
     let doc: toml::Value = toml::from_str(&manifest).expect("fuzz/Cargo.toml parses");
@@ -46,12 +57,16 @@ fn targets() -> Vec<(String, Option<Format>)> {
                         source.contains(&format!("drain(Some(\"{f}\"), data)")),
                         "{path} must call drain(Some(\"{f}\"), data)"
                     );
-                    Some(format)
+                    Kind::Read(format)
+                }
+                None if name == "decompress" => {
+                    assert!(source.contains("drain_decompress(data)"), "{path}");
+                    Kind::Decompress
                 }
                 None => {
                     assert_eq!(name, "detect", "unknown kind of fuzz target {name}");
                     assert!(source.contains("drain(None, data)"), "{path}");
-                    None
+                    Kind::Detect
                 }
             };
             (name, format)
@@ -82,11 +97,12 @@ fn every_reader_has_a_fuzz_target_with_a_corpus() {
     let targets = targets();
     for format in ALL_FORMATS {
         assert!(
-            targets.iter().any(|(_, f)| *f == Some(format)),
+            targets.iter().any(|(_, k)| *k == Kind::Read(format)),
             "no fuzz target read_{format} in fuzz/Cargo.toml"
         );
     }
     assert!(targets.iter().any(|(n, _)| n == "detect"));
+    assert!(targets.iter().any(|(n, _)| n == "decompress"));
     for (name, _) in &targets {
         corpus(name);
     }
@@ -95,19 +111,53 @@ fn every_reader_has_a_fuzz_target_with_a_corpus() {
 #[test]
 fn the_corpus_never_panics_and_seeds_are_valid() {
     let mut files = 0;
-    for (name, format) in targets() {
+    let mut bad_seeds = std::collections::BTreeSet::new();
+    for (name, kind) in targets() {
         for path in corpus(&name) {
             let data = std::fs::read(&path).unwrap();
             let shown = path.display().to_string();
             // What the fuzz target does with it (all modes, then analysis): must not panic.
-            fuzz_body::drain(format.map(Format::name), &data);
+            let format = match kind {
+                Kind::Read(f) => Some(f),
+                Kind::Detect | Kind::Decompress => None,
+            };
+            match kind {
+                Kind::Decompress => fuzz_body::drain_decompress(&data),
+                _ => fuzz_body::drain(format.map(Format::name), &data),
+            }
             files += 1;
             if added_by_fuzzer(&path) {
                 continue;
             }
-            // A hand-written seed is a valid trace: it is detected as the format its name
-            // (detect/<format>_…) or its directory says, and reads without a bad line.
             let file = path.file_name().unwrap().to_string_lossy();
+            // A bad-input seed (bad_…) is refused with an error that names the file (and the
+            // line, for a line that is wrong): never a panic, never a silent empty trace.
+            if file.starts_with("bad_") || file.starts_with("refused_") {
+                let opts = ReadOptions {
+                    format,
+                    ..ReadOptions::default()
+                };
+                let err = match open_bytes(&shown, data.clone(), &opts) {
+                    Err(e) => e.to_string(),
+                    Ok(r) => match r.collect::<Result<Vec<_>, _>>() {
+                        Err(e) => e.to_string(),
+                        Ok(recs) => panic!("{shown}: bad input read as {} records", recs.len()),
+                    },
+                };
+                assert!(
+                    err.starts_with(&format!("{shown}:")),
+                    "{shown}: the error does not name the file: {err}"
+                );
+                assert!(
+                    !err.chars().any(|c| c.is_control()),
+                    "{shown}: control bytes in {err:?}"
+                );
+                bad_seeds.insert(name.clone());
+                continue;
+            }
+            // A hand-written seed is a valid trace: it is detected as the format its name
+            // (detect/<format>_…, decompress/<format>_…) or its directory says, and reads
+            // without a bad line.
             let want = format.unwrap_or_else(|| {
                 let prefix = file.split('_').next().unwrap();
                 Format::from_name(prefix)
@@ -118,6 +168,7 @@ fn the_corpus_never_panics_and_seeds_are_valid() {
             for event in [Event::D, Event::Q, Event::C] {
                 let opts = ReadOptions {
                     event,
+                    format: format.filter(|f| matches!(f, Format::Disksim | Format::Mqsim)),
                     ..ReadOptions::default()
                 };
                 let r = open_bytes(&shown, data.clone(), &opts).unwrap_or_else(|e| panic!("{e}"));
@@ -131,6 +182,13 @@ fn the_corpus_never_panics_and_seeds_are_valid() {
             }
             assert!(most > 0, "{shown}: a seed should hold at least one record");
         }
+    }
+    // The bad-input corpus: every reader, detection and the decompressor have bad seeds.
+    for (name, _) in targets() {
+        assert!(
+            bad_seeds.contains(&name),
+            "fuzz/corpus/{name} has no bad_… seed (bad input that must be refused)"
+        );
     }
     assert!(files >= 30, "only {files} corpus files");
 }

@@ -19,8 +19,10 @@ fn dir() -> PathBuf {
 }
 
 fn read(name: &str, event: Event) -> (Format, Vec<TraceRecord>) {
+    // DiskSim ASCII is not detected (ms or ns?): MQSim's sample is named as such.
     let opts = ReadOptions {
         event,
+        format: name.starts_with("mqsim_").then_some(Format::Mqsim),
         ..ReadOptions::default()
     };
     let r = open_path(&dir().join(name), &opts).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -37,7 +39,7 @@ fn every_sample_is_detected_read_and_covered_by_a_test() {
         ("msr_hm_0_first1000.csv", Format::Msr),
         ("blktrace_viewer_sample.blktrace.0", Format::Blktrace),
         ("blktrace_merge_nvme0n1_blkparse.txt", Format::Blkparse),
-        ("mqsim_tpcc-small.trace", Format::Disksim),
+        ("mqsim_tpcc-small.trace", Format::Mqsim),
         ("fio_t0038_v3.iolog", Format::Fio3),
     ];
     let mut seen = 0;
@@ -166,6 +168,31 @@ fn blkparse_sample_facts() {
     .unwrap();
     assert_eq!(rep.total.writes, 119);
     assert!(rep.total.qd_breakdown.is_some());
+}
+
+#[test]
+fn a_disksim_ascii_trace_is_not_given_a_time_unit_by_guess() {
+    let e = open_path(
+        &dir().join("mqsim_tpcc-small.trace"),
+        &ReadOptions::default(),
+    )
+    .err()
+    .expect("ms or ns cannot be told from the file");
+    let e = e.to_string();
+    assert!(
+        e.contains("pass --format disksim (ms) or --format mqsim (ns)"),
+        "{e}"
+    );
+    // Read as classic DiskSim, the first time (938513000) is in ms: a million times later.
+    let opts = ReadOptions {
+        format: Some(Format::Disksim),
+        ..ReadOptions::default()
+    };
+    let mut r = open_path(&dir().join("mqsim_tpcc-small.trace"), &opts).unwrap();
+    assert_eq!(
+        r.next_record().unwrap().unwrap().time_ns,
+        938_513_000_000_000
+    );
 }
 
 #[test]

@@ -73,7 +73,13 @@ fn main() {
     match result {
         Ok(code) => std::process::exit(code),
         Err(err) => {
-            say!("Error: {err:#}");
+            // Messages quote input (a trace line, a file name, a job name): its control bytes
+            // are shown as escapes, never sent to the terminal.
+            let message = format!("{err:#}");
+            say!(
+                "Error: {}",
+                iolab_core::text::escape_control_keep_lines(&message)
+            );
             // An error after Ctrl-C (a test file's writing stopped) ends as an interrupt does.
             let interrupted =
                 iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed);

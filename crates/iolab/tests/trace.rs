@@ -59,15 +59,7 @@ fn a_record_earlier_than_the_first_is_warned_of_when_its_time_is_lost() {
          128166385295524663,hm,0,Read,8192,4096,10\n",
     )
     .unwrap();
-    let out = iolab(&["trace", "convert", "m.csv", "--to", "fio3"], d);
-    let err = String::from_utf8_lossy(&out.stderr).into_owned();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(
-        err.contains("1 records were earlier than the first record and were written at time 0")
-            && err.contains("--sort-window"),
-        "{err}"
-    );
-    // With the window they are put in order, and nothing is lost.
+    // In file order (--sort-window 0), the second record's time is lost.
     let out = iolab(
         &[
             "trace",
@@ -76,12 +68,27 @@ fn a_record_earlier_than_the_first_is_warned_of_when_its_time_is_lost() {
             "--to",
             "fio3",
             "--sort-window",
-            "4",
+            "0",
         ],
         d,
     );
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(
+        err.contains("1 records were earlier than the first record and were written at time 0")
+            && err.contains("--sort-window"),
+        "{err}"
+    );
+    // By default they are put in order through the window analyze and replay use, and nothing
+    // is lost: convert and analyze read a trace in one order.
+    let out = iolab(&["trace", "convert", "m.csv", "--to", "fio3"], d);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     assert!(out.stderr.is_empty(), "{}", text(&out));
+    let fio = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        fio.contains("0 /dev/iolab0 read 4096 4096\n66 /dev/iolab0 write 0 4096\n"),
+        "{fio}"
+    );
 }
 
 #[test]
@@ -100,4 +107,88 @@ fn a_first_line_that_arrives_in_pieces_on_standard_input_is_detected() {
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert_eq!(ok(&out), "msr\n");
+}
+
+/// The MSR sample, gzip-compressed.
+fn gzipped_sample() -> Vec<u8> {
+    use std::io::Write;
+    let msr =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv");
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(&std::fs::read(msr).unwrap()).unwrap();
+    e.finish().unwrap()
+}
+
+#[test]
+fn a_gzip_trace_is_analysed_from_a_file_and_from_standard_input() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gz = gzipped_sample();
+    std::fs::write(d.join("hm_0.csv.gz"), &gz).unwrap();
+    let out = ok(&iolab(&["trace", "analyze", "hm_0.csv.gz"], d));
+    assert!(out.starts_with("trace hm_0.csv.gz (msr)"), "{out}");
+    assert!(out.contains("requests                 1000"), "{out}");
+    let detected = iolab(&["trace", "detect", "hm_0.csv.gz"], d);
+    assert_eq!(ok(&detected), "msr\n");
+    assert!(
+        text(&detected).contains("gzip-compressed: decompressed as it is read"),
+        "{}",
+        text(&detected)
+    );
+    let mut child = common::iolab_cmd(&["trace", "analyze", "-"], d)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&gz).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert!(
+        ok(&piped).contains("requests                 1000"),
+        "{}",
+        text(&piped)
+    );
+    // Cut short: an error that says so, not the records before the cut as the whole trace.
+    std::fs::write(d.join("cut.gz"), &gz[..gz.len() / 2]).unwrap();
+    let out = iolab(&["trace", "analyze", "cut.gz"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("cut.gz: the gzip-compressed data ends before its end (truncated?)"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
+fn bad_input_is_refused_with_its_control_bytes_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("notes.txt"), "hello \x1b[2J\nworld\n").unwrap();
+    // --skip-bad with no valid line: an error, not 0 requests.
+    let out = iolab(
+        &[
+            "trace",
+            "analyze",
+            "notes.txt",
+            "--format",
+            "msr",
+            "--skip-bad",
+        ],
+        d,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("notes.txt: no valid msr record: all 2 lines were bad"),
+        "{}",
+        text(&out)
+    );
+    // Detection quotes the first line with its ESC shown, not sent to the terminal.
+    let out = iolab(&["trace", "analyze", "notes.txt"], d);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("the first line 'hello \\x1b[2J'"),
+        "{}",
+        text(&out)
+    );
+    assert!(!out.stderr.contains(&0x1b), "{}", text(&out));
 }

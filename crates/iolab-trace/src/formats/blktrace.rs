@@ -282,14 +282,25 @@ impl<R: Read + Send> RecordSource for Reader<R> {
             match self.read_one()? {
                 Step::End => self.done = true,
                 Step::Skip => {}
-                Step::Rec(r) if self.event == Event::D => self.pairer.issue(r),
-                Step::Rec(r) => return Ok(Some(r)),
+                Step::Rec(r) => {
+                    if let Err(msg) = r.check_len() {
+                        self.bad(msg)?;
+                    } else if self.event == Event::D {
+                        self.pairer.issue(r);
+                    } else {
+                        return Ok(Some(r));
+                    }
+                }
             }
         }
     }
 
     fn bad_records(&self) -> u64 {
         self.bad
+    }
+
+    fn position(&self) -> u64 {
+        self.record_no
     }
 }
 

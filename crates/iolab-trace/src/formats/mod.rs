@@ -49,7 +49,20 @@ pub(crate) fn reader<R: Read + Send + 'static>(
         Format::Alibaba => Box::new(LineReader::new(input, alibaba::Parser, name, n, s)),
         Format::Tencent => Box::new(LineReader::new(input, tencent::Parser, name, n, s)),
         Format::Systor => Box::new(LineReader::new(input, systor::Parser, name, n, s)),
-        Format::Disksim => Box::new(LineReader::new(input, disksim::Parser, name, n, s)),
+        Format::Disksim => Box::new(LineReader::new(
+            input,
+            disksim::Parser::new(disksim::Unit::Ms),
+            name,
+            n,
+            s,
+        )),
+        Format::Mqsim => Box::new(LineReader::new(
+            input,
+            disksim::Parser::new(disksim::Unit::Ns),
+            name,
+            n,
+            s,
+        )),
     }
 }
 
@@ -91,7 +104,18 @@ pub(crate) fn writer(
         Format::Alibaba => Box::new(TextWriter::new(out, alibaba::Formatter, name, n)),
         Format::Tencent => Box::new(TextWriter::new(out, tencent::Formatter, name, n)),
         Format::Systor => Box::new(TextWriter::new(out, systor::Formatter, name, n)),
-        Format::Disksim => Box::new(TextWriter::new(out, disksim::Formatter, name, n)),
+        Format::Disksim => Box::new(TextWriter::new(
+            out,
+            disksim::Formatter::new(disksim::Unit::Ms),
+            name,
+            n,
+        )),
+        Format::Mqsim => Box::new(TextWriter::new(
+            out,
+            disksim::Formatter::new(disksim::Unit::Ns),
+            name,
+            n,
+        )),
     }
 }
 

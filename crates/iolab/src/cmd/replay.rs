@@ -12,16 +12,16 @@ use crate::subject::{is_model, ModelState, Subject};
 use anyhow::{bail, Result};
 use clap::Args;
 use iolab_core::job::{Access, Direction, JobSpec};
-use iolab_core::result::ReplaySummary;
+use iolab_core::result::{ReplayAdjustments, ReplaySummary};
 use iolab_core::size::ByteSize;
 use iolab_core::workload::IoRequest;
 use iolab_engine::driver::{Planned, RequestSource, Worker};
 use iolab_trace::replay::{
-    recorded_queue_depth, Replay, ReplayIo, ReplayOptions, Timing, STORAGE_BENCH_IDLE_CAP_NS,
+    recorded_queue_depth, Replay, ReplayIo, ReplayOptions, ReplayStats, Timing,
+    STORAGE_BENCH_IDLE_CAP_NS,
 };
 use iolab_trace::{Op, Reorder, TraceReader, DEFAULT_WINDOW};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
 /// `iolab trace replay`.
@@ -71,9 +71,10 @@ struct TraceSource {
     paced: bool,
     /// The first bad record, which ends the replay (shared: the source moves to its thread).
     error: Arc<Mutex<Option<String>>>,
-    /// Records still out of time order after the reorder window, issued with no gap (shared
-    /// as `error`; stored when it changes, so an interrupted replay counts them too).
-    late: Arc<AtomicU64>,
+    /// The planner's counters (records out of time order after the reorder window, requests
+    /// moved, cut or issued at a shared time), shared as `error` and updated as each request
+    /// is planned, so an interrupted replay counts them too.
+    stats: Arc<Mutex<ReplayStats>>,
 }
 
 impl RequestSource for TraceSource {
@@ -83,9 +84,8 @@ impl RequestSource for TraceSource {
 
     fn next_planned(&mut self) -> Option<Planned> {
         let next = self.replay.next();
-        let late = self.replay.stats().late;
-        if late != self.late.load(Ordering::Relaxed) {
-            self.late.store(late, Ordering::Relaxed);
+        if let Ok(mut stats) = self.stats.lock() {
+            *stats = self.replay.stats();
         }
         match next? {
             Ok(ReplayIo {
@@ -144,11 +144,16 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // Requests that start where the device's previous one ended, in file order (the job
     // says how sequential the trace is, as analyze would, roughly).
     let (mut sequential, mut ends) = (0u64, std::collections::HashMap::<u32, u64>::new());
+    // The longest request (its length, op and line, to refuse one larger than the target), the
+    // highest byte any request reaches, and the step all timestamps are multiples of (their
+    // greatest common divisor, from the first: 1 s for Tencent's whole seconds).
+    let mut longest: Option<(u64, Op, u64)> = None;
+    let mut trace_span = 0u64;
+    let (mut first_t, mut time_step) = (None::<u64>, 0u64);
     let mut reader = args.input.open()?;
     // The format read (named or detected), by its command-line name, for the result.
     let format = reader.format();
-    for rec in reader.by_ref() {
-        let rec = rec?;
+    while let Some(rec) = reader.next_record()? {
         match rec.op {
             Op::Read => {}
             Op::Write if !args.reads_only => writes += 1,
@@ -159,8 +164,14 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             }
         }
         planned += 1;
+        if longest.is_none_or(|(len, _, _)| rec.len_bytes > len) {
+            longest = Some((rec.len_bytes, rec.op, reader.position()));
+        }
+        let t0 = *first_t.get_or_insert(rec.time_ns);
+        time_step = gcd(time_step, rec.time_ns.abs_diff(t0));
         // Saturating: an absurd offset or length (a corrupt record) must not wrap or panic.
         let end = rec.end_bytes();
+        trace_span = trace_span.max(end);
         if ends.insert(rec.device, end) == Some(rec.offset_bytes) {
             sequential += 1;
         }
@@ -238,6 +249,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     .validate()?;
     crate::subject::check_buffer_memory(&args.target, &job)?;
+    // A file to create has the size asked for: checked before it is created.
+    if !args.target.exists() && !is_model(&args.target) {
+        check_longest_fits(&args.input.file, longest, args.size.0)?;
+    }
     let rules = Rules::new(&[&args.input.file, &args.target], args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
     iolab_engine::sys::install_interrupt_handler();
@@ -270,6 +285,9 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         job.check_alignment(subject.logical_block_bytes())?;
         subject
     };
+    // A request larger than the whole target cannot be placed on it: cut, it would no longer
+    // be the trace's; refused before anything is written, with where it is.
+    check_longest_fits(&args.input.file, longest, subject.size_bytes())?;
     let mut prepared = Vec::new();
     let mut fill_stopped = None;
     match args.target_state.as_str() {
@@ -326,13 +344,13 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     };
     let replay = Replay::new(Reorder::new(args.input.open()?, DEFAULT_WINDOW), opts)?;
     let error = Arc::new(Mutex::new(None));
-    let late = Arc::new(AtomicU64::new(0));
+    let stats = Arc::new(Mutex::new(ReplayStats::default()));
     let source = TraceSource {
         replay,
         start_ns: 0,
         paced: !args.as_fast_as_possible,
         error: Arc::clone(&error),
-        late: Arc::clone(&late),
+        stats: Arc::clone(&stats),
     };
     let worker = Worker {
         index: 0,
@@ -351,7 +369,8 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     // Issued with no gap after their predecessor, they bunch up: the timing (and so the
     // latencies) are no longer the trace's, which the figures alone would not show. (As fast
     // as possible there is no timing to lose.)
-    let late = late.load(Ordering::Relaxed);
+    let stats = stats.lock().map(|s| *s).unwrap_or_default();
+    let late = stats.late;
     if late > 0 && !args.as_fast_as_possible {
         let note = format!(
             "{late} records were out of time order beyond the reorder window ({DEFAULT_WINDOW} \
@@ -360,6 +379,20 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         );
         result.notes.push(note);
     }
+    let adjustments = ReplayAdjustments {
+        offsets_moved: stats.moved,
+        trace_span_bytes: trace_span,
+        sizes_clamped: stats.clamped,
+        volumes_merged: if ends.len() > 1 { ends.len() as u64 } else { 0 },
+        timestamp_step_ns: (time_step > 0).then_some(time_step),
+        requests_at_a_shared_time: stats.same_time,
+        largest_burst: stats.largest_same_time_run,
+    };
+    result.notes.extend(adjustment_notes(
+        &adjustments,
+        subject.size_bytes(),
+        !args.as_fast_as_possible,
+    ));
     let ios = j.read.ios + j.write.ios;
     // Shares of the exact counts kept as each I/O completed (the histogram's bucket holding
     // 10 ms spans 9.961–10.027 ms: a 10.013 ms read read as not over).
@@ -391,6 +424,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         avg_latency_us: j.metric("lat_mean_us").unwrap_or(0.0),
         pct_over_10ms: share(j.ios_over_10ms()),
         pct_over_100ms: share(j.ios_over_100ms()),
+        adjustments,
     });
     result.jobs.push(j);
     subject.describe_into(&mut result);
@@ -412,4 +446,158 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
     Ok(session::exit_code(&result))
+}
+
+/// Refuses the trace's longest request (`(length, op, line)`) when the target cannot hold it.
+fn check_longest_fits(
+    trace: &Path,
+    longest: Option<(u64, Op, u64)>,
+    target_bytes: u64,
+) -> Result<()> {
+    if let Some((len, op, line)) = longest {
+        if len > target_bytes {
+            bail!(
+                "{}:{line}: a {} of {} is larger than the target ({}); replay on a larger \
+                 target (--size for a new file)",
+                iolab_core::text::escape_control(&trace.display().to_string()),
+                op.name(),
+                iolab_core::size::binary_size(len),
+                iolab_core::size::binary_size(target_bytes)
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Greatest common divisor (`gcd(0, n) = n`), for the timestamps' step.
+fn gcd(mut a: u64, mut b: u64) -> u64 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// A timestamp step as people read it: "1 s", "1 ms", "100 µs".
+fn step_text(ns: u64) -> String {
+    match ns {
+        n if n % 1_000_000_000 == 0 => format!("{} s", n / 1_000_000_000),
+        n if n % 1_000_000 == 0 => format!("{} ms", n / 1_000_000),
+        n if n % 1_000 == 0 => format!("{} µs", n / 1_000),
+        n => format!("{n} ns"),
+    }
+}
+
+/// The notes that say what the replay changed of the trace to fit the target: requests moved
+/// off their offsets, cut to the request buffer, volumes merged, and bursts made by coarse
+/// timestamps (when `paced`: as fast as possible there is no timing to lose). Each is counted
+/// in the result's `replay.adjustments` as well.
+fn adjustment_notes(a: &ReplayAdjustments, target_bytes: u64, paced: bool) -> Vec<String> {
+    let size = iolab_core::size::binary_size;
+    let mut notes = Vec::new();
+    if a.volumes_merged > 1 {
+        notes.push(format!(
+            "the trace's {} volumes (devices) were replayed onto this one target, each at its \
+             own offsets: their requests share and overlap its space, and their queues are one",
+            a.volumes_merged
+        ));
+    }
+    if a.offsets_moved > 0 {
+        let reach = if a.trace_span_bytes > target_bytes {
+            format!(
+                "the trace reaches {} and the target holds {}: ",
+                size(a.trace_span_bytes),
+                size(target_bytes)
+            )
+        } else {
+            String::new()
+        };
+        notes.push(format!(
+            "{reach}{} {} not issued at the trace's offset (wrapped modulo the target's \
+             size, or moved down to end at it); replay on a target of at least {} to keep \
+             every offset",
+            a.offsets_moved,
+            if a.offsets_moved == 1 {
+                "request was"
+            } else {
+                "requests were"
+            },
+            size(a.trace_span_bytes)
+        ));
+    }
+    if a.sizes_clamped > 0 {
+        notes.push(format!(
+            "{} {} longer than the replay's {} request buffer {} cut to it",
+            a.sizes_clamped,
+            if a.sizes_clamped == 1 {
+                "request"
+            } else {
+                "requests"
+            },
+            size(MAX_SLOT_BYTES),
+            if a.sizes_clamped == 1 { "was" } else { "were" }
+        ));
+    }
+    // Only coarse steps: a trace timed in µs whose requests share a time is recording bursts.
+    if let Some(step) = a.timestamp_step_ns {
+        if paced && step >= 1_000_000 && a.requests_at_a_shared_time > 0 {
+            notes.push(format!(
+                "the trace's timestamps are in steps of {}: {} requests shared their timestamp \
+                 with the one before and were issued at once (up to {} together), bursts the \
+                 recorded workload may not have had; --as-fast-as-possible replays without \
+                 the timing",
+                step_text(step),
+                a.requests_at_a_shared_time,
+                a.largest_burst
+            ));
+        }
+    }
+    notes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn coarse_timestamps_are_noted_only_when_requests_share_them_in_paced_replay() {
+        let a = ReplayAdjustments {
+            timestamp_step_ns: Some(1_000_000_000),
+            requests_at_a_shared_time: 48_703,
+            largest_burst: 900,
+            ..ReplayAdjustments::default()
+        };
+        let notes = adjustment_notes(&a, 1 << 30, true);
+        assert_eq!(notes.len(), 1, "{notes:?}");
+        assert!(notes[0].starts_with("the trace's timestamps are in steps of 1 s: 48703 requests"));
+        assert!(adjustment_notes(&a, 1 << 30, false).is_empty());
+        let fine = ReplayAdjustments {
+            timestamp_step_ns: Some(100),
+            ..a.clone()
+        };
+        assert!(adjustment_notes(&fine, 1 << 30, true).is_empty());
+    }
+
+    #[test]
+    fn a_span_wrapped_into_a_smaller_target_says_both_sizes() {
+        let a = ReplayAdjustments {
+            offsets_moved: 12,
+            trace_span_bytes: 10 << 30,
+            volumes_merged: 3,
+            ..ReplayAdjustments::default()
+        };
+        let notes = adjustment_notes(&a, 256 << 20, true);
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(
+            notes[0].starts_with("the trace's 3 volumes"),
+            "{}",
+            notes[0]
+        );
+        assert!(
+            notes[1].starts_with(
+                "the trace reaches 10.0 GiB and the target holds 256 MiB: 12 requests were"
+            ),
+            "{}",
+            notes[1]
+        );
+    }
 }

@@ -40,7 +40,8 @@ pub(crate) struct InputArgs {
     /// Trace file ('-' for standard input).
     pub(crate) file: PathBuf,
     /// Input format (default: detected): blkparse, blktrace, msr, spc, fio2, fio3, alibaba,
-    /// tencent, systor, disksim.
+    /// tencent, systor, disksim (classic DiskSim ASCII, times in ms), mqsim (the same columns,
+    /// times in ns; DiskSim ASCII is never detected, as the unit cannot be told).
     #[arg(long, value_parser = parse_format)]
     pub(crate) format: Option<Format>,
     /// Count malformed lines and go on instead of stopping at the first.
@@ -84,8 +85,9 @@ struct AnalyzeArgs {
     /// Also write a self-contained HTML page with charts to FILE.
     #[arg(long, value_name = "FILE")]
     html: Option<PathBuf>,
-    /// Records held to put unsorted input in time order (0 trusts the file order).
-    #[arg(long, default_value_t = iolab_trace::DEFAULT_WINDOW)]
+    /// Records held to put unsorted input in time order (0 trusts the file order); convert's
+    /// --sort-window, with the same default.
+    #[arg(long, alias = "sort-window", default_value_t = iolab_trace::DEFAULT_WINDOW)]
     reorder_window: usize,
     /// Allow replacing an existing --html file that iolab did not write.
     #[arg(long)]
@@ -180,7 +182,8 @@ struct ConvertArgs {
     #[arg(long, value_parser = parse_format)]
     to: Format,
     /// Put records in time order through a window of this many records (0: keep file order).
-    #[arg(long, default_value_t = 0)]
+    /// The same default as analyze's and replay's, so the three read a trace in one order.
+    #[arg(long, alias = "reorder-window", default_value_t = iolab_trace::DEFAULT_WINDOW)]
     sort_window: usize,
     #[command(flatten)]
     output: OutputArgs,
@@ -203,7 +206,11 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Replay(a) => super::replay::run(*a),
         TraceCommand::Detect(a) => {
             let r = a.open()?;
+            // The format alone on standard output, for scripts; the compression beside it.
             println!("{}", r.format());
+            if let Some(c) = r.compression() {
+                say!("{}-compressed: decompressed as it is read", c.name());
+            }
             Ok(0)
         }
     }
@@ -231,7 +238,13 @@ fn run_analyze(a: AnalyzeArgs) -> anyhow::Result<i32> {
         serde_json::to_writer_pretty(&mut out, &report)?;
         writeln!(out)?;
     } else {
-        write!(out, "{}", iolab_trace::analyze::text::render(&report))?;
+        // The trace's name is input: its control bytes are shown as escapes.
+        let text = iolab_trace::analyze::text::render(&report);
+        write!(
+            out,
+            "{}",
+            iolab_core::text::escape_control_keep_lines(&text)
+        )?;
     }
     Ok(0)
 }
