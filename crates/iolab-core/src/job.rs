@@ -306,8 +306,9 @@ pub struct Job {
     /// Continue on I/O errors.
     pub continue_on_error: bool,
     /// Random offsets without repeats until every block was visited (fio's random map), also
-    /// for timed and budget-limited jobs.
-    #[serde(default)]
+    /// for timed and budget-limited jobs. Left out of a result where false, as results written
+    /// before the key existed read.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub random_map: bool,
 }
 
