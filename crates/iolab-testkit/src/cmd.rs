@@ -50,3 +50,13 @@ pub(crate) fn missing_tool(tools: &[&str]) -> Option<String> {
         .find(|t| !which(t))
         .map(|t| format!("{t} not installed"))
 }
+
+/// Opens the block device `dev` exclusively (`O_EXCL`), as a mounted filesystem or a RAID
+/// holds its members: until the file is dropped, other exclusive opens fail with `EBUSY`.
+pub fn open_exclusive(dev: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_EXCL)
+        .open(dev)
+}

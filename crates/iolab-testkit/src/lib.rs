@@ -32,14 +32,18 @@ mod cmd;
 mod lock;
 mod loopdev;
 mod mount;
+mod sha256;
+mod stack;
 mod zram;
 
 pub use blockstat::BlockStat;
 pub use checksum::checksum;
-pub use cmd::{is_root, run, which};
+pub use cmd::{is_root, open_exclusive, run, which};
 pub use lock::{MachineLock, LOCK_PATH};
 pub use loopdev::{loop_skip_reason, LoopDevice};
 pub use mount::{mount_skip_reason, Mount};
+pub use sha256::{sha256, sha256_bytes};
+pub use stack::{AttachedLoop, BindMount, DmLinear, PartitionedLoop, SwapOn};
 pub use zram::{zram_skip_reason, Zram};
 
 use std::time::Duration;
