@@ -303,10 +303,21 @@ fn refuse_inputs(
 }
 
 /// A new file's directory must exist and take a new file: found out now, not after a suite of
-/// many minutes. Creates and removes a file there, as writing will (permission bits alone miss
-/// read-only mounts and ACLs).
+/// many minutes.
 fn check_directory(flag: &str, path: &Path, real: &Path) -> Result<()> {
     let dir = real.parent().unwrap_or(Path::new("/"));
+    check_writable_dir(dir).with_context(|| {
+        format!(
+            "{flag} {}: cannot write in {}; give a path in a writable directory",
+            path.display(),
+            dir.display()
+        )
+    })
+}
+
+/// Creates and removes a file in `dir`, as writing an output will (a temporary file beside it,
+/// renamed): permission bits alone miss read-only mounts and ACLs.
+pub fn check_writable_dir(dir: &Path) -> std::io::Result<()> {
     let probe = dir.join(format!(
         ".iolab-write-check.{}.iolab-tmp",
         std::process::id()
@@ -314,15 +325,8 @@ fn check_directory(flag: &str, path: &Path, real: &Path) -> Result<()> {
     std::fs::OpenOptions::new()
         .write(true)
         .create_new(true)
-        .open(&probe)
-        .and_then(|_| std::fs::remove_file(&probe))
-        .with_context(|| {
-            format!(
-                "{flag} {}: cannot write in {}; give a path in a writable directory",
-                path.display(),
-                dir.display()
-            )
-        })
+        .open(&probe)?;
+    std::fs::remove_file(&probe)
 }
 
 /// Whether `path` carries iolab's mark.

@@ -163,7 +163,7 @@ pub fn check_output(json: Option<&Path>, rules: &Rules) -> Result<()> {
         None => {
             let dir = default_results_dir();
             std::fs::create_dir_all(&dir)
-                .and_then(|()| check_writable_dir(&dir))
+                .and_then(|()| output::check_writable_dir(&dir))
                 .with_context(|| {
                     format!(
                         "cannot write in the results directory {}: set IOLAB_RESULTS_DIR to a \
@@ -174,20 +174,6 @@ pub fn check_output(json: Option<&Path>, rules: &Rules) -> Result<()> {
         }
         Some(p) => output::check("--json", p, rules).map(|_| ()),
     }
-}
-
-/// Creates and removes a file in `dir`, as saving will (it writes a temporary file beside the
-/// result and renames it): permission bits alone miss read-only mounts and ACLs.
-fn check_writable_dir(dir: &Path) -> std::io::Result<()> {
-    let probe = dir.join(format!(
-        ".iolab-write-check.{}.iolab-tmp",
-        std::process::id()
-    ));
-    std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&probe)?;
-    std::fs::remove_file(&probe)
 }
 
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
