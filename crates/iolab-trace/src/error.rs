@@ -25,6 +25,24 @@ pub enum TraceError {
         /// What is wrong with it.
         msg: String,
     },
+    /// A line longer than any text trace has: the input is not text. Fatal even with
+    /// `skip_bad`, which would otherwise read an endless input (`/dev/zero`) for ever.
+    #[error(
+        "{file}:{line}: line longer than {mib} MiB without a newline: this is not a {format} \
+         text trace (binary data, or a compression iolab does not undo); pass --format if the \
+         format was guessed wrong",
+        file = esc(file)
+    )]
+    NotText {
+        /// File name as given by the caller.
+        file: String,
+        /// 1-based line number.
+        line: u64,
+        /// Format the reader was parsing.
+        format: &'static str,
+        /// The cap, in MiB.
+        mib: usize,
+    },
     /// With `skip_bad`, not one line was a valid record: what was read is not this format.
     #[error(
         "{file}: no valid {format} record: all {bad} lines were bad and skipped (--skip-bad); \

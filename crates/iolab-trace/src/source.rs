@@ -107,15 +107,11 @@ impl<R: Read + Send, P: LineParser> RecordSource for LineReader<R, P> {
                 // Fatal even with --skip-bad: no text trace has such a line, and skipping would
                 // read an endless input (/dev/zero) for ever.
                 Ok(Some(Line::TooLong)) => {
-                    return Err(TraceError::BadLine {
+                    return Err(TraceError::NotText {
                         file: self.file.clone(),
                         line: self.lines.line_no(),
                         format: self.format,
-                        msg: format!(
-                            "line longer than {} MiB without a newline: this is not a text trace \
-                             (binary data, or a compression iolab does not undo)",
-                            MAX_LINE >> 20
-                        ),
+                        mib: MAX_LINE >> 20,
                     })
                 }
                 Ok(Some(Line::Text(line))) => self.parser.parse(line),

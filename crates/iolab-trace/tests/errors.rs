@@ -113,6 +113,8 @@ fn an_endless_line_ends_the_read_even_with_skip_bad() {
     let r = iolab_trace::open_reader("/dev/zero", std::io::repeat(0), &opts).unwrap();
     let e = r.collect::<Result<Vec<_>, _>>().unwrap_err().to_string();
     assert!(e.starts_with("/dev/zero:1: line longer than 16 MiB"), "{e}");
+    // --skip-bad would not help, so it is not suggested.
+    assert!(!e.contains("--skip-bad") && e.contains("--format"), "{e}");
 }
 
 #[test]
