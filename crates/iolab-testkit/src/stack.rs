@@ -12,6 +12,17 @@ fn utf8(p: &Path) -> Result<&str, String> {
         .ok_or_else(|| format!("{} is not UTF-8", p.display()))
 }
 
+/// Detaches the loop device `dev`, retrying while it is briefly busy (udev probing it);
+/// a failure is said, not raised: this runs in `Drop`.
+fn detach(dev: &Path) {
+    let dev = dev.to_string_lossy().into_owned();
+    if let Err(e) = retry(10, Duration::from_millis(100), || {
+        run("losetup", &["-d", &dev])
+    }) {
+        eprintln!("iolab-testkit: cleanup: {e}");
+    }
+}
+
 /// A loop device on something that is not a fresh image (another device, a partition, an
 /// existing file), attached with `losetup -f --show ARGS…`; detached on drop.
 #[derive(Debug)]
@@ -45,12 +56,7 @@ impl AttachedLoop {
 
 impl Drop for AttachedLoop {
     fn drop(&mut self) {
-        let dev = self.path.to_string_lossy().into_owned();
-        if let Err(e) = retry(10, Duration::from_millis(100), || {
-            run("losetup", &["-d", &dev])
-        }) {
-            eprintln!("iolab-testkit: cleanup: {e}");
-        }
+        detach(&self.path);
     }
 }
 
@@ -143,12 +149,7 @@ impl PartitionedLoop {
 
 impl Drop for PartitionedLoop {
     fn drop(&mut self) {
-        let dev = self.path.to_string_lossy().into_owned();
-        if let Err(e) = retry(10, Duration::from_millis(100), || {
-            run("losetup", &["-d", &dev])
-        }) {
-            eprintln!("iolab-testkit: cleanup: {e}");
-        }
+        detach(&self.path);
     }
 }
 

@@ -4,7 +4,7 @@
 //! the machine cannot provide them.
 
 use iolab_testkit::{loop_skip_reason, mount_skip_reason, which, LoopDevice, MachineLock};
-use iolab_testkit::{run, Mount};
+use iolab_testkit::{run, AttachedLoop, Mount, PartitionedLoop};
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
@@ -38,88 +38,6 @@ fn small_write(dev: &Path, destroy: Option<&Path>) -> Output {
     common::small_write(dev, destroy, dir.path())
 }
 
-/// A loop device that can carry partitions (`losetup -P`), with partitions added through BLKPG
-/// (`addpart`, so a kernel without partition-table parsers has them too); detached on drop.
-struct PartitionedLoop {
-    path: PathBuf,
-    _dir: tempfile::TempDir,
-}
-
-impl PartitionedLoop {
-    /// A device of `size_bytes` with partitions at `(start, sectors)` in 512-byte sectors.
-    fn new(size_bytes: u64, parts: &[(u64, u64)]) -> Result<PartitionedLoop, String> {
-        let dir = tempfile::Builder::new()
-            .prefix("iolab-ploop-")
-            .tempdir()
-            .map_err(|e| e.to_string())?;
-        let backing = dir.path().join("disk.img");
-        let f = std::fs::File::create(&backing).map_err(|e| e.to_string())?;
-        f.set_len(size_bytes).map_err(|e| e.to_string())?;
-        drop(f);
-        let dev = run(
-            "losetup",
-            &["-f", "--show", "-P", backing.to_str().unwrap()],
-        )?;
-        let me = PartitionedLoop {
-            path: PathBuf::from(dev),
-            _dir: dir,
-        };
-        for (i, (start, sectors)) in parts.iter().enumerate() {
-            run(
-                "addpart",
-                &[
-                    me.path.to_str().unwrap(),
-                    &(i + 1).to_string(),
-                    &start.to_string(),
-                    &sectors.to_string(),
-                ],
-            )?;
-        }
-        // udev may be absent; wait for devtmpfs to show the nodes.
-        for i in 1..=parts.len() {
-            let node = me.partition(i);
-            for _ in 0..50 {
-                if node.exists() {
-                    break;
-                }
-                std::thread::sleep(std::time::Duration::from_millis(20));
-            }
-        }
-        Ok(me)
-    }
-
-    /// Partition `n`'s node, e.g. `/dev/loop3p2`.
-    fn partition(&self, n: usize) -> PathBuf {
-        PathBuf::from(format!("{}p{n}", self.path.display()))
-    }
-}
-
-/// A loop device on something that is not a fresh image (another device, an existing file),
-/// attached with `losetup -f --show ARGS…`; detached on drop.
-struct Attached {
-    path: PathBuf,
-}
-
-impl Attached {
-    fn new(args: &[&str]) -> Attached {
-        let mut all = vec!["-f", "--show"];
-        all.extend(args);
-        let dev = run("losetup", &all).unwrap();
-        assert!(dev.starts_with("/dev/loop"), "losetup printed {dev:?}");
-        Attached {
-            path: PathBuf::from(dev),
-        }
-    }
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        if let Err(e) = run("losetup", &["-d", self.path.to_str().unwrap()]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
-}
-
 /// An ext4 without lazy initialisation (no background writes to change checksums).
 fn mkfs_ext4(dev: &Path) {
     run(
@@ -133,14 +51,6 @@ fn mkfs_ext4(dev: &Path) {
         ],
     )
     .unwrap();
-}
-
-impl Drop for PartitionedLoop {
-    fn drop(&mut self) {
-        if let Err(e) = run("losetup", &["-d", self.path.to_str().unwrap()]) {
-            eprintln!("cleanup: {e}");
-        }
-    }
 }
 
 #[test]
@@ -206,7 +116,7 @@ fn a_device_under_a_loop_device_is_in_use_and_refused_even_with_destroy_data_whi
     // Loop devices register no holder on their backing device, and with an offset the
     // filesystem's signature is not at the start of the device underneath.
     let under = LoopDevice::new(64 << 20).unwrap();
-    let on = Attached::new(&["-o", "1048576", under.path.to_str().unwrap()]);
+    let on = AttachedLoop::new(&["-o", "1048576", under.path.to_str().unwrap()]).unwrap();
     mkfs_ext4(&on.path);
     let mount = Mount::existing(&on.path, "ext4", &["ro"]).unwrap();
     refused_unchanged(&under.path, None, "mounted");
@@ -232,7 +142,7 @@ fn a_loop_device_on_the_same_file_as_a_mounted_one_is_refused_even_with_destroy_
     let first = LoopDevice::new(64 << 20).unwrap();
     mkfs_ext4(&first.path);
     let mount = Mount::existing(&first.path, "ext4", &["ro"]).unwrap();
-    let second = Attached::new(&[first.backing_file().to_str().unwrap()]);
+    let second = AttachedLoop::new(&[first.backing_file().to_str().unwrap()]).unwrap();
     refused_unchanged(&second.path, Some(&second.path), "mounted");
     drop(mount);
     let err = refused_unchanged(&second.path, None, "in use by");
@@ -294,7 +204,7 @@ fn a_loop_device_on_a_mounted_device_is_refused_even_with_destroy_data() {
     let under = LoopDevice::new(64 << 20).unwrap();
     mkfs_ext4(&under.path);
     let mount = Mount::existing(&under.path, "ext4", &["ro"]).unwrap();
-    let on = Attached::new(&[under.path.to_str().unwrap()]);
+    let on = AttachedLoop::new(&[under.path.to_str().unwrap()]).unwrap();
     refused_unchanged(&on.path, Some(&on.path), "mounted");
     drop(mount);
 }
