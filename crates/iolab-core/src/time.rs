@@ -57,6 +57,40 @@ impl UtcTime {
     }
 }
 
+/// Seconds from a duration as people write it: a bare number is seconds (`90`, `1.5`), or a
+/// number with one of fio's time units: `us`, `ms`, `s`, `m` (or `min`), `h`, `d` (`500ms`,
+/// `30s`, `1m`, `2h`). Whether the value suits the option is for the option to say.
+pub fn parse_seconds(text: &str) -> Result<f64, String> {
+    let what = || {
+        format!(
+            "'{text}' is not a duration: give seconds (90, 1.5) or a number with a unit \
+             (500ms, 30s, 1m, 2h; us, ms, s, m, h and d are known)"
+        )
+    };
+    let t = text.trim();
+    // A bare number as Rust reads it (1e3, and NaN or inf, which the option then refuses by
+    // name), as before units were taken.
+    if let Ok(n) = t.parse::<f64>() {
+        return Ok(n);
+    }
+    let at = t.find(|c: char| c.is_ascii_alphabetic()).unwrap_or(t.len());
+    let (number, unit) = t.split_at(at);
+    let scale = match unit.to_ascii_lowercase().as_str() {
+        "" | "s" | "sec" => 1.0,
+        "us" => 1e-6,
+        "ms" => 1e-3,
+        "m" | "min" => 60.0,
+        "h" => 3600.0,
+        "d" => 86_400.0,
+        _ => return Err(what()),
+    };
+    let n: f64 = number.trim().parse().map_err(|_| what())?;
+    if !n.is_finite() {
+        return Err(what());
+    }
+    Ok(n * scale)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,5 +107,34 @@ mod tests {
             UtcTime::from_unix(951_782_400.0).readable(),
             "2000-02-29 00:00:00"
         );
+    }
+
+    #[test]
+    fn durations_take_fios_units() {
+        for (text, secs) in [
+            ("90", 90.0),
+            ("1.5", 1.5),
+            ("30s", 30.0),
+            ("500ms", 0.5),
+            ("250us", 0.000_25),
+            ("1m", 60.0),
+            ("2min", 120.0),
+            ("1h", 3600.0),
+            ("1D", 86_400.0),
+            (" 0.5 s ", 0.5),
+            ("1e3", 1000.0),
+        ] {
+            assert_eq!(parse_seconds(text), Ok(secs), "{text}");
+        }
+        // Bare numbers pass as they are, for the option to judge.
+        assert!(parse_seconds("nan").unwrap().is_nan());
+        assert_eq!(parse_seconds("inf"), Ok(f64::INFINITY));
+        for bad in ["", "1x", "m", "1m30s", "infs", "nanms"] {
+            let e = parse_seconds(bad).unwrap_err();
+            assert!(
+                e.contains("is not a duration") && e.contains("30s"),
+                "{bad}: {e}"
+            );
+        }
     }
 }

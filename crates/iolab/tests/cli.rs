@@ -1443,3 +1443,36 @@ fn a_refused_flag_is_named_as_the_flag() {
         "{err}"
     );
 }
+
+#[test]
+fn durations_on_the_command_line_take_units() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "sim:ssd750-400@z97",
+        "--access",
+        "randread",
+        "--duration",
+        "100ms",
+        "--ramp",
+        "0.05s",
+        "--json",
+        "r.json",
+    ];
+    let out = iolab(&args, dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&dir.path().join("r.json"));
+    assert_eq!(r["jobs"][0]["job"]["duration_s"], 0.1, "{r}");
+    assert_eq!(r["jobs"][0]["job"]["ramp_s"], 0.05, "{r}");
+    // A unit it does not know is refused naming the option and the units it knows.
+    let out = iolab(
+        &["run", "sim:ssd750-400@z97", "--duration", "1x"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--duration") && text(&out).contains("500ms, 30s, 1m, 2h"),
+        "{}",
+        text(&out)
+    );
+}

@@ -62,14 +62,14 @@ pub struct QuickArgs {
     /// Counted runs per test (their mean is reported).
     #[arg(long, default_value_t = 3)]
     pub count: u32,
-    /// Seconds per counted run.
-    #[arg(long, default_value_t = 1.5)]
+    /// Time per counted run: seconds, or with a unit (5s, 1m).
+    #[arg(long, default_value_t = 1.5, value_parser = iolab_core::time::parse_seconds)]
     pub duration: f64,
-    /// Seconds of the uncounted warm-up run before each test (0: none).
-    #[arg(long, default_value_t = 1.0)]
+    /// The uncounted warm-up run before each test, seconds or with a unit (0: none).
+    #[arg(long, default_value_t = 1.0, value_parser = iolab_core::time::parse_seconds)]
     pub warmup: f64,
-    /// Pause between tests in seconds (CrystalDiskMark's "interval").
-    #[arg(long, default_value_t = 0.0)]
+    /// Pause between tests, seconds or with a unit (CrystalDiskMark's "interval").
+    #[arg(long, default_value_t = 0.0, value_parser = iolab_core::time::parse_seconds)]
     pub interval: f64,
     /// Test span: the test file's size, or the first SIZE bytes of a device.
     #[arg(long, default_value = "1g")]

@@ -46,11 +46,11 @@ pub struct JobFlags {
     /// Give each thread its own zone of the span [key: zones].
     #[arg(long)]
     pub zones: bool,
-    /// Measured seconds [key: duration_s].
-    #[arg(long = "duration")]
+    /// Measured time: seconds, or with a unit (30s, 1m, 2h) [key: duration_s].
+    #[arg(long = "duration", value_parser = iolab_core::time::parse_seconds)]
     pub duration_s: Option<f64>,
-    /// Seconds of ramp-up excluded from results [key: ramp_s].
-    #[arg(long = "ramp")]
+    /// Ramp-up excluded from results: seconds, or with a unit (30s, 1m) [key: ramp_s].
+    #[arg(long = "ramp", value_parser = iolab_core::time::parse_seconds)]
     pub ramp_s: Option<f64>,
     /// Stop after this many bytes [key: io_limit].
     #[arg(long)]
