@@ -22,7 +22,8 @@ The device-bound matrix (issue 36) runs on a 1 GiB file on the machine's disk ($
 $TMPDIR): 4K random reads at QD 1, 4, 16, 32, 64 and 128, 4K random writes at QD32, 128K
 sequential reads at QD8 and a 70/30 random mix at QD16; iolab/fio ratios of IOPS, mean and p99
 latency (fio with lat_percentiles, so both count from submission). Both tools pick offsets the
-same way: fio's default random map, and iolab's --random-map. MATRIX=only runs it alone.
+same way: fio's default random map, and iolab's --random-map. Each run warms up RAMP seconds
+(default 2) first, and rounds alternate in ABBA order. MATRIX=only runs it alone.
 """
 
 import json
@@ -36,6 +37,9 @@ import tempfile
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SECONDS = float(os.environ.get("SECONDS", "5"))
+# Seconds each matrix run warms up before it measures (fio's ramp_time, iolab's --ramp): on the
+# virtio disk here, fio's own IOPS per half second rose from 28K to 54K over its first 3 s.
+RAMP = float(os.environ.get("RAMP", "2"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOLAB = os.path.join(ROOT, "target", "release", "iolab")
 
@@ -111,7 +115,7 @@ def run_fio(target, access, bs, qd, rate, result, psync=False):
 
 def matrix_iolab(target, access, bs, qd, read_pct, result):
     cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
-           "--no-probe", "--random-map", "--json", result, target]
+           "--ramp", str(RAMP), "--no-probe", "--random-map", "--json", result, target]
     if read_pct is not None:
         cmd += ["--read-pct", str(read_pct)]
     _, cpu = timed(cmd)
@@ -125,8 +129,8 @@ def matrix_iolab(target, access, bs, qd, read_pct, result):
 
 def matrix_fio(target, access, bs, qd, read_pct, result):
     cmd = ["fio", "--name=bench", f"--filename={target}", "--direct=1", f"--rw={access}",
-           f"--bs={bs}", "--time_based", f"--runtime={SECONDS}", "--ioengine=io_uring",
-           "--fixedbufs", "--registerfiles", f"--iodepth={qd}", "--lat_percentiles=1",
+           f"--bs={bs}", "--time_based", f"--runtime={SECONDS}", f"--ramp_time={RAMP}",
+           "--ioengine=io_uring", "--fixedbufs", "--registerfiles", f"--iodepth={qd}", "--lat_percentiles=1",
            "--output-format=json", f"--output={result}"]
     if read_pct is not None:
         cmd += [f"--rwmixread={read_pct}"]
@@ -142,19 +146,28 @@ def matrix_fio(target, access, bs, qd, read_pct, result):
 def device_matrix(target, tmp):
     """iolab and fio alternating on each point; medians of ROUNDS rounds."""
     print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {ROUNDS} alternating "
-          f"rounds of {SECONDS:g} s, medians (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
+          f"rounds of {SECONDS:g} s after {RAMP:g} s of ramp, ABBA; medians of the tools' figures and of each "
+          f"round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
     print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
-          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}")
+          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}")
     for label, access, bs, qd, read_pct in DISK_MATRIX:
         runs = {"iolab": [], "fio": []}
-        for _ in range(ROUNDS):
-            runs["iolab"].append(matrix_iolab(target, access, bs, qd, read_pct, os.path.join(tmp, "i.json")))
-            runs["fio"].append(matrix_fio(target, access, bs, qd, read_pct, os.path.join(tmp, "f.json")))
+        for r in range(ROUNDS):
+            # ABBA: a device that speeds up or slows down over the rounds favours neither tool.
+            order = ("iolab", "fio") if r % 2 == 0 else ("fio", "iolab")
+            for tool in order:
+                run = matrix_iolab if tool == "iolab" else matrix_fio
+                runs[tool].append(run(target, access, bs, qd, read_pct, os.path.join(tmp, f"{tool}.json")))
         i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
-        print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{i['iops'] / f['iops']:>7.3f}"
-              f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{i['mean_us'] / f['mean_us']:>7.3f}"
-              f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{i['p99_us'] / f['p99_us']:>7.3f}"
-              f"{i['cpu_us_per_io'] / f['cpu_us_per_io']:>13.2f}", flush=True)
+        # Ratios are the medians of each round's own ratio (iolab / fio, run back to back), so
+        # that the device's drift from round to round cancels; the range shows what is left.
+        ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
+        med = {k: statistics.median(v) for k, v in ratio.items()}
+        spread = f"{min(ratio['iops']):.2f}-{max(ratio['iops']):.2f}"
+        print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{med['iops']:>7.3f}"
+              f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{med['mean_us']:>7.3f}"
+              f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{med['p99_us']:>7.3f}"
+              f"{med['cpu_us_per_io']:>13.2f}{spread:>12}", flush=True)
 
 
 def disk_file(tmp):

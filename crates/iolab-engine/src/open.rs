@@ -372,7 +372,12 @@ impl PreparedTarget {
             }
             EngineChoice::Uring | EngineChoice::Auto => {
                 let batch = submit_batch(self.queue_slots, threads, job.queue_depth);
-                Box::new(UringTarget::new(file, caps, self.blocks)?.with_submit_batch(batch))
+                let unplugged = submits_unplugged(self.queue_slots, threads, job);
+                Box::new(
+                    UringTarget::new(file, caps, self.blocks)?
+                        .with_submit_batch(batch)
+                        .unplugged(unplugged),
+                )
             }
         })
     }
@@ -593,6 +598,15 @@ fn submit_batch(slots: Option<u64>, threads: usize, queue_depth: u32) -> usize {
     }
 }
 
+/// Whether a job's requests go to the device one or two per `io_uring_enter`, never plugged
+/// into batches (see [`crate::sys::uring`]): direct I/O where the device can queue all that the
+/// job keeps in flight. Buffered I/O is mostly served from the page cache, and an overrun
+/// device queue blocks the call anyway: both keep whole batches, which cost fewer calls.
+fn submits_unplugged(slots: Option<u64>, threads: usize, job: &Job) -> bool {
+    let in_flight = threads as u64 * u64::from(job.queue_depth);
+    job.direct && slots.is_none_or(|slots| in_flight <= slots)
+}
+
 /// Fewest requests one `io_uring_enter` hands over where the device queue is overrun: fewer
 /// cost CPU that the device's own threads may need. Measured with 16 threads x QD 4096 on a loop
 /// device queueing 32, twice each: 2 per call took 4.3 µs of CPU per I/O and the device did
@@ -766,5 +780,17 @@ mod tests {
         assert_eq!(submit_batch(Some(1023), 4, 4096), 255);
         assert_eq!(submit_batch(Some(32), 16, 4096), 8);
         assert_eq!(submit_batch(Some(32), 64, 4), 4);
+    }
+
+    #[test]
+    fn direct_io_goes_out_unplugged_unless_the_device_queue_is_overrun() {
+        let job = |extra: &str| job(&format!("queue_depth = 32\n{extra}"));
+        assert!(submits_unplugged(Some(256), 1, &job("")));
+        assert!(submits_unplugged(None, 4, &job("")));
+        assert!(submits_unplugged(Some(128), 4, &job("")));
+        // Buffered: the page cache serves it, nothing to plug; fewer calls win.
+        assert!(!submits_unplugged(Some(256), 1, &job("direct = false")));
+        // More in flight than the device queues: calls block on its tags anyway.
+        assert!(!submits_unplugged(Some(64), 4, &job("")));
     }
 }
