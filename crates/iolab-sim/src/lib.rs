@@ -253,6 +253,13 @@ impl SimSetup {
         &self.spec
     }
 
+    /// The model as a [`Target`](iolab_engine::target::Target) on its own virtual clock, for
+    /// callers that drive the seam themselves (the target contract tests).
+    pub fn target(&mut self, needs_data: bool) -> SimTarget<'_> {
+        let size = self.world.size();
+        SimTarget::new(&mut self.world, self.clock.clone(), size, needs_data)
+    }
+
     /// Whether the model looks at written data (compression).
     pub fn needs_data(&self) -> bool {
         self.world.needs_data()
