@@ -26,7 +26,6 @@ mod chipset;
 mod error;
 mod findings;
 mod model;
-mod mountinfo;
 mod pci;
 mod resolve;
 mod sata;
@@ -36,8 +35,8 @@ pub mod trim;
 mod view;
 
 pub use error::{ProbeError, TrimError};
+pub use iolab_host::Mount;
 pub use model::*;
-pub use mountinfo::Mount;
 pub use sysfs::SysRoot;
 pub use trim::{trimcheck, TrimOptions, TrimReport, Verdict};
 

@@ -1,7 +1,7 @@
 //! The probe's result: plain serde data, every fact optional because sysfs differs per kernel
 //! and driver. Units are in the field names.
 
-use crate::mountinfo::Mount;
+use iolab_host::Mount;
 use iolab_link::{Link, Rate};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;

@@ -2,22 +2,16 @@
 
 use crate::error::ProbeError;
 use crate::model::TargetKind;
-use crate::mountinfo::{self, Mount};
 use crate::sysfs::SysRoot;
+use iolab_host::devnum;
+use iolab_host::mountinfo::{self, Mount};
 use std::fs;
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
 use std::path::{Path, PathBuf};
 
-/// glibc's `dev_t` layout: 12-bit major and 20-bit minor, split across the word.
-pub(crate) fn major_minor(dev: u64) -> (u64, u64) {
-    let major = ((dev >> 8) & 0xfff) | ((dev >> 32) & !0xfff);
-    let minor = (dev & 0xff) | ((dev >> 12) & !0xff);
-    (major, minor)
-}
-
+/// `MAJ:MIN` of a `dev_t`, as sysfs and mountinfo write it.
 pub(crate) fn dev_string(dev: u64) -> String {
-    let (ma, mi) = major_minor(dev);
-    format!("{ma}:{mi}")
+    devnum::to_string(dev)
 }
 
 /// Where a target lives.
@@ -111,7 +105,7 @@ pub(crate) fn resolve(root: &SysRoot, path: &Path) -> Result<Resolved, ProbeErro
     let mount = mountinfo::find(&mounts, &canonical, Some(&st_dev)).cloned();
     // Filesystems without a block device of their own (btrfs, and also tmpfs, NFS, overlay)
     // report an anonymous 0:N; btrfs's source still names a real device.
-    let dev = if major_minor(meta.dev()).0 != 0 {
+    let dev = if devnum::major(meta.dev()) != 0 {
         Some(st_dev)
     } else {
         mount
@@ -122,18 +116,4 @@ pub(crate) fn resolve(root: &SysRoot, path: &Path) -> Result<Resolved, ProbeErro
             .map(|m| dev_string(m.rdev()))
     };
     Ok(Resolved { kind, mount, dev })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn dev_t_split() {
-        // makedev(254, 0) and makedev(259, 65536) in glibc's encoding.
-        assert_eq!(major_minor(0xfe00), (254, 0));
-        let dev: u64 =
-            ((259 & 0xfff) << 8) | ((65536 & 0xff) as u64) | (((65536 >> 8) as u64) << 20);
-        assert_eq!(major_minor(dev), (259, 65536));
-    }
 }
