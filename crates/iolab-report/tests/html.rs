@@ -391,12 +391,13 @@ fn quick_on_a_model_gives_each_jobs_model_line() {
     ] {
         assert!(page.contains(row), "{row}\n{page}");
     }
-    // Overlaid, each line says whose it is; a real drive's result has none.
+    // Overlaid, each line says whose it is (by its target: both ran on host h); a real
+    // drive's result has none.
     let page = render_html(&[r, quick_result("/dev/sdx", "h", 1.0)]);
     assert_eq!(page.matches("<th class=\"l\">model</th>").count(), 1);
     assert!(
         page.contains(
-            "<tr><td class=\"l\">sim:c300-256@h67 @ h</td><td class=\"l\">SEQ1M Q8T1 read</td>"
+            "<tr><td class=\"l\">sim:c300-256@h67</td><td class=\"l\">SEQ1M Q8T1 read</td>"
         ),
         "{page}"
     );
