@@ -739,6 +739,18 @@ impl Store {
         // (re-serialising a parsed result could move a float's last digit).
         let json = serde_json::to_string_pretty(r)
             .map_err(|source| StoreError::Json { run: 0, source })?;
+        self.insert_json(r, json, finished_unix_s)
+    }
+
+    /// Records `r` keeping `json` as its saved text: the result file iolab wrote (without its
+    /// final newline), so a file imported after its run was recorded is known as the same run,
+    /// and exports byte for byte.
+    pub fn insert_json(
+        &mut self,
+        r: &RunResult,
+        json: String,
+        finished_unix_s: f64,
+    ) -> Result<Recorded> {
         let key = format!("{:016x}", fnv1a(json.as_bytes()));
         let path = self.path.clone();
         let sql = move |what: &str| sql_error(&path, what);

@@ -245,7 +245,13 @@ fn fios_output_is_reported_imported_and_compared_with_iolabs() {
         (imported.tool.name.as_str(), imported.tool.version.as_str()),
         ("fio", "3.33")
     );
-    // Importing it again records nothing twice.
+    // Importing it again records nothing twice; nor iolab's own result file of a recorded run.
+    let mine = iolab(&["results", "import", "iolab.json"], d);
+    assert!(
+        text(&mine).contains("already recorded as run 1"),
+        "{}",
+        text(&mine)
+    );
     let again = iolab(&["results", "import", fio_s], d);
     assert!(
         text(&again).contains("already recorded as run 2"),

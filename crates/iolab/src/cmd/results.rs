@@ -300,7 +300,15 @@ fn import(db: Option<&Path>, files: &[PathBuf]) -> Result<i32> {
                 .iter()
                 .map(|j| (j.measured_ns + j.ramp_ns) as f64 / 1e9)
                 .sum::<f64>();
-        match store.insert(result, finished) {
+        // iolab's own result file is kept as written (the run's key is its text's); fio's
+        // output is kept as converted.
+        let recorded = match std::fs::read_to_string(file) {
+            Ok(text) if !iolab_report::fio::import::looks_like_fio(&text) => {
+                store.insert_json(result, text.trim_end_matches('\n').to_string(), finished)
+            }
+            _ => store.insert(result, finished),
+        };
+        match recorded {
             Ok(rec) => say!(
                 "{}: recorded as run {} (key {}, {} {}) in {}",
                 file.display(),
