@@ -217,7 +217,7 @@ fn dedup(notes: Vec<String>) -> Vec<String> {
 }
 
 /// An option's value as text (fio writes them all as strings; a hand-made file may not).
-fn opt<'a>(options: &'a Map<String, Value>, key: &str) -> Option<String> {
+fn opt(options: &Map<String, Value>, key: &str) -> Option<String> {
     options.get(key).map(|v| match v {
         Value::String(s) => s.clone(),
         other => other.to_string(),
