@@ -56,10 +56,140 @@ pub fn to_fio_json(result: &RunResult) -> Value {
     Value::Object(root)
 }
 
-/// `result` as fio's JSON text (fio's own indentation is 2 spaces, as serde's pretty form).
+/// `result` as fio's JSON text, its keys in fio's order (fio's own indentation is 2 spaces,
+/// as serde's pretty form).
 pub fn to_fio_json_text(result: &RunResult) -> String {
     // A `Value` always serialises.
-    serde_json::to_string_pretty(&to_fio_json(result)).unwrap_or_default() + "\n"
+    serde_json::to_string_pretty(&InFiosOrder(&to_fio_json(result))).unwrap_or_default() + "\n"
+}
+
+/// The keys of fio's JSON in the order fio writes them (objects of every level: the document,
+/// a job, a direction, a latency, the job options); keys not listed follow, numbers (fio's
+/// percentiles, bins and latency ranges) in rising order.
+const FIO_KEY_ORDER: &[&str] = &[
+    "fio version",
+    "timestamp",
+    "timestamp_ms",
+    "time",
+    "global options",
+    "jobs",
+    "jobname",
+    "groupid",
+    "error",
+    "eta",
+    "elapsed",
+    "job options",
+    "read",
+    "write",
+    "trim",
+    "io_bytes",
+    "io_kbytes",
+    "bw_bytes",
+    "bw",
+    "iops",
+    "runtime",
+    "total_ios",
+    "short_ios",
+    "drop_ios",
+    "slat_ns",
+    "clat_ns",
+    "lat_ns",
+    "min",
+    "max",
+    "mean",
+    "stddev",
+    "N",
+    "percentile",
+    "bins",
+    "bw_min",
+    "bw_max",
+    "bw_agg",
+    "bw_mean",
+    "bw_dev",
+    "bw_samples",
+    "iops_min",
+    "iops_max",
+    "iops_mean",
+    "iops_stddev",
+    "iops_samples",
+    "job_runtime",
+    "usr_cpu",
+    "sys_cpu",
+    "latency_ns",
+    "latency_us",
+    "latency_ms",
+    "total_err",
+    "first_error",
+    "name",
+    "filename",
+    "ioengine",
+    "rw",
+    "bs",
+    "bssplit",
+    "iodepth",
+    "numjobs",
+    "group_reporting",
+    "direct",
+    "rwmixread",
+    "percentage_random",
+    "offset",
+    "size",
+    "io_size",
+    "number_ios",
+    "time_based",
+    "ramp_time",
+    "rate_iops",
+    "rate",
+    "buffer_compress_percentage",
+    "dedupe_percentage",
+    "offset_increment",
+    "randseed",
+    "norandommap",
+];
+
+/// Where a key goes among its object's keys.
+fn key_rank(key: &str) -> (u8, usize, String) {
+    if let Some(i) = FIO_KEY_ORDER.iter().position(|k| *k == key) {
+        return (0, i, String::new());
+    }
+    // `99.990000`, `1024`, `>=2000` (after `2000`).
+    let (number, above) = match key.strip_prefix(">=") {
+        Some(n) => (n, 1),
+        None => (key, 0),
+    };
+    match number.parse::<f64>() {
+        Ok(n) if n.is_finite() && n >= 0.0 => (1, (n * 1e6) as usize * 2 + above, String::new()),
+        _ => (2, 0, key.to_string()),
+    }
+}
+
+/// A JSON value serialised with each object's keys in fio's order (serde_json's map keeps
+/// them sorted by name).
+struct InFiosOrder<'a>(&'a Value);
+
+impl serde::Serialize for InFiosOrder<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{SerializeMap, SerializeSeq};
+        match self.0 {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort_by_cached_key(|k| key_rank(k));
+                let mut map = s.serialize_map(Some(keys.len()))?;
+                for k in keys {
+                    map.serialize_entry(k, &InFiosOrder(&m[k]))?;
+                }
+                map.end()
+            }
+            Value::Array(a) => {
+                let mut seq = s.serialize_seq(Some(a.len()))?;
+                for v in a {
+                    seq.serialize_element(&InFiosOrder(v))?;
+                }
+                seq.end()
+            }
+            other => other.serialize(s),
+        }
+    }
 }
 
 /// fio's `ioengine` for iolab's engine name (`io_uring (psync for paced jobs)` → `io_uring`).
@@ -432,5 +562,24 @@ mod tests {
         );
         assert_eq!(trim_float(70.0), "70");
         assert_eq!(trim_float(12.5), "12.5");
+    }
+
+    #[test]
+    fn keys_come_in_fios_order() {
+        let v = json!({"jobs": [{"read": {"lat_ns": {"percentile": {"99.990000": 3, "5.000000": 1, "50.000000": 2}}, "io_bytes": 1}, "jobname": "j"}], "fio version": "iolab-0", "latency_ms": {">=2000": 0, "2000": 0, "2": 0}});
+        let text = serde_json::to_string(&InFiosOrder(&v)).unwrap();
+        let at = |k: &str| text.find(&format!("\"{k}\"")).unwrap();
+        assert!(
+            at("fio version") < at("jobs") && at("jobname") < at("read"),
+            "{text}"
+        );
+        assert!(at("io_bytes") < at("lat_ns"), "{text}");
+        assert!(
+            at("5.000000") < at("50.000000") && at("50.000000") < at("99.990000"),
+            "{text}"
+        );
+        assert!(at("2") < at("2000") && at("2000") < at(">=2000"), "{text}");
+        // The same document, only in another order.
+        assert_eq!(serde_json::from_str::<Value>(&text).unwrap(), v);
     }
 }
