@@ -204,6 +204,43 @@ impl SparseHistogram {
     pub fn count(&self) -> u64 {
         self.bucket_low_ns_and_count.iter().map(|(_, c)| c).sum()
     }
+
+    /// The value at percentile `p` (0–100), as [`Histogram::percentile`] gives it: the
+    /// bucket's midpoint, clamped to the samples' `[min, max]` (which the sparse form does
+    /// not keep). 0 when empty.
+    pub fn percentile(&self, p: f64, min: u64, max: u64) -> u64 {
+        let total = self.count();
+        if total == 0 {
+            return 0;
+        }
+        let rank = ((p / 100.0) * total as f64).ceil().max(1.0) as u64;
+        let mut seen = 0;
+        for &(low, c) in &self.bucket_low_ns_and_count {
+            seen += c;
+            if seen >= rank {
+                let (lo, width) = bucket_bounds(bucket_of(low));
+                return (lo + (width - 1) / 2).clamp(min, max.max(min));
+            }
+        }
+        max
+    }
+
+    /// A sparse histogram of `(value in ns, samples)` pairs in any order (another tool's
+    /// bins): each value counted in the bucket holding it.
+    pub fn from_values(values: impl IntoIterator<Item = (u64, u64)>) -> SparseHistogram {
+        let mut by_bucket: std::collections::BTreeMap<usize, u64> = Default::default();
+        for (v, c) in values {
+            if c > 0 {
+                *by_bucket.entry(bucket_of(v)).or_default() += c;
+            }
+        }
+        SparseHistogram {
+            bucket_low_ns_and_count: by_bucket
+                .into_iter()
+                .map(|(i, c)| (bucket_bounds(i).0, c))
+                .collect(),
+        }
+    }
 }
 
 #[cfg(test)]
@@ -296,5 +333,27 @@ mod tests {
         assert_eq!(h.percentile(99.0), 0);
         assert_eq!(h.min(), 0);
         assert_eq!(h.mean(), 0.0);
+    }
+
+    #[test]
+    fn the_sparse_form_gives_the_same_percentiles_and_takes_other_tools_bins() {
+        let mut rng = Rng::new(7);
+        let mut h = Histogram::new();
+        for _ in 0..20_000 {
+            h.record(100 + rng.next_u64() % 3_000_000);
+        }
+        let s = h.to_sparse();
+        for p in [1.0, 50.0, 90.0, 99.0, 99.9, 99.99, 100.0] {
+            assert_eq!(s.percentile(p, h.min(), h.max()), h.percentile(p), "p{p}");
+        }
+        assert_eq!(SparseHistogram::default().percentile(50.0, 0, 0), 0);
+        // Bins keyed by any value in a bucket land in that bucket; order does not matter.
+        let back = SparseHistogram::from_values(
+            s.bucket_low_ns_and_count
+                .iter()
+                .rev()
+                .map(|&(low, c)| (low + bucket_bounds(bucket_of(low)).1 / 2, c)),
+        );
+        assert_eq!(back, s);
     }
 }

@@ -5,10 +5,11 @@
 //! results of different kinds (a suite, `quick`, `run`) each get their own section.
 
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries, Ceiling};
-use crate::terminal::{model_line, quick_cell, quick_stop, split_label};
+use crate::terminal::model_line;
 use iolab_core::result::{DirectionResult, JobResult, RunResult};
 use std::fmt::Write;
 
+mod cdm;
 mod suite;
 
 const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#222;background:#fafafa}\
@@ -16,11 +17,11 @@ h1{font-size:24px;margin:8px 0}h2{font-size:20px;margin:28px 0 8px;border-bottom
 h3{font-size:16px;margin:22px 0 6px}section.step{background:#fff;border:1px solid #ddd;border-radius:4px;padding:8px 12px;margin:12px 0}\
 table{border-collapse:collapse;font-size:12px;margin:6px 0}th,td{border:1px solid #ddd;padding:2px 6px;text-align:right}\
 th{background:#f0f0f0}td.l,th.l{text-align:left}.incomplete{color:#b00;font-weight:bold}\
-svg.chart{display:block;max-width:100%;height:auto;margin:8px 0}.note{color:#555;font-size:12px}";
+svg.chart{display:block;max-width:100%;height:auto;margin:8px 0}td.cdm.main{font-weight:bold}.note{color:#555;font-size:12px}";
 
 /// The report page for `results` (in the order given).
 pub fn render_html(results: &[RunResult]) -> String {
-    let labels = result_labels(results);
+    let labels = crate::labels::result_labels(results);
     let mut out = String::new();
     let title = match results {
         [one] => format!("iolab report: {} on {}", one.kind, one.target.path),
@@ -72,32 +73,6 @@ pub fn render_html(results: &[RunResult]) -> String {
 struct Run<'a> {
     r: &'a RunResult,
     label: &'a str,
-}
-
-/// A label per result: target on host, made unique by a number in front when two are alike
-/// (in front, so a legend that cuts a long label still tells them apart).
-fn result_labels(results: &[RunResult]) -> Vec<String> {
-    let base: Vec<String> = results
-        .iter()
-        .map(|r| {
-            let host = if r.host.hostname.is_empty() {
-                "unknown host"
-            } else {
-                r.host.hostname.as_str()
-            };
-            format!("{} @ {host}", r.target.path)
-        })
-        .collect();
-    base.iter()
-        .enumerate()
-        .map(|(i, b)| {
-            if base.iter().filter(|o| *o == b).count() > 1 {
-                format!("#{} {b}", i + 1)
-            } else {
-                b.clone()
-            }
-        })
-        .collect()
 }
 
 /// `2026-11-23 01:02:03 UTC` for a Unix time.
@@ -401,83 +376,11 @@ fn p99_cell(j: &JobResult) -> String {
     }
 }
 
-/// `quick`: CrystalDiskMark's table per result and read/write bars per test.
+/// `quick`: CrystalDiskMark's grid (read and write × each test, MB/s and IOPS) per result,
+/// the sequential tests charted in MB/s and the random ones in IOPS.
 fn quick_section(out: &mut String, group: &[Run]) {
-    let mut tests: Vec<&str> = Vec::new();
-    for g in group {
-        for j in &g.r.jobs {
-            let (l, _) = split_label(&j.name);
-            if !tests.contains(&l) {
-                tests.push(l);
-            }
-        }
-    }
-    let find = |g: &Run, test: &str, read: bool| -> Option<f64> {
-        quick_cell(&g.r.jobs, test, read).map(|j| {
-            if read {
-                j.read.bw_mb_per_s
-            } else {
-                j.write.bw_mb_per_s
-            }
-        })
-    };
-    let mut series = Vec::new();
-    for g in group {
-        for (read, dir) in [(true, "Read"), (false, "Write")] {
-            series.push(BarSeries {
-                label: if group.len() > 1 {
-                    format!("{dir} — {}", g.label)
-                } else {
-                    dir.to_string()
-                },
-                values: tests.iter().map(|t| find(g, t, read)).collect(),
-            });
-        }
-    }
     out.push_str("<section class=\"step\">\n<h3>CrystalDiskMark's tests</h3>\n");
-    out.push_str(&bar_chart(&BarChart {
-        title: "Read and write, MB/s".into(),
-        subtitle: "mean of the counted runs".into(),
-        value_label: Figure::Throughput.axis().into(),
-        categories: tests.iter().map(|t| t.to_string()).collect(),
-        series,
-        ceilings: ceilings(group, Figure::Throughput),
-    }));
-    out.push('\n');
-    out.push_str("<table class=\"figures\"><tr>");
-    if group.len() > 1 {
-        out.push_str("<th class=\"l\">result</th>");
-    }
-    out.push_str("<th class=\"l\">test</th><th>read MB/s</th><th>read IOPS</th><th>read µs</th><th>write MB/s</th><th>write IOPS</th><th>write µs</th></tr>\n");
-    for g in group {
-        for t in &tests {
-            out.push_str("<tr>");
-            if group.len() > 1 {
-                let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
-            }
-            let stop = quick_stop(&g.r.jobs, t)
-                .map(|why| format!(" <span class=\"incomplete\">{}</span>", esc(&why)))
-                .unwrap_or_default();
-            let _ = write!(out, "<td class=\"l\">{}{stop}</td>", esc(t));
-            for read in [true, false] {
-                match quick_cell(&g.r.jobs, t, read) {
-                    Some(j) => {
-                        let d = if read { &j.read } else { &j.write };
-                        let _ = write!(
-                            out,
-                            "<td>{}</td><td>{}</td><td>{}</td>",
-                            fmt_value(d.bw_mb_per_s),
-                            fmt_value(d.iops),
-                            fmt_value(d.lat_ns.mean / 1e3)
-                        );
-                    }
-                    None => out.push_str("<td>–</td><td>–</td><td>–</td>"),
-                }
-            }
-            out.push_str("</tr>\n");
-        }
-    }
-    out.push_str("</table>\n");
+    cdm::grid_and_charts(out, group, "mean of the counted runs");
     // A model's own account of each job (watts, bottleneck, write amplification), as the
     // terminal table, `run` and suites give it.
     let mut lines = String::new();

@@ -6,7 +6,11 @@
 //! file; [`store_tables`] renders what it returns.
 #![deny(missing_docs)]
 
+pub mod compare;
+pub mod csv;
+pub mod fio;
 pub mod html;
+pub mod labels;
 pub mod store;
 pub mod store_tables;
 pub mod svg;

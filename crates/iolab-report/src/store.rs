@@ -261,6 +261,8 @@ pub struct RunSummary {
     pub incomplete_reason: Option<String>,
     /// Tool version that ran it.
     pub tool_version: String,
+    /// The tool that ran it: `iolab`, or `fio` for fio's output imported.
+    pub tool_name: String,
     /// Host name.
     pub hostname: String,
     /// Kernel release.
@@ -392,21 +394,41 @@ pub struct RunDetail {
 }
 
 /// One row of a comparison: a job's metric (or a score) across runs.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Default)]
 pub struct ComparedRow {
     /// Job label (with its round or occurrence when it repeats), or `score`.
     pub label: String,
     /// Metric name, or score name with its unit.
     pub metric: String,
-    /// One value per compared run; `None` where that run lacks it.
+    /// One value per compared run (or side: the mean of its runs); `None` where it lacks it.
     pub values: Vec<Option<f64>>,
+    /// Per column, the spread of the value over repeats, where there were some: several runs
+    /// of the side, or the counted runs one run combines (quick). Empty or `None`: no repeats.
+    pub spread: Vec<Option<Spread>>,
+    /// Per column, for a latency percentile or maximum, how many I/Os lie beyond it (the
+    /// job's I/Os of that direction × the share above the percentile): a tail of a few I/Os
+    /// moves by chance. Empty or `None`: not a tail figure, or not known.
+    pub tail_ios: Vec<Option<f64>>,
+}
+
+/// How far one figure ranged over repeated measurements.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    /// Lowest value.
+    pub min: f64,
+    /// Highest value.
+    pub max: f64,
+    /// How many measurements.
+    pub n: usize,
 }
 
 /// Runs side by side.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Comparison {
-    /// The runs, in the order asked.
+    /// The runs, in the order asked (with sides of several runs: each side's first).
     pub runs: Vec<RunSummary>,
+    /// Where a column is a side of several runs, all of them per column (else empty).
+    pub sides: Vec<Vec<RunSummary>>,
     /// Rows in first-seen order.
     pub rows: Vec<ComparedRow>,
     /// Job labels that name different workloads in different runs (access, block sizes,
@@ -426,11 +448,39 @@ pub struct Recorded {
 /// Latency percentiles beyond [`JobResult::METRICS`], per direction, named in its style.
 const DEEP_LATENCY: &[&str] = &["lat_p50_us", "lat_p99_9_us", "lat_p99_99_us"];
 
-/// Every metric name the store writes, in the order tables show them.
+/// Every metric name the store writes, in the order tables show them: rates, then each
+/// direction's latencies from the mean through the percentiles in rising order to the
+/// maximum (`results compare` listed p99 before p50).
 pub fn metric_order() -> Vec<String> {
-    let mut names: Vec<String> = JobResult::METRICS.iter().map(|m| m.to_string()).collect();
+    let mut names: Vec<String> = [
+        "read_iops",
+        "write_iops",
+        "total_iops",
+        "read_mb_per_s",
+        "write_mb_per_s",
+        "total_mb_per_s",
+    ]
+    .iter()
+    .map(|m| m.to_string())
+    .collect();
     for dir in ["read", "write"] {
-        names.extend(DEEP_LATENCY.iter().map(|m| format!("{dir}_{m}")));
+        for m in [
+            "lat_mean_us",
+            "lat_p50_us",
+            "lat_p99_us",
+            "lat_p99_9_us",
+            "lat_p99_99_us",
+            "lat_max_us",
+        ] {
+            names.push(format!("{dir}_{m}"));
+        }
+    }
+    names.push("lat_mean_us".into());
+    // Any metric JobResult knows that the list above lacks still has a place.
+    for m in JobResult::METRICS {
+        if !names.iter().any(|n| n == m) {
+            names.push(m.to_string());
+        }
     }
     names
 }
@@ -689,6 +739,18 @@ impl Store {
         // (re-serialising a parsed result could move a float's last digit).
         let json = serde_json::to_string_pretty(r)
             .map_err(|source| StoreError::Json { run: 0, source })?;
+        self.insert_json(r, json, finished_unix_s)
+    }
+
+    /// Records `r` keeping `json` as its saved text: the result file iolab wrote (without its
+    /// final newline), so a file imported after its run was recorded is known as the same run,
+    /// and exports byte for byte.
+    pub fn insert_json(
+        &mut self,
+        r: &RunResult,
+        json: String,
+        finished_unix_s: f64,
+    ) -> Result<Recorded> {
         let key = format!("{:016x}", fnv1a(json.as_bytes()));
         let path = self.path.clone();
         let sql = move |what: &str| sql_error(&path, what);
@@ -1190,6 +1252,7 @@ impl Store {
                             label,
                             metric,
                             values: vec![None; ids.len()],
+                            ..ComparedRow::default()
                         });
                         rows.len() - 1
                     });
@@ -1261,6 +1324,7 @@ impl Store {
             .collect();
         Ok(Comparison {
             runs,
+            sides: Vec::new(),
             rows,
             differing,
         })
@@ -1304,7 +1368,7 @@ impl Store {
 const SUMMARY_SELECT: &str = "SELECT r.id, r.run_key, r.kind, r.started_unix_s, r.finished_unix_s,
         r.complete, r.incomplete_reason, r.tool_version, r.hostname, r.kernel, t.path, t.kind,
         t.modelled, (SELECT count(*) FROM steps s WHERE s.run_id = r.id), r.suite_name,
-        r.suite_scale
+        r.suite_scale, r.tool_name
     FROM runs r JOIN targets t ON t.run_id = r.id";
 
 fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
@@ -1325,6 +1389,7 @@ fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<RunSummary> {
         jobs: r.get(13)?,
         suite_name: r.get(14)?,
         suite_scale: r.get(15)?,
+        tool_name: r.get(16)?,
     })
 }
 

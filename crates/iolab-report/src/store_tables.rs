@@ -50,6 +50,15 @@ pub fn figure(v: f64) -> String {
     }
 }
 
+/// A run's kind, with the tool where another tool's run was imported (`run (fio 3.33)`).
+fn kind_of(r: &RunSummary) -> String {
+    if r.tool_name == "iolab" {
+        r.kind.clone()
+    } else {
+        format!("{} ({} {})", r.kind, r.tool_name, r.tool_version)
+    }
+}
+
 fn state(complete: bool) -> &'static str {
     if complete {
         "complete"
@@ -110,7 +119,7 @@ fn list_table_unescaped(runs: &[RunSummary], total: u64) -> String {
             r.id.to_string(),
             r.key.chars().take(12).collect(),
             utc_time(r.started_unix_s),
-            r.kind.clone(),
+            kind_of(r),
             if r.modelled {
                 format!("{} (modelled)", r.target_path)
             } else {
@@ -153,11 +162,16 @@ fn show_table_unescaped(d: &RunDetail) -> String {
         utc_time(s.finished_unix_s),
         s.finished_unix_s - s.started_unix_s
     );
-    let _ = writeln!(
-        out,
-        "iolab {} on {} (kernel {}, {})",
-        s.tool_version, s.hostname, s.kernel, d.cpu_model
-    );
+    if s.hostname.is_empty() {
+        // fio's JSON output, imported, does not say where it ran.
+        let _ = writeln!(out, "{} {} on an unknown host", s.tool_name, s.tool_version);
+    } else {
+        let _ = writeln!(
+            out,
+            "{} {} on {} (kernel {}, {})",
+            s.tool_name, s.tool_version, s.hostname, s.kernel, d.cpu_model
+        );
+    }
     // A model's engine is "sim", as its kind: said once.
     let engine = if t.engine == t.kind {
         String::new()
@@ -280,14 +294,19 @@ fn compare_table_unescaped(c: &Comparison) -> String {
         Some(s) if s != 1.0 => format!(" (scale {s})"),
         _ => String::new(),
     };
-    for r in &c.runs {
+    let legend_runs: Vec<&RunSummary> = if c.sides.is_empty() {
+        c.runs.iter().collect()
+    } else {
+        c.sides.iter().flatten().collect()
+    };
+    for r in legend_runs {
         let _ = writeln!(
             out,
             "#{}  {}  {} UTC  {}{}  {}{}{}",
             r.id,
             r.key.chars().take(12).collect::<String>(),
             utc_time(r.started_unix_s),
-            r.kind,
+            kind_of(r),
             scale(r),
             r.target_path,
             if r.modelled { " (modelled)" } else { "" },
@@ -317,19 +336,34 @@ fn compare_table_unescaped(c: &Comparison) -> String {
             each.join("; ")
         );
     }
+    let names = column_names(c);
+    for (name, side) in names.iter().zip(&c.sides) {
+        if side.len() > 1 {
+            let _ = writeln!(
+                out,
+                "{name}: the mean of {} runs, ± half their range",
+                side.len()
+            );
+        }
+    }
     out.push('\n');
     let two = c.runs.len() == 2;
+    let noise: Vec<String> = c.rows.iter().map(|r| noise_cue(r, two)).collect();
+    let noise_column = two && noise.iter().any(|n| !n.is_empty());
     let mut header = vec!["job".to_string(), "metric".into()];
-    header.extend(c.runs.iter().map(|r| format!("#{}", r.id)));
+    header.extend(names.iter().cloned());
     if two {
         header.push("change".into());
+    }
+    if noise_column {
+        header.push("noise".into());
     }
     let mut rows = vec![header];
     let mut last_label = None;
     // A long metric name (a score's, with its scaled window or missing points) would widen the
     // whole table: it is cut, numbered, and given in full below.
     let mut long_names: Vec<&str> = Vec::new();
-    for row in &c.rows {
+    for (row, cue) in c.rows.iter().zip(&noise) {
         let label = if last_label == Some(&row.label) {
             String::new()
         } else {
@@ -352,26 +386,111 @@ fn compare_table_unescaped(c: &Comparison) -> String {
             row.metric.clone()
         };
         let mut cells = vec![label, metric];
-        cells.extend(
-            row.values
-                .iter()
-                .map(|v| v.map_or_else(|| "-".to_string(), figure)),
-        );
+        cells.extend(row.values.iter().enumerate().map(|(i, v)| match v {
+            None => "-".to_string(),
+            Some(v) => match row.spread.get(i).copied().flatten() {
+                Some(s) if *v != 0.0 => {
+                    format!("{} ±{:.1} %", figure(*v), 50.0 * (s.max - s.min) / v.abs())
+                }
+                _ => figure(*v),
+            },
+        }));
         if two {
             cells.push(match (row.values[0], row.values[1]) {
                 (Some(a), Some(b)) if a != 0.0 => format!("{:+.1} %", 100.0 * (b - a) / a.abs()),
                 _ => String::new(),
             });
         }
+        if noise_column {
+            cells.push(cue.clone());
+        }
         rows.push(cells);
     }
     let mut right = vec![false, false];
     right.extend(std::iter::repeat_n(true, c.runs.len() + usize::from(two)));
+    if noise_column {
+        right.push(false);
+    }
     out.push_str(&columns(&rows, &right));
     for (k, name) in long_names.iter().enumerate() {
         let _ = writeln!(out, "[{}] {name}", k + 1);
     }
+    if two {
+        noise_footer(&mut out, c, &noise);
+    }
     out
+}
+
+/// The columns' names: `#ID`, or `#3,4,5` for a side of several runs.
+fn column_names(c: &Comparison) -> Vec<String> {
+    if c.sides.is_empty() {
+        return c.runs.iter().map(|r| format!("#{}", r.id)).collect();
+    }
+    c.sides
+        .iter()
+        .map(|side| {
+            let ids: Vec<String> = side.iter().map(|r| r.id.to_string()).collect();
+            format!("#{}", ids.join(","))
+        })
+        .collect()
+}
+
+/// What the repeats say of a two-sided row's change: within or beyond their spread, or,
+/// without repeats, that a tail percentile rests on few I/Os.
+fn noise_cue(row: &crate::store::ComparedRow, two: bool) -> String {
+    if !two {
+        return String::new();
+    }
+    let (Some(a), Some(b)) = (row.values[0], row.values[1]) else {
+        return String::new();
+    };
+    let spread = |i: usize| row.spread.get(i).copied().flatten();
+    match crate::compare::within_noise((a, spread(0)), (b, spread(1))) {
+        Some(true) => return "within noise".into(),
+        Some(false) => return "beyond noise".into(),
+        None => {}
+    }
+    let thinnest = row
+        .tail_ios
+        .iter()
+        .flatten()
+        .copied()
+        .fold(f64::INFINITY, f64::min);
+    if thinnest < crate::compare::THIN_TAIL_IOS {
+        return if thinnest <= 1.0 {
+            "tail: 1 I/O".into()
+        } else {
+            format!("tail: {thinnest:.0} I/Os")
+        };
+    }
+    String::new()
+}
+
+/// Under a two-sided comparison: how to read the noise column, or that there is nothing to
+/// judge noise by.
+fn noise_footer(out: &mut String, c: &Comparison, noise: &[String]) {
+    let any_spread = c.rows.iter().any(|r| r.spread.iter().any(Option::is_some));
+    if any_spread {
+        let _ = writeln!(
+            out,
+            "noise: ± is half the range over repeats; a change is within noise where the two \
+             sides' ranges overlap"
+        );
+    } else {
+        let _ = writeln!(
+            out,
+            "noise: no repeats to judge it (each side is one run without counted repeats); \
+             compare several runs a side (`iolab results compare 3,4,5 6,7,8`) or quick runs \
+             (--count)"
+        );
+    }
+    if noise.iter().any(|n| n.starts_with("tail")) {
+        let _ = writeln!(
+            out,
+            "tail: N I/Os: the percentile rests on that few I/Os beyond it; its change is \
+             mostly chance"
+        );
+    }
 }
 
 /// The widest metric name `results compare` shows in its column; longer ones are cut and
@@ -401,6 +520,7 @@ mod tests {
             complete,
             incomplete_reason: (!complete).then(|| "interrupted".into()),
             tool_version: "0.1.0".into(),
+            tool_name: "iolab".into(),
             hostname: "bench".into(),
             kernel: "6.1.0".into(),
             target_path: "/tmp/t.bin".into(),
@@ -437,6 +557,7 @@ id  key           started (UTC)        kind       target      jobs  state
             label: label.into(),
             metric: metric.into(),
             values: vec![a, b],
+            ..ComparedRow::default()
         };
         let c = Comparison {
             runs: vec![
@@ -449,6 +570,7 @@ id  key           started (UTC)        kind       target      jobs  state
                 row("job2", "write_iops", None, Some(900.0)),
             ],
             differing: vec![],
+            sides: vec![],
         };
         assert_eq!(
             compare_table(&c),
@@ -460,6 +582,7 @@ job   metric               #1     #2   change
 job1  read_iops         20000  25000  +25.0 %
       read_lat_mean_us  50.00  40.00  -20.0 %
 job2  write_iops            -  900.0
+noise: no repeats to judge it (each side is one run without counted repeats); compare several runs a side (`iolab results compare 3,4,5 6,7,8`) or quick runs (--count)
 "
         );
         // Suite runs at different scales: each says its scale, and the difference is noted.
@@ -498,7 +621,64 @@ job2  write_iops            -  900.0
             t.contains("Performance consistency, last 400 s… [1]"),
             "{t}"
         );
-        assert!(t.ends_with(&format!("[1] {long}\n")), "{t}");
+        assert!(t.contains(&format!("\n[1] {long}\n")), "{t}");
+    }
+
+    #[test]
+    fn compare_marks_noise_from_repeats_and_thin_tails_without() {
+        use crate::store::{ComparedRow, Spread};
+        let spread = |min, max| Some(Spread { min, max, n: 3 });
+        let mut a = summary(1, "00112233445566778899", "quick", true);
+        a.id = 1;
+        let c = Comparison {
+            runs: vec![a.clone(), summary(4, "aabbccddeeff00112233", "quick", true)],
+            sides: vec![
+                vec![
+                    a,
+                    summary(2, "11", "quick", true),
+                    summary(3, "22", "quick", true),
+                ],
+                vec![
+                    summary(4, "33", "quick", true),
+                    summary(5, "44", "quick", true),
+                    summary(6, "55", "quick", true),
+                ],
+            ],
+            rows: vec![
+                ComparedRow {
+                    label: "RND4K Q1T1 read".into(),
+                    metric: "read_iops".into(),
+                    values: vec![Some(10000.0), Some(10100.0)],
+                    spread: vec![spread(9800.0, 10200.0), spread(9900.0, 10300.0)],
+                    tail_ios: vec![None, None],
+                },
+                ComparedRow {
+                    label: "RND4K Q1T1 read".into(),
+                    metric: "read_mb_per_s".into(),
+                    values: vec![Some(40.0), Some(50.0)],
+                    spread: vec![spread(39.0, 41.0), spread(49.0, 51.0)],
+                    tail_ios: vec![None, None],
+                },
+                ComparedRow {
+                    label: "RND4K Q1T1 read".into(),
+                    metric: "read_lat_p99_99_us".into(),
+                    values: vec![Some(100.0), Some(692.0)],
+                    spread: vec![None, None],
+                    tail_ios: vec![Some(1.5), Some(1.5)],
+                },
+            ],
+            differing: vec![],
+        };
+        let t = compare_table(&c);
+        assert!(t.contains("#1,2,3: the mean of 3 runs"), "{t}");
+        let line = |m: &str| t.lines().find(|l| l.contains(m)).unwrap().to_string();
+        assert!(line("read_iops").contains("10000 ±2.0 %"), "{t}");
+        assert!(line("read_iops").ends_with("within noise"), "{t}");
+        assert!(line("read_mb_per_s").ends_with("beyond noise"), "{t}");
+        assert!(line("read_lat_p99_99_us").contains("+592.0 %"), "{t}");
+        assert!(line("read_lat_p99_99_us").ends_with("tail: 2 I/Os"), "{t}");
+        assert!(t.contains("noise: ± is half the range over repeats"), "{t}");
+        assert!(t.contains("tail: N I/Os: the percentile rests"), "{t}");
     }
 
     #[test]

@@ -369,15 +369,11 @@ fn legend(out: &mut String, y: f64, entries: &[(String, &str, Mark)]) -> f64 {
                 );
             }
         }
-        // Long labels are cut to the column; the full text stays in a tooltip.
+        // Long labels are cut to the column in the middle, keeping both ends (a series' name
+        // in front, a result's distinguishing file name and time at the end); the full text
+        // stays in a tooltip.
         let max_chars = ((col_w - 30.0) / 6.2) as usize;
-        let shown: String = if label.chars().count() > max_chars {
-            let mut s: String = label.chars().take(max_chars.saturating_sub(1)).collect();
-            s.push('…');
-            s
-        } else {
-            label.clone()
-        };
+        let shown = cut_middle(label, max_chars);
         let _ = write!(
             out,
             r#"<text x="{}" y="{}"><title>{}</title>{}</text>"#,
@@ -388,6 +384,20 @@ fn legend(out: &mut String, y: f64, entries: &[(String, &str, Mark)]) -> f64 {
         );
     }
     legend_height(entries.len())
+}
+
+/// `label` in at most `max` characters: whole, or its start and end around a `…`.
+fn cut_middle(label: &str, max: usize) -> String {
+    let n = label.chars().count();
+    if n <= max {
+        return label.to_string();
+    }
+    let keep = max.saturating_sub(1);
+    let head = keep * 2 / 5;
+    let tail = keep - head;
+    let start: String = label.chars().take(head).collect();
+    let end: String = label.chars().skip(n - tail).collect();
+    format!("{}…{}", start.trim_end(), end.trim_start())
 }
 
 fn legend_height(entries: usize) -> f64 {
@@ -1124,6 +1134,17 @@ mod tests {
             series,
             ceilings: vec![],
         }
+    }
+
+    #[test]
+    fn long_legend_labels_keep_both_ends() {
+        assert_eq!(cut_middle("short", 10), "short");
+        let cut = cut_middle("Read — /home/someone/benchmarks/run-a.bin @ host", 20);
+        assert!(cut.chars().count() <= 20, "{cut}");
+        assert!(
+            cut.starts_with("Read") && cut.ends_with("a.bin @ host"),
+            "{cut}"
+        );
     }
 
     #[test]

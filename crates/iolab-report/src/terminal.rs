@@ -102,22 +102,17 @@ pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
     ))
 }
 
-fn quick_table_unescaped(r: &RunResult) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", header(r));
-    if let Some(j) = r.jobs.first() {
-        let runs = j.repeats.len().max(1);
-        // The first run's length: only the last can have been cut short, and with it a mean
-        // of the measured times.
-        let secs = j
-            .repeats
-            .first()
-            .map_or(j.measured_ns as f64 / runs as f64, |f| f.measured_ns as f64)
-            / 1e9;
-        let _ = writeln!(out, "figures: mean of {runs} counted run(s) of {secs:.1} s each (warm-up not counted; a run cut short counts for the time it ran); MB/s = 10^6 B/s");
-    }
+/// Whether a job's name is a CrystalDiskMark test's: `… read`, `… write` or `… mix` (quick's
+/// mixed test; the cdm suite's is named by its mix alone, and is not one of the grid's).
+pub(crate) fn is_test_job(name: &str) -> bool {
+    matches!(name.rsplit_once(' '), Some((_, "read" | "write" | "mix")))
+}
+
+/// CrystalDiskMark's grid: one row per test, read and write side by side, each with MB/s,
+/// IOPS and mean µs; a test stopped early is starred and said why under it.
+fn cdm_grid(out: &mut String, r: &RunResult) {
     let mut labels: Vec<&str> = Vec::new();
-    for j in &r.jobs {
+    for j in r.jobs.iter().filter(|j| is_test_job(&j.name)) {
         let (label, _) = split_label(&j.name);
         if !labels.contains(&label) {
             labels.push(label);
@@ -144,6 +139,7 @@ fn quick_table_unescaped(r: &RunResult) -> String {
     for &label in &labels {
         let cell = |read: bool| -> String {
             quick_cell(&r.jobs, label, read)
+                .filter(|j| is_test_job(&j.name))
                 .map(|j| {
                     let d = if read { &j.read } else { &j.write };
                     format!(
@@ -167,6 +163,23 @@ fn quick_table_unescaped(r: &RunResult) -> String {
             let _ = writeln!(out, "* {label}: {why}");
         }
     }
+}
+
+fn quick_table_unescaped(r: &RunResult) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", header(r));
+    if let Some(j) = r.jobs.first() {
+        let runs = j.repeats.len().max(1);
+        // The first run's length: only the last can have been cut short, and with it a mean
+        // of the measured times.
+        let secs = j
+            .repeats
+            .first()
+            .map_or(j.measured_ns as f64 / runs as f64, |f| f.measured_ns as f64)
+            / 1e9;
+        let _ = writeln!(out, "figures: mean of {runs} counted run(s) of {secs:.1} s each (warm-up not counted; a run cut short counts for the time it ran); MB/s = 10^6 B/s");
+    }
+    cdm_grid(&mut out, r);
     for j in &r.jobs {
         if let Some(line) = model_line(r, j) {
             let _ = writeln!(out, "{}: {line}", j.name);
@@ -384,6 +397,10 @@ fn suite_table_unescaped(r: &RunResult) -> String {
         if let Some(line) = model_line(r, j) {
             let _ = writeln!(out, "    {line}");
         }
+    }
+    if s.name == "cdm" && r.jobs.iter().any(|j| is_test_job(&j.name)) {
+        let _ = writeln!(out, "\nCrystalDiskMark's grid (MB/s = 10^6 B/s)");
+        cdm_grid(&mut out, r);
     }
     if !s.scores.is_empty() {
         let _ = writeln!(out, "\nscores");

@@ -244,9 +244,25 @@ fn kinds_get_their_own_sections_and_incomplete_is_marked() {
             && page.contains("<h2>run</h2>")
     );
     assert!(page.contains("INCOMPLETE: interrupted"));
-    // Quick: one bar chart with a read and a write bar per test.
-    let q = chart(&page, "Read and write, MB/s")[0];
-    assert_eq!(q.matches("class=\"bar\"").count(), 8);
+    // Quick: CrystalDiskMark's grid, the sequential tests charted in MB/s and the random ones
+    // in IOPS (on one MB/s axis RND4K's bars were slivers), a read and a write bar per test.
+    let seq = chart(&page, "Sequential: MB/s")[0];
+    assert_eq!(seq.matches("class=\"bar\"").count(), 4);
+    assert!(
+        seq.contains("SEQ1M Q8T1") && !seq.contains("RND4K"),
+        "{seq}"
+    );
+    let rnd = chart(&page, "Random: IOPS")[0];
+    assert_eq!(rnd.matches("class=\"bar\"").count(), 4);
+    assert!(
+        rnd.contains("RND4K Q1T1") && !rnd.contains("SEQ1M"),
+        "{rnd}"
+    );
+    assert!(page.contains("<table class=\"figures cdm\">"), "no grid");
+    assert!(
+        page.contains("<td class=\"cdm main\""),
+        "no figure marked as the test's"
+    );
     // Run: a bar per direction a job does (a read job has no write bar).
     let j = chart(&page, "Throughput per job")[0];
     assert_eq!(j.matches("class=\"bar\"").count(), 2);
@@ -375,12 +391,13 @@ fn quick_on_a_model_gives_each_jobs_model_line() {
     ] {
         assert!(page.contains(row), "{row}\n{page}");
     }
-    // Overlaid, each line says whose it is; a real drive's result has none.
+    // Overlaid, each line says whose it is (by its target: both ran on host h); a real
+    // drive's result has none.
     let page = render_html(&[r, quick_result("/dev/sdx", "h", 1.0)]);
     assert_eq!(page.matches("<th class=\"l\">model</th>").count(), 1);
     assert!(
         page.contains(
-            "<tr><td class=\"l\">sim:c300-256@h67 @ h</td><td class=\"l\">SEQ1M Q8T1 read</td>"
+            "<tr><td class=\"l\">sim:c300-256@h67</td><td class=\"l\">SEQ1M Q8T1 read</td>"
         ),
         "{page}"
     );
@@ -409,4 +426,29 @@ fn a_looped_bars_step_is_titled_by_its_name() {
     );
     // Steps drawn together are still titled by their phase (the heading names each).
     assert_eq!(chart(&page, "cdm: MB/s").len(), 1);
+}
+
+/// `iolab report A.json B.json` of runs on long paths that differ deep inside: the legend cut
+/// each label where the paths began to differ, so both read alike.
+#[test]
+fn legends_keep_the_part_that_tells_runs_apart() {
+    let mut a = run_result();
+    let mut b = run_result();
+    a.target.path = "/home/someone/benchmarks/2026-11/nvme-a/iolab/test.bin".into();
+    b.target.path = "/home/someone/benchmarks/2026-11/nvme-b/iolab/test.bin".into();
+    b.started_unix_s += 60.0;
+    let page = render_html(&[a.clone(), b.clone()]);
+    let bars = chart(&page, "Throughput per job")[0];
+    // The legend's visible text (after its tooltip) names each run by what differs.
+    let shown: Vec<&str> = bars
+        .split("</title>")
+        .skip(1)
+        .map(|t| t.split("</text>").next().unwrap())
+        .collect();
+    assert!(shown.iter().any(|t| t.contains("nvme-a")), "{shown:?}");
+    assert!(shown.iter().any(|t| t.contains("nvme-b")), "{shown:?}");
+    // The same target twice: told apart by when each ran, not only by a number.
+    b.target.path = a.target.path.clone();
+    let page = render_html(&[a, b]);
+    assert!(page.contains("(2026-"), "no start time in the labels");
 }

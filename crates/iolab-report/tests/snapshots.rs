@@ -114,3 +114,26 @@ fn json_schema() {
         "the result does not round-trip through JSON"
     );
 }
+
+#[test]
+fn the_cdm_suite_shows_crystaldiskmarks_grid_on_the_terminal() {
+    let mut r = quick_result("/dev/sdx", "bench-host", 1.0);
+    r.kind = "suite:cdm".into();
+    r.suite = Some(iolab_core::result::SuiteSummary {
+        name: "cdm".into(),
+        scale: 1.0,
+        ..Default::default()
+    });
+    let table = terminal::suite_table(&r);
+    assert!(table.contains("CrystalDiskMark's grid"), "{table}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("RND4K Q1T1 ") && l.contains('|'))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("9766") && row.contains("8789"), "{table}");
+    let header = table.lines().find(|l| l.starts_with("Test")).unwrap();
+    assert_eq!(row.find('|'), header.find('|'), "{table}");
+    // Another suite has no grid.
+    r.suite.as_mut().unwrap().name = "atto".into();
+    assert!(!terminal::suite_table(&r).contains("CrystalDiskMark's grid"));
+}

@@ -1,7 +1,7 @@
 //! `iolab`: the command-line front door. Only argument parsing and wiring live here; every piece
 //! of logic belongs to a library crate.
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 /// `eprintln!` that never panics: with standard error closed (`iolab run … 2>&1 | head -2`)
 /// `eprintln!` panics at its first line, and a run says "recorded as run …" before it writes
@@ -14,6 +14,7 @@ macro_rules! say {
 }
 
 mod cmd;
+mod fio_out;
 mod jobfile;
 mod leftover;
 mod output;
@@ -49,13 +50,22 @@ enum Command {
     Probe(cmd::probe::ProbeArgs),
     /// Check that TRIM reaches the device under a filesystem path (trimcheck's method).
     Trimcheck(cmd::probe::TrimcheckArgs),
+    /// Shell completions: `iolab completions bash > ~/.local/share/bash-completion/completions/iolab`.
+    Completions(cmd::docs::CompletionsArgs),
+    /// The man page (roff): `iolab man > iolab.1`, or one page per command with --dir DIR.
+    Man(cmd::docs::ManArgs),
 }
 
 fn main() {
     let cli = Cli::parse();
     if matches!(
         cli.command,
-        Command::Report(_) | Command::Results(_) | Command::Sim(_) | Command::Probe(_)
+        Command::Report(_)
+            | Command::Results(_)
+            | Command::Sim(_)
+            | Command::Probe(_)
+            | Command::Completions(_)
+            | Command::Man(_)
     ) {
         iolab_engine::sys::exit_quietly_on_closed_pipe();
     }
@@ -69,6 +79,8 @@ fn main() {
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),
+        Command::Completions(args) => cmd::docs::completions(args, Cli::command()),
+        Command::Man(args) => cmd::docs::man(args, Cli::command()),
     };
     match result {
         Ok(code) => std::process::exit(code),

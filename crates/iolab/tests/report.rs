@@ -39,9 +39,15 @@ fn suite_writes_its_report_and_report_overlays_results() {
     );
     let html = std::fs::read_to_string(&html_path).expect("r.html beside r.json");
     assert!(html.starts_with("<!DOCTYPE html>"));
-    // cdm's read, write and mix phases: a bar chart each.
+    // cdm's read and write tests in CrystalDiskMark's grid, the sequential ones charted in
+    // MB/s and the random ones in IOPS; the mix phase its own chart.
     assert_eq!(html.matches("<svg").count(), 3, "charts in r.html");
-    assert!(html.contains("SEQ1M Q8T1 read") && html.contains("RND4K Q1T1 R70/W30"));
+    assert!(html.contains("<table class=\"figures cdm\">"), "no grid");
+    assert!(
+        html.contains("aria-label=\"Sequential: MB/s")
+            && html.contains("aria-label=\"Random: IOPS")
+    );
+    assert!(html.contains(">SEQ1M Q8T1<") && html.contains("RND4K Q1T1 R70/W30"));
     assert!(!html.contains("http://") && !html.contains("https://") && !html.contains("<script"));
 
     // Re-render the same result twice: one report, two series on every chart.

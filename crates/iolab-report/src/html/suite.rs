@@ -152,7 +152,20 @@ fn blocks(group: &[Run]) -> Vec<Block> {
 
 /// A suite's report: its steps' charts and tables, steady state, scores.
 pub(super) fn suite_section(out: &mut String, group: &[Run]) {
+    // CrystalDiskMark's suite: its read and write tests in CrystalDiskMark's grid, instead of
+    // a bar chart per phase on one MB/s axis.
+    let cdm = group
+        .iter()
+        .any(|g| g.r.suite.as_ref().is_some_and(|s| s.name == "cdm"));
+    if cdm {
+        out.push_str("<section class=\"step\">\n<h3>CrystalDiskMark's tests</h3>\n");
+        super::cdm::grid_and_charts(out, group, "each test run once for its measure time");
+        out.push_str("</section>\n");
+    }
     for b in blocks(group) {
+        if cdm && b.steps.iter().all(|s| super::cdm::is_test_job(s)) {
+            continue;
+        }
         let title = if b.steps.len() == 1 {
             b.steps[0].clone()
         } else {

@@ -1,5 +1,6 @@
 //! One module per subcommand: each owns its clap `Args` and a `run` returning the exit code.
 
+pub mod docs;
 pub mod probe;
 pub mod quick;
 pub mod replay;

@@ -194,6 +194,7 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     };
     let rules = Rules::new(&[&target], args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&args.safety, &rules)?;
     let plan = args.plan();
     iolab_engine::sys::install_interrupt_handler();
     // The first writing test (if any) decides what the guard checks and creates the file.
@@ -322,9 +323,10 @@ pub fn run(args: QuickArgs) -> Result<i32> {
     session::settle(&mut result);
     session::show(
         &iolab_report::terminal::quick_table(&result),
-        args.safety.json.as_deref(),
+        args.safety.stdout_document(),
     );
     let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
+    crate::fio_out::save(&result, &args.safety, &rules)?;
     Ok(session::exit_code(&result))
 }

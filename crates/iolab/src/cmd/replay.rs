@@ -255,6 +255,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
     }
     let rules = Rules::new(&[&args.input.file, &args.target], args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&args.safety, &rules)?;
     iolab_engine::sys::install_interrupt_handler();
     // `--target-state` prepares the drive: a model starts fresh from the factory for it to
     // empty or fill, and full when taken as it is, as `run` and `quick` start it (a drive in
@@ -442,9 +443,10 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
             r.data_rate_mb_per_s, r.avg_latency_us, r.pct_over_10ms, r.pct_over_100ms, ios, r.planned_ios
         );
     }
-    session::show(&text, args.safety.json.as_deref());
+    session::show(&text, args.safety.stdout_document());
     let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
+    crate::fio_out::save(&result, &args.safety, &rules)?;
     Ok(session::exit_code(&result))
 }
 

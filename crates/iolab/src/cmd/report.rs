@@ -20,15 +20,22 @@ pub struct ReportArgs {
     pub overwrite: bool,
 }
 
-/// Reads one saved result, or says which file is wrong and why.
+/// Reads one saved result, or says which file is wrong and why: iolab's own JSON result, or
+/// fio 3.x's JSON output (`--output-format=json` or `json+`), converted into iolab's schema.
 pub fn read_result(path: &Path) -> Result<RunResult> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("reading the result {}", path.display()))?;
+    if iolab_report::fio::import::looks_like_fio(&text) {
+        return iolab_report::fio::import::parse_fio_json(&text).map_err(|e| {
+            anyhow::anyhow!("{}: not readable as fio's JSON output: {e}", path.display())
+        });
+    }
     // The version first, so a result from another schema gets that reason rather than a
     // missing-field error.
     let value: serde_json::Value = serde_json::from_str(&text).with_context(|| {
         format!(
-            "{}: not a JSON result (is it the file `--json` wrote?)",
+            "{}: not a JSON result (is it the file `--json` wrote, or fio's \
+             --output-format=json output?)",
             path.display()
         )
     })?;
@@ -39,7 +46,8 @@ pub fn read_result(path: &Path) -> Result<RunResult> {
             path.display()
         ),
         None => anyhow::bail!(
-            "{}: no schema_version: not an iolab result",
+            "{}: no schema_version: not an iolab result (nor fio's JSON output, which names \
+             \"fio version\")",
             path.display()
         ),
     }

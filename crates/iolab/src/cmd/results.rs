@@ -40,22 +40,47 @@ enum Action {
         /// The run's number, or a unique prefix (4+ characters) of its key.
         run: String,
     },
-    /// Runs side by side: each job's metrics (matched by job name) and scores, one column per run.
+    /// Runs side by side: each job's metrics (matched by job name) and scores, one column per
+    /// run, with the change and, where there are repeats, whether it is within their noise.
     Compare {
-        /// Two or more runs (numbers or key prefixes).
+        /// Two or more runs (numbers or key prefixes); `3,4,5` makes one side of several runs
+        /// of the same work (their mean, with their spread).
         #[arg(required = true, num_args = 2..)]
         runs: Vec<String>,
-    },
-    /// A run's JSON result, exactly as it was saved.
-    Export {
-        /// The run's number or key prefix.
-        run: String,
+        /// CSV instead of the table.
+        #[arg(long)]
+        csv: bool,
         /// Write it to this file instead of standard output (`-`: standard output).
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
         /// Allow replacing an existing file that iolab did not write.
         #[arg(long)]
         overwrite: bool,
+    },
+    /// A run's JSON result, exactly as it was saved (or as CSV, or in fio's JSON layout).
+    Export {
+        /// The run's number or key prefix.
+        run: String,
+        /// The run's jobs as CSV, one row each with every metric.
+        #[arg(long, conflicts_with = "fio_json")]
+        csv: bool,
+        /// The run in fio's JSON layout (fio 3.x `--output-format=json`), for fio's tooling.
+        #[arg(long)]
+        fio_json: bool,
+        /// Write it to this file instead of standard output (`-`: standard output).
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        /// Allow replacing an existing file that iolab did not write.
+        #[arg(long)]
+        overwrite: bool,
+    },
+    /// Record saved results in the store: iolab's JSON results, or fio 3.x's JSON output
+    /// (`--output-format=json` or `json+`), so fio's runs list, compare and report with
+    /// iolab's.
+    Import {
+        /// The files.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
     },
 }
 
@@ -158,6 +183,9 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
     if let Action::List { limit: 0, .. } = args.action {
         anyhow::bail!("--limit 0 would list nothing; give 1 or more");
     }
+    if let Action::Import { files } = &args.action {
+        return import(args.db.as_deref(), files);
+    }
     let store = open(args.db.as_deref())?;
     let (db, _) = db_path(args.db.as_deref());
     match args.action {
@@ -186,29 +214,115 @@ pub fn run(args: ResultsArgs) -> Result<i32> {
             let id = store.resolve(&run)?;
             print!("{}", store_tables::show_table(&store.show(id)?));
         }
-        Action::Compare { runs } => {
-            let ids = runs
+        Action::Compare {
+            runs,
+            csv,
+            output,
+            overwrite,
+        } => {
+            let sides = runs
                 .iter()
-                .map(|r| store.resolve(r))
+                .map(|side| {
+                    side.split(',')
+                        .map(|r| store.resolve(r.trim()))
+                        .collect::<Result<Vec<_>, _>>()
+                })
                 .collect::<Result<Vec<_>, _>>()?;
-            print!("{}", store_tables::compare_table(&store.compare(&ids)?));
+            let comparison = iolab_report::compare::compare_sides(&store, &sides)?;
+            let text = if csv {
+                iolab_report::csv::compare_csv(&comparison)
+            } else {
+                store_tables::compare_table(&comparison)
+            };
+            emit(&db, "the comparison", text, output, overwrite)?;
         }
         Action::Export {
             run,
+            csv,
+            fio_json,
             output,
             overwrite,
         } => {
             let id = store.resolve(&run)?;
-            let text = store.export(id)? + "\n";
-            // `-` is standard output, as for `--json -`, not a file named `-`.
-            match output.filter(|f| f.as_os_str() != "-") {
-                Some(file) => {
-                    let rules = Rules::new(&[&db], overwrite);
-                    crate::output::write("-o", &file, &rules, text.as_bytes())
-                        .with_context(|| format!("writing run {id} to {}", file.display()))?;
-                    say!("run {id} written to {}", file.display());
-                }
-                None => print!("{text}"),
+            let text = if csv {
+                iolab_report::csv::run_csv(&store.show(id)?)
+            } else if fio_json {
+                iolab_report::fio::export::to_fio_json_text(&store.result(id)?)
+            } else {
+                store.export(id)? + "\n"
+            };
+            emit(&db, &format!("run {id}"), text, output, overwrite)?;
+        }
+        Action::Import { .. } => unreachable!("imported above"),
+    }
+    Ok(0)
+}
+
+/// Writes `text` to `output` (through the output rules) or standard output; `what` names it
+/// in messages.
+fn emit(
+    db: &Path,
+    what: &str,
+    text: String,
+    output: Option<PathBuf>,
+    overwrite: bool,
+) -> Result<()> {
+    // `-` is standard output, as for `--json -`, not a file named `-`.
+    match output.filter(|f| f.as_os_str() != "-") {
+        Some(file) => {
+            let rules = Rules::new(&[db], overwrite);
+            crate::output::write("-o", &file, &rules, text.as_bytes())
+                .with_context(|| format!("writing {what} to {}", file.display()))?;
+            say!("{what} written to {}", file.display());
+        }
+        None => print!("{text}"),
+    }
+    Ok(())
+}
+
+/// `results import`: each file read as `iolab report` reads it (iolab's result or fio's
+/// JSON output) and recorded; a file already recorded is said, not recorded twice.
+fn import(db: Option<&Path>, files: &[PathBuf]) -> Result<i32> {
+    let (path, from) = db_path(db);
+    crate::output::check_store(&path, from)?;
+    // All read first: a bad file records none, so a retry does not meet half of them
+    // recorded.
+    let results = files
+        .iter()
+        .map(|f| crate::cmd::report::read_result(f))
+        .collect::<Result<Vec<_>>>()?;
+    let mut store = Store::open(&path)?;
+    for (file, result) in files.iter().zip(&results) {
+        // When the run finished: its start plus its jobs' time.
+        let finished = result.started_unix_s
+            + result
+                .jobs
+                .iter()
+                .map(|j| (j.measured_ns + j.ramp_ns) as f64 / 1e9)
+                .sum::<f64>();
+        // iolab's own result file is kept as written (the run's key is its text's); fio's
+        // output is kept as converted.
+        let recorded = match std::fs::read_to_string(file) {
+            Ok(text) if !iolab_report::fio::import::looks_like_fio(&text) => {
+                store.insert_json(result, text.trim_end_matches('\n').to_string(), finished)
+            }
+            _ => store.insert(result, finished),
+        };
+        match recorded {
+            Ok(rec) => say!(
+                "{}: recorded as run {} (key {}, {} {}) in {}",
+                file.display(),
+                rec.id,
+                &rec.key[..12],
+                result.tool.name,
+                result.tool.version,
+                path.display()
+            ),
+            Err(StoreError::Duplicate { id, .. }) => {
+                say!("{}: already recorded as run {id}", file.display())
+            }
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("recording {}", file.display())))
             }
         }
     }

@@ -146,6 +146,10 @@ pub struct SafetyFlags {
     /// directory. The run is recorded in the results store ($IOLAB_DB) either way.
     #[arg(long, value_name = "PATH")]
     pub json: Option<PathBuf>,
+    /// Also write the result in fio's JSON layout (fio 3.x `--output-format=json`) here, for
+    /// fio's tooling such as fio-plot (`-` for standard output). iolab's own JSON is saved too.
+    #[arg(long, value_name = "PATH")]
+    pub fio_json: Option<PathBuf>,
     /// Do not probe the host path (drive, links, ceiling) for the result.
     #[arg(long)]
     pub no_probe: bool,
@@ -154,6 +158,17 @@ pub struct SafetyFlags {
 }
 
 impl SafetyFlags {
+    /// The document that takes standard output, if one does (`--json -` or `--fio-json -`):
+    /// the tables then go to standard error, so a pipe gets one document it can parse.
+    pub fn stdout_document(&self) -> Option<&std::path::Path> {
+        let dash = std::path::Path::new("-");
+        if self.fio_json.as_deref() == Some(dash) {
+            Some(dash)
+        } else {
+            self.json.as_deref()
+        }
+    }
+
     /// The guard's policy.
     pub fn policy(&self) -> WritePolicy {
         WritePolicy {
@@ -476,6 +491,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     inputs.push(&target);
     let rules = Rules::new(&inputs, args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&args.safety, &rules)?;
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
     check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
@@ -526,10 +542,11 @@ pub fn run(args: RunArgs) -> Result<i32> {
     session::settle(&mut result);
     session::show(
         &iolab_report::terminal::run_table(&result),
-        args.safety.json.as_deref(),
+        args.safety.stdout_document(),
     );
     let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
+    crate::fio_out::save(&result, &args.safety, &rules)?;
     Ok(session::exit_code(&result))
 }
 

@@ -294,10 +294,11 @@ fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32
     session::settle(result);
     session::show(
         &iolab_report::terminal::suite_table(result),
-        args.safety.json.as_deref(),
+        args.safety.stdout_document(),
     );
     let saved = session::save(result, args.safety.json.as_deref(), rules)?;
     say!("result saved to {saved}");
+    crate::fio_out::save(result, &args.safety, rules)?;
     Ok(session::exit_code(result))
 }
 
@@ -363,6 +364,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         .collect();
     let rules = Rules::new(&inputs, args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&args.safety, &rules)?;
     // The report goes beside a JSON file: refused now if it would take the JSON's place or a
     // file of the user's, rather than after a run of many minutes.
     if let Some(p) = args.safety.json.as_deref().filter(|p| *p != Path::new("-")) {
