@@ -49,6 +49,8 @@ enum Command {
     Probe(cmd::probe::ProbeArgs),
     /// Check that TRIM reaches the device under a filesystem path (trimcheck's method).
     Trimcheck(cmd::probe::TrimcheckArgs),
+    /// Check what a run wrote with --verify: after a crash, with its --verify-journal.
+    Verify(cmd::verify::VerifyArgs),
 }
 
 fn main() {
@@ -69,6 +71,7 @@ fn main() {
         Command::Trace(args) => cmd::trace::run(args),
         Command::Probe(args) => cmd::probe::run_probe(args),
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),
+        Command::Verify(args) => cmd::verify::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),
