@@ -49,6 +49,7 @@ fn main() {
                 len: block as u64,
                 generation: i as u64 + 1,
                 floor: i as u64 + 1,
+                after_crash: false,
             };
             ok += (check(&exp, b) == Verdict::Ok) as usize;
         }

@@ -69,6 +69,9 @@ pub struct Expected {
     /// write is known to have landed; an older one after a crash, for writes acknowledged
     /// after the last flush.
     pub floor: u64,
+    /// Checked after a crash against a journal: writes newer than the journal's record may be
+    /// found (whole or torn: none of them had to survive).
+    pub after_crash: bool,
 }
 
 /// A block that did not read back as expected.
@@ -141,10 +144,7 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
                     // Written for this very place by another write (an earlier run's, or one
                     // of another size): what was here before.
                     // After a crash, one at or above the floor is as good as the block's own.
-                    if run_id == exp.run_id
-                        && exp.floor < exp.generation
-                        && generation >= exp.floor
-                    {
+                    if run_id == exp.run_id && exp.after_crash && generation >= exp.floor {
                         Seen::Acceptable(generation)
                     } else {
                         Seen::Older(generation)
@@ -278,7 +278,7 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
     }
     // Every sector is of this block, from the floor up, not all of the expected generation.
     let found = gens(&seen);
-    if exp.floor == exp.generation {
+    if !exp.after_crash {
         // Every write is known to have landed: generations mixed in one block are a tear.
         let s = at(&|s| *s != Seen::Good).unwrap_or(exp.start);
         return fail(
@@ -289,8 +289,8 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
             ),
         );
     }
-    if found.len() == 1 && found[0] > exp.generation {
-        // Whole and newer than the record: a write acknowledged after the journal's last entry.
+    if found.iter().all(|&g| g >= exp.generation) {
+        // Newer than the record, whole or torn: writes the journal never held as flushed.
         Verdict::Ok
     } else {
         Verdict::Allowed
@@ -324,6 +324,7 @@ mod tests {
             len: 4096,
             generation,
             floor: generation,
+            after_crash: false,
         }
     }
 
@@ -394,6 +395,7 @@ mod tests {
     fn after_a_crash_anything_from_the_floor_up_is_allowed() {
         let e = Expected {
             floor: 3,
+            after_crash: true,
             ..exp(8192, 5)
         };
         assert_eq!(check(&e, &block(8192, 3, 4096)), Verdict::Allowed);

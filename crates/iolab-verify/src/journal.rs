@@ -287,6 +287,7 @@ impl JournalState {
         for e in &mut out {
             let i = ((e.start - self.latest_base()) / granule) as usize;
             e.floor = self.floor[i].min(e.generation);
+            e.after_crash = true;
         }
         // Joined again where the floor agrees too.
         let mut joined: Vec<Expected> = Vec::with_capacity(out.len());

@@ -96,6 +96,7 @@ pub fn scan(
                     len: end,
                     generation: facts.generation,
                     floor: facts.generation,
+                    after_crash: false,
                 };
                 out.tally.add(check(&exp, &data[..end as usize]), end);
                 pos += end;

@@ -145,6 +145,7 @@ impl Table {
                 len: self.granule,
                 generation,
                 floor: generation,
+                after_crash: false,
             });
         }
         out

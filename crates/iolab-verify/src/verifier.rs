@@ -247,6 +247,7 @@ impl JobVerifier {
             len,
             generation,
             floor: generation,
+            after_crash: false,
         }
     }
 
