@@ -516,7 +516,7 @@ where
                 if f.check {
                     // A read-back is the tool's work: checked, never counted as the job's I/O.
                     let data = ok.then(|| &target.buffer_mut(c.tag)[..f.len as usize]);
-                    v.checked_inline(f.offset, len, f.generation, data.as_deref());
+                    v.checked_inline(f.offset, len, f.generation, data);
                     if ok {
                         continue;
                     }

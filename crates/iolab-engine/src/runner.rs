@@ -10,10 +10,10 @@ use crate::sys;
 use iolab_core::job::{Direction, Job};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 use iolab_core::stats::RunStats;
-use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
 use iolab_verify::journal::JournalWriter;
 use iolab_verify::verifier::JobVerifier;
+use std::io;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
@@ -81,7 +81,15 @@ fn run_engine<S: RequestSource + Send>(
             for w in &mut workers {
                 w.queue_depth = 1;
             }
-            run_threads(target, engine, job, workers, ctl, verify, &sys::process_cpu_seconds)
+            run_threads(
+                target,
+                engine,
+                job,
+                workers,
+                ctl,
+                verify,
+                &sys::process_cpu_seconds,
+            )
         }
         EngineChoice::PsyncPerSlot => {
             // Each worker's queue slots become threads that take turns at its request source,
@@ -112,11 +120,25 @@ fn run_engine<S: RequestSource + Send>(
                     queue_depth: 1,
                 })
                 .collect();
-            run_threads(target, engine, job, threads, ctl, verify, &sys::process_cpu_seconds)
+            run_threads(
+                target,
+                engine,
+                job,
+                threads,
+                ctl,
+                verify,
+                &sys::process_cpu_seconds,
+            )
         }
-        EngineChoice::Uring | EngineChoice::Auto => {
-            run_threads(target, engine, job, workers, ctl, verify, &sys::process_cpu_seconds)
-        }
+        EngineChoice::Uring | EngineChoice::Auto => run_threads(
+            target,
+            engine,
+            job,
+            workers,
+            ctl,
+            verify,
+            &sys::process_cpu_seconds,
+        ),
     }
 }
 
@@ -665,9 +687,17 @@ mod tests {
             journal: None,
         };
         let workers = plan_workers(&job, 0);
-        let r = run_threads(&target, target.engine, &job, workers, ctl, None, &ios_as_cpu)
-            .unwrap()
-            .result;
+        let r = run_threads(
+            &target,
+            target.engine,
+            &job,
+            workers,
+            ctl,
+            None,
+            &ios_as_cpu,
+        )
+        .unwrap()
+        .result;
         assert!(r.complete && r.read.ios > 0, "{:?}", r.stop_reason);
         let per_io = r.cpu.user_s * 1e6 / r.read.ios as f64;
         // A little either way: the window's edges are sampled by another thread.

@@ -16,20 +16,32 @@ fn cut(spec: &str, after_s: f64) -> VerifySummary {
     .unwrap();
     let run = sim.run_job(&job, None).unwrap();
     // The cut ends the job: nothing is measured after it.
-    assert!(run.result.measured_ns <= (after_s * 1e9) as u64, "{}", run.result.measured_ns);
+    assert!(
+        run.result.measured_ns <= (after_s * 1e9) as u64,
+        "{}",
+        run.result.measured_ns
+    );
     run.result.verify.expect("a verify summary")
 }
 
 #[test]
 fn a_drive_without_protection_loses_its_write_buffer_and_one_with_it_nothing() {
     let without = cut("sim:nvme2018-500@x470/cpu-m2a", 0.5);
-    assert!(without.mode.contains("without power-loss protection"), "{}", without.mode);
+    assert!(
+        without.mode.contains("without power-loss protection"),
+        "{}",
+        without.mode
+    );
     assert!(without.blocks_checked > 10_000, "{without:?}");
     assert!(without.unflushed_lost > 0, "{without:?}");
     // Lost, but within what a drive with a volatile cache may do: not failures.
     assert_eq!(without.failures, 0);
     let with = cut("sim:ssd750-400@z97/cpu", 0.5);
-    assert!(with.mode.contains("with power-loss protection"), "{}", with.mode);
+    assert!(
+        with.mode.contains("with power-loss protection"),
+        "{}",
+        with.mode
+    );
     assert!(with.blocks_checked > 10_000, "{with:?}");
     assert_eq!((with.unflushed_lost, with.failures), (0, 0), "{with:?}");
 }

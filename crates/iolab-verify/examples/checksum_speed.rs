@@ -9,7 +9,9 @@ use std::time::Instant;
 fn main() {
     let block = 4096usize;
     let blocks = 64 * 1024; // 256 MiB
-    let mut data: Vec<u8> = (0..block * blocks).map(|i| (i * 2_654_435_761) as u8).collect();
+    let mut data: Vec<u8> = (0..block * blocks)
+        .map(|i| (i * 2_654_435_761) as u8)
+        .collect();
     let rounds = 4;
     let gbps = |bytes: usize, s: f64| bytes as f64 / s / 1e9;
 

@@ -217,7 +217,10 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
     }
     let good = |s: &Seen| matches!(s, Seen::Good | Seen::Acceptable(_));
     if let Some(s) = at(&|s| matches!(s, Seen::Uniform(_))) {
-        let n = seen.iter().filter(|s| matches!(s, Seen::Uniform(_))).count();
+        let n = seen
+            .iter()
+            .filter(|s| matches!(s, Seen::Uniform(_)))
+            .count();
         let Seen::Uniform(b) = seen[((s - exp.start) / SECTOR as u64) as usize] else {
             unreachable!("matched above")
         };
@@ -255,7 +258,11 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
                 older + foreign,
                 seen.len(),
                 gens(&seen),
-                if foreign > 0 { " and unstamped data" } else { "" }
+                if foreign > 0 {
+                    " and unstamped data"
+                } else {
+                    ""
+                }
             ),
         );
     }
@@ -267,11 +274,7 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
         );
     }
     if foreign > 0 {
-        return fail(
-            Kind::Foreign,
-            exp.start,
-            "data iolab did not stamp".into(),
-        );
+        return fail(Kind::Foreign, exp.start, "data iolab did not stamp".into());
     }
     if seen.iter().all(|s| *s == Seen::Good) {
         return Verdict::Ok;
@@ -284,9 +287,7 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
         return fail(
             Kind::Torn,
             s,
-            format!(
-                "sectors of generations {found:?} in one block, from {s}",
-            ),
+            format!("sectors of generations {found:?} in one block, from {s}",),
         );
     }
     if found.iter().all(|&g| g >= exp.generation) {
@@ -303,7 +304,9 @@ mod tests {
     use crate::stamp::{stamp_block, BlockFacts};
 
     fn block(offset: u64, generation: u64, len: usize) -> Vec<u8> {
-        let mut b: Vec<u8> = (0..len).map(|i| (i * 31 + generation as usize) as u8).collect();
+        let mut b: Vec<u8> = (0..len)
+            .map(|i| (i * 31 + generation as usize) as u8)
+            .collect();
         stamp_block(
             &mut b,
             &BlockFacts {

@@ -330,8 +330,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j");
         let target = File::create(dir.path().join("t")).unwrap();
-        let w = JournalWriter::new(File::create(&path).unwrap(), 5, Duration::from_secs(3600))
-            .unwrap();
+        let w =
+            JournalWriter::new(File::create(&path).unwrap(), 5, Duration::from_secs(3600)).unwrap();
         w.begin_job(target, 0, 1 << 20, 4096);
         w.ack(0, 8192, 1);
         w.ack(8192, 4096, 2);
@@ -346,7 +346,13 @@ mod tests {
         std::fs::write(&path, &bytes).unwrap();
         let st = read_journal(&path).unwrap();
         assert_eq!(
-            (st.run_id, st.acks, st.flushes, st.flushed_acks, st.torn_tail_bytes),
+            (
+                st.run_id,
+                st.acks,
+                st.flushes,
+                st.flushed_acks,
+                st.torn_tail_bytes
+            ),
             (5, 2, 1, 2, 3)
         );
         let s: Vec<(u64, u64, u64, u64)> = st

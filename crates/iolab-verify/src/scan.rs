@@ -148,7 +148,9 @@ pub fn scan(
                         len: sec,
                         sector_offset: pos,
                         expected: "an intact stamped sector".into(),
-                        found: format!("sector at {pos}: checksum mismatch (changed after the write)"),
+                        found: format!(
+                            "sector at {pos}: checksum mismatch (changed after the write)"
+                        ),
                     }),
                     sec,
                 );

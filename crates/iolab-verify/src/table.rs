@@ -119,9 +119,16 @@ impl Table {
     }
 
     /// The written stretches of the granules from the one holding `from` up to `to`.
-    pub fn stretches_between(&self, run_id: u32, from: u64, to: u64, max_len: u64) -> Vec<Expected> {
+    pub fn stretches_between(
+        &self,
+        run_id: u32,
+        from: u64,
+        to: u64,
+        max_len: u64,
+    ) -> Vec<Expected> {
         let first = (from.saturating_sub(self.base) / self.granule) as usize;
-        let end = ((to.saturating_sub(self.base)).div_ceil(self.granule) as usize).min(self.cells.len());
+        let end =
+            ((to.saturating_sub(self.base)).div_ceil(self.granule) as usize).min(self.cells.len());
         let mut out: Vec<Expected> = Vec::new();
         for i in first.min(end)..end {
             let Some((generation, block_offset)) = self.cell(i) else {
@@ -166,7 +173,10 @@ mod tests {
         let t = Table::new(0, 1 << 20, 4096).unwrap();
         assert!(t.claim(8192, 8192));
         assert!(!t.claim(12288, 8192), "overlaps the write in flight");
-        assert!(t.claim(16384, 4096), "the claim that failed left nothing behind");
+        assert!(
+            t.claim(16384, 4096),
+            "the claim that failed left nothing behind"
+        );
         t.release(16384, 4096);
         t.record(8192, 8192, 7, true);
         assert!(t.claim(12288, 8192));
@@ -184,11 +194,7 @@ mod tests {
             .collect();
         assert_eq!(
             s,
-            [
-                (0, 4096, 0, 1),
-                (4096, 4096, 4096, 2),
-                (8192, 8192, 0, 1)
-            ]
+            [(0, 4096, 0, 1), (4096, 4096, 4096, 2), (8192, 8192, 0, 1)]
         );
         t.forget(0, 4096);
         assert_eq!(t.stretches(9, 1 << 20).len(), 2);

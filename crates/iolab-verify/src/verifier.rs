@@ -154,9 +154,7 @@ impl JobVerifier {
         })?;
         Ok(JobVerifier {
             mode,
-            run_id: journal
-                .as_ref()
-                .map_or_else(process_run_id, |j| j.run_id()),
+            run_id: journal.as_ref().map_or_else(process_run_id, |j| j.run_id()),
             job_id: crc32c::crc32c(name.as_bytes()),
             table,
             journal,
@@ -212,8 +210,7 @@ impl JobVerifier {
             return;
         }
         if ok {
-            self.table
-                .record(offset, len, generation, !self.inline());
+            self.table.record(offset, len, generation, !self.inline());
             if let Some(j) = &self.journal {
                 j.ack(offset, len, generation);
             }
@@ -330,7 +327,10 @@ mod tests {
             let data = written(pct, 0.0, 512);
             let packed = zstd::bulk::compress(&data, 3).unwrap();
             let saved = 100.0 * (1.0 - packed.len() as f64 / data.len() as f64);
-            assert!((saved - pct).abs() < 3.0, "asked {pct}%, zstd saved {saved:.1}%");
+            assert!(
+                (saved - pct).abs() < 3.0,
+                "asked {pct}%, zstd saved {saved:.1}%"
+            );
         }
     }
 
@@ -371,10 +371,7 @@ mod tests {
         bad[5000] ^= 1;
         v.check_stretch(&s[0], &bad);
         let sum = v.summary(None);
-        assert_eq!(
-            (sum.blocks_checked, sum.failures, sum.corrupted),
-            (2, 1, 1)
-        );
+        assert_eq!((sum.blocks_checked, sum.failures, sum.corrupted), (2, 1, 1));
         assert_eq!(sum.first_failures[0].sector_offset, 4096 + 4608);
     }
 }

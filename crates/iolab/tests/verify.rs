@@ -34,8 +34,19 @@ fn job_verify(result: &Value, job: usize) -> &Value {
 /// Writes `t.bin` (4 MiB in 4 KiB blocks) with verify, and returns its bytes.
 fn write_pass(dir: &Path, extra: &[&str]) -> Vec<u8> {
     let mut args = vec![
-        "run", "t.bin", "--size", "4m", "--access", "write", "--qd", "4", "--verify",
-        "--json", "r.json", "--no-probe", "--overwrite",
+        "run",
+        "t.bin",
+        "--size",
+        "4m",
+        "--access",
+        "write",
+        "--qd",
+        "4",
+        "--verify",
+        "--json",
+        "r.json",
+        "--no-probe",
+        "--overwrite",
     ];
     args.extend_from_slice(extra);
     let out = iolab(&args, dir);
@@ -66,7 +77,8 @@ fn every_injected_fault_is_found_with_its_offset_and_kind() {
     let at = 10 * BLOCK + 700;
     f.write_all_at(&[newer[at as usize] ^ 0x08], at).unwrap();
     // Blocks 20 and 21 zeroed.
-    f.write_all_at(&[0u8; 2 * BLOCK as usize], 20 * BLOCK).unwrap();
+    f.write_all_at(&[0u8; 2 * BLOCK as usize], 20 * BLOCK)
+        .unwrap();
     // Blocks 30 and 40 swapped.
     f.write_all_at(&block(&newer, 40), 30 * BLOCK).unwrap();
     f.write_all_at(&block(&newer, 30), 40 * BLOCK).unwrap();
@@ -160,7 +172,14 @@ verify = "crc32c"
 "#;
     std::fs::write(d.join("jobs.toml"), jobs).unwrap();
     let out = iolab(
-        &["run", "jobs.toml", "t.bin", "--json", "r.json", "--no-probe"],
+        &[
+            "run",
+            "jobs.toml",
+            "t.bin",
+            "--json",
+            "r.json",
+            "--no-probe",
+        ],
         d,
     );
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
@@ -184,8 +203,20 @@ fn a_journal_survives_its_writer_killed_and_every_flushed_write_verifies() {
     let d = dir.path();
     let mut child = iolab_cmd(
         &[
-            "run", "t.bin", "--size", "16m", "--access", "randwrite", "--qd", "8",
-            "--duration", "60", "--verify-journal", "j.bin", "--verify-flush", "20ms",
+            "run",
+            "t.bin",
+            "--size",
+            "16m",
+            "--access",
+            "randwrite",
+            "--qd",
+            "8",
+            "--duration",
+            "60",
+            "--verify-journal",
+            "j.bin",
+            "--verify-flush",
+            "20ms",
             "--no-probe",
         ],
         d,
@@ -232,7 +263,9 @@ fn verify_refuses_what_it_cannot_check() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let out = iolab(
-        &["run", "t.bin", "--size", "1m", "--access", "read", "--verify"],
+        &[
+            "run", "t.bin", "--size", "1m", "--access", "read", "--verify",
+        ],
         d,
     );
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

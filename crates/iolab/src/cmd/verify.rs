@@ -112,7 +112,10 @@ pub fn run(args: VerifyArgs) -> Result<i32> {
                     args.target.display()
                 );
             }
-            (verify_by_stamps(&args.target, lo, hi).map_err(anyhow::Error::msg)?, "stamps")
+            (
+                verify_by_stamps(&args.target, lo, hi).map_err(anyhow::Error::msg)?,
+                "stamps",
+            )
         }
     };
     let mut summary = found.tally.summary(mode);
