@@ -11,7 +11,7 @@
 #
 # Usage: bench/verify.sh                      # as root for zram
 #        REPS=5 DURATION=10 bench/verify.sh
-#        IOLAB_BIN=/path/to/iolab bench/verify.sh
+#        IOLAB_BIN=/path/to/iolab CARGO_PROFILE_FLAG=--profile=dev bench/verify.sh   # no release build
 set -euo pipefail
 
 cd "$(dirname "$0")/.."
@@ -93,4 +93,4 @@ else
     echo "zram: skipped (needs root and the zram module)"
 fi
 
-cargo run --release -q -p iolab-verify --example checksum_speed
+cargo run -q "${CARGO_PROFILE_FLAG:---release}" -p iolab-verify --example checksum_speed
