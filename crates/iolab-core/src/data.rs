@@ -62,12 +62,13 @@ impl DataGenerator {
         self.kind == DataKind::Zeros
     }
 
-    /// Fills `buf` with the content of the next written block.
+    /// Fills `buf` with the content of the next written block; returns the block's content
+    /// seed (0 for zeros), which verify records in the block's stamp.
     #[inline]
-    pub fn fill(&mut self, buf: &mut [u8]) {
+    pub fn fill(&mut self, buf: &mut [u8]) -> u64 {
         if self.kind == DataKind::Zeros {
             buf.fill(0);
-            return;
+            return 0;
         }
         let seed = if !self.pool.is_empty()
             && self.dedupe_frac > 0.0
@@ -89,13 +90,14 @@ impl DataGenerator {
         let mut content = Rng::new(seed);
         if self.random_per_segment >= SEGMENT {
             content.fill(buf);
-            return;
+            return seed;
         }
         for segment in buf.chunks_mut(SEGMENT) {
             let random = self.random_per_segment.min(segment.len());
             content.fill(&mut segment[..random]);
             segment[random..].fill(0);
         }
+        seed
     }
 }
 

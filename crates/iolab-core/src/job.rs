@@ -95,6 +95,50 @@ impl std::str::FromStr for DataKind {
     }
 }
 
+/// Whether and when written data is read back and checked.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum VerifyMode {
+    /// Written data is not checked (the default).
+    #[default]
+    Off,
+    /// Every written block is read back and checked once the job's I/O ends (fio's
+    /// `verify=crc32c` with its verify phase; `crc32c` is taken as this).
+    #[serde(alias = "crc32c")]
+    End,
+    /// Each write is read back and checked as soon as it completes, before its block is written
+    /// again (fio's `verify_backlog=1`).
+    Inline,
+}
+
+impl std::str::FromStr for VerifyMode {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s {
+            "off" | "none" => Ok(VerifyMode::Off),
+            "end" | "crc32c" => Ok(VerifyMode::End),
+            "inline" => Ok(VerifyMode::Inline),
+            other => Err(format!("unknown verify '{other}': use end, inline or off")),
+        }
+    }
+}
+
+impl VerifyMode {
+    /// True when off (results leave the key out then).
+    pub fn is_off(&self) -> bool {
+        *self == VerifyMode::Off
+    }
+
+    /// The name job files and results use.
+    pub fn name(self) -> &'static str {
+        match self {
+            VerifyMode::Off => "off",
+            VerifyMode::End => "end",
+            VerifyMode::Inline => "inline",
+        }
+    }
+}
+
 /// One block size and its share of I/Os in a split.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct SizeShare {
@@ -255,6 +299,10 @@ pub struct JobSpec {
     /// offsets drawn with replacement, Iometer's way). One-pass jobs always do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_map: Option<bool>,
+    /// Stamp every written block and check it read back: `end` (after the job's I/O), `inline`
+    /// (after each write) or `off` (default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verify: Option<VerifyMode>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -310,6 +358,10 @@ pub struct Job {
     /// before the key existed read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub random_map: bool,
+    /// Whether written blocks are stamped and checked. Left out of a result where off, as
+    /// results written before the key existed read.
+    #[serde(default, skip_serializing_if = "VerifyMode::is_off")]
+    pub verify: VerifyMode,
 }
 
 /// A job that cannot run, with the key at fault and what to do.
@@ -386,7 +438,8 @@ impl JobSpec {
             rate_bytes_per_s,
             seed,
             continue_on_error,
-            random_map
+            random_map,
+            verify
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -643,6 +696,27 @@ impl JobSpec {
                 "a rate of 0 would issue nothing; give at least 1 byte per second".into(),
             ));
         }
+        if self.verify.is_some_and(|v| !v.is_off()) {
+            if read_pct >= 100.0 {
+                return Err(fail(
+                    "verify",
+                    "this job only reads, and verify checks what a job writes; give a write \
+                     access (write, randwrite, rw, randrw) or use `iolab verify TARGET` to check \
+                     what an earlier run wrote"
+                        .into(),
+                ));
+            }
+            if let Some(b) = block_sizes.iter().find(|s| s.bytes % 512 != 0) {
+                return Err(fail(
+                    "verify",
+                    format!(
+                        "block size {} is not a multiple of 512 bytes, and verify stamps every \
+                         512-byte sector; use whole sectors",
+                        b.bytes
+                    ),
+                ));
+            }
+        }
         let mut job = Job {
             name: name.clone(),
             access,
@@ -667,6 +741,7 @@ impl JobSpec {
             seed: self.seed.unwrap_or(1),
             continue_on_error: self.continue_on_error.unwrap_or(false),
             random_map: self.random_map.unwrap_or(false),
+            verify: self.verify.unwrap_or_default(),
         };
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.

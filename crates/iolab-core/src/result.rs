@@ -277,6 +277,65 @@ pub struct JobResult {
     pub repeats: Vec<RepeatFigures>,
     /// Where the job sits in a suite (null outside suites).
     pub step: Option<StepInfo>,
+    /// What reading back the job's writes found (null when the job did not verify, and in
+    /// results recorded before verify existed).
+    #[serde(default)]
+    pub verify: Option<VerifySummary>,
+}
+
+/// What a verify pass found: blocks checked, failures by kind, the first failures in full.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct VerifySummary {
+    /// `end` (after the job), `inline` (after each write) or `journal` (`iolab verify`).
+    pub mode: String,
+    /// Checksum of every 512-byte sector: `crc32c`.
+    pub checksum: String,
+    /// Blocks (or what later writes left of them) read back and checked.
+    pub blocks_checked: u64,
+    /// Bytes read back and checked.
+    pub bytes_checked: u64,
+    /// Blocks that failed (the sum of the kinds below).
+    pub failures: u64,
+    /// A sector's checksum did not match.
+    pub corrupted: u64,
+    /// The block read back was written for another offset.
+    pub misplaced: u64,
+    /// Zeros (or another uniform byte) where the block should be.
+    pub zeros: u64,
+    /// Sectors of different writes in one block.
+    pub torn: u64,
+    /// An older generation of the block: a lost write.
+    pub stale: u64,
+    /// Data iolab did not stamp where a write should have landed.
+    pub foreign: u64,
+    /// After a crash: writes acknowledged after the last flush that did not survive, which a
+    /// drive may lose (not failures).
+    pub unflushed_lost: u64,
+    /// The first failures (at most 100), in the order found.
+    pub first_failures: Vec<VerifyFailure>,
+    /// The journal written or read, if any.
+    pub journal: Option<String>,
+    /// Flushes of the target recorded in the journal.
+    pub journal_flushes: u64,
+    /// What stopped the verify from being complete (an unreadable range, a journal error).
+    pub problem: Option<String>,
+}
+
+/// One block that did not read back as written.
+#[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
+pub struct VerifyFailure {
+    /// `corrupted`, `misplaced`, `zeros`, `torn`, `stale` or `foreign`.
+    pub kind: String,
+    /// Byte offset of the block (or of what is left of it).
+    pub offset: u64,
+    /// Its length in bytes.
+    pub len: u64,
+    /// Byte offset of the first sector at fault.
+    pub sector_offset: u64,
+    /// What should have been there.
+    pub expected: String,
+    /// What was there.
+    pub found: String,
 }
 
 /// The headline figures of one of several repeated runs.
@@ -538,6 +597,7 @@ mod tests {
             errors: Vec::new(),
             latency_from_intended_start: false,
             repeats: Vec::new(),
+            verify: None,
             step: None,
         };
         assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));

@@ -19,6 +19,7 @@ use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
+use iolab_verify::verifier::JobVerifier;
 use std::collections::VecDeque;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
@@ -209,6 +210,8 @@ pub struct DriveOptions<'a> {
     pub progress: Option<&'a Progress>,
     /// Count I/O errors and go on.
     pub continue_on_error: bool,
+    /// Stamps writes and checks them read back (the job's `verify`).
+    pub verify: Option<&'a JobVerifier>,
 }
 
 /// What a drive measured.
@@ -238,6 +241,11 @@ struct InFlight {
     origin_ns: u64,
     /// When it was submitted.
     submit_ns: u64,
+    /// The generation a verified write carries, or that its inline read-back expects (0: not
+    /// verified).
+    generation: u64,
+    /// An inline read-back of a verified write: checked, not counted.
+    check: bool,
 }
 
 struct WorkerState<S> {
@@ -248,6 +256,8 @@ struct WorkerState<S> {
     /// The source has nothing more to plan.
     exhausted: bool,
     free_tags: Vec<u32>,
+    /// Verified writes waiting for their inline read-back: offset, length, generation.
+    rechecks: VecDeque<(u64, u32, u64)>,
 }
 
 impl<S> WorkerState<S> {
@@ -286,6 +296,7 @@ where
             pending: VecDeque::with_capacity(plan_ahead),
             exhausted: false,
             free_tags: tags,
+            rechecks: VecDeque::new(),
         });
     }
     let mut table = vec![
@@ -295,7 +306,9 @@ where
             offset: 0,
             len: 0,
             origin_ns: 0,
-            submit_ns: 0
+            submit_ns: 0,
+            generation: 0,
+            check: false,
         };
         total_slots as usize
     ];
@@ -325,6 +338,36 @@ where
             stopped_by = Some("stopped because another thread of the job failed".into());
         }
         let mut next_wake: Option<u64> = None;
+        // Inline read-backs first, and also once the job's time is up: a write is checked
+        // before its block may be written again, and none is left unchecked at the end.
+        if opts.verify.is_some() && stopped_by.is_none() {
+            for st in states.iter_mut() {
+                while st.inflight < st.w.queue_depth {
+                    let Some((offset, len, generation)) = st.rechecks.pop_front() else {
+                        break;
+                    };
+                    let tag = st.free_tags.pop().expect("a free tag per queue slot");
+                    const_filled[tag as usize] = 0;
+                    table[tag as usize] = InFlight {
+                        worker: st.w.index,
+                        dir: Direction::Read,
+                        offset,
+                        len,
+                        origin_ns: UNSTAMPED,
+                        submit_ns: 0,
+                        generation,
+                        check: true,
+                    };
+                    batch.push(IoReq {
+                        tag,
+                        dir: Direction::Read,
+                        offset,
+                        len,
+                    });
+                    st.inflight += 1;
+                }
+            }
+        }
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
                 while st.inflight < st.w.queue_depth && !st.drained() {
@@ -351,11 +394,30 @@ where
                         }
                         None => UNSTAMPED,
                     };
+                    // A verified write waits while another write to its block is in flight:
+                    // which of two would land last is the device's choice.
+                    let mut generation = 0;
+                    if let (Some(v), Direction::Write) = (opts.verify, planned.req.dir) {
+                        match v.begin_write(planned.req.offset, planned.req.len) {
+                            Some(g) => generation = g,
+                            None => {
+                                st.pending.push_front(planned);
+                                let retry = now.saturating_add(VERIFY_RETRY_NS);
+                                next_wake = Some(next_wake.map_or(retry, |w| w.min(retry)));
+                                break;
+                            }
+                        }
+                    }
                     let tag = st.free_tags.pop().expect("a free tag per queue slot");
                     let len = planned.req.len as u32;
                     if needs_data {
                         let filled = &mut const_filled[tag as usize];
                         if planned.req.dir == Direction::Read {
+                            *filled = 0;
+                        } else if let (Some(v), true) = (opts.verify, generation != 0) {
+                            let buf = &mut target.buffer_mut(tag)[..len as usize];
+                            let seed = st.w.data.fill(buf);
+                            v.stamp(buf, planned.req.offset, generation, seed);
                             *filled = 0;
                         } else if !st.w.data.is_constant() || *filled < len {
                             st.w.data.fill(&mut target.buffer_mut(tag)[..len as usize]);
@@ -369,6 +431,8 @@ where
                         len,
                         origin_ns: origin,
                         submit_ns: 0,
+                        generation,
+                        check: false,
                     };
                     batch.push(IoReq {
                         tag,
@@ -446,7 +510,24 @@ where
             st.free_tags.push(c.tag);
             inflight_total -= 1;
             let at = c.done_ns.unwrap_or(stamp);
-            if c.result < 0 || c.result as u64 != f.len as u64 {
+            let ok = c.result >= 0 && c.result as u64 == f.len as u64;
+            if let (Some(v), true) = (opts.verify, f.check || f.generation != 0) {
+                let len = f.len as u64;
+                if f.check {
+                    // A read-back is the tool's work: checked, never counted as the job's I/O.
+                    let data = ok.then(|| &target.buffer_mut(c.tag)[..f.len as usize]);
+                    v.checked_inline(f.offset, len, f.generation, data);
+                    if ok {
+                        continue;
+                    }
+                } else {
+                    v.write_done(f.offset, len, f.generation, ok, at);
+                    if ok && v.inline() {
+                        st.rechecks.push_back((f.offset, f.len, f.generation));
+                    }
+                }
+            }
+            if !ok {
                 // A short transfer is an error too: the data did not all move.
                 let errno = if c.result < 0 {
                     (-c.result) as i32
@@ -496,6 +577,14 @@ where
             p.bytes.fetch_add(done_bytes, Ordering::Relaxed);
         }
     }
+    if let Some(v) = opts.verify {
+        // Read-backs a stop left undone: their blocks are free again.
+        for st in &mut states {
+            for (offset, len, _) in st.rechecks.drain(..) {
+                v.abandon_inline(offset, len as u64);
+            }
+        }
+    }
     let finished = clock.now_ns();
     let measured_ns = match (end_ns, &stopped_by) {
         // Cut short: everything measured up to the stop counts.
@@ -519,6 +608,9 @@ where
 /// The longest the driver sleeps, with nothing in flight, before it looks at the stop flags
 /// again (a person's Ctrl-C is answered within it).
 pub const STOP_POLL_NS: u64 = 50_000_000;
+
+/// How long a verified write waits before it tries again for a block another write holds.
+const VERIFY_RETRY_NS: u64 = 20_000;
 
 /// Marks an in-flight entry whose latency origin is the coming submission stamp.
 const UNSTAMPED: u64 = u64::MAX;
@@ -723,6 +815,7 @@ mod tests {
             abort: None,
             progress: None,
             continue_on_error: false,
+            verify: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -852,6 +945,7 @@ mod tests {
             abort: None,
             progress: None,
             continue_on_error: false,
+            verify: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

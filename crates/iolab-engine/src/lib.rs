@@ -14,3 +14,4 @@ pub mod psync;
 pub mod runner;
 pub mod sys;
 pub mod target;
+pub mod verify;

@@ -10,9 +10,11 @@ use crate::sys;
 use iolab_core::job::{Direction, Job};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 use iolab_core::stats::RunStats;
+use iolab_verify::journal::JournalWriter;
+use iolab_verify::verifier::JobVerifier;
 use std::io;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Condvar, Mutex, Once, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant};
 
 /// How a run is watched and stopped from outside.
@@ -22,6 +24,8 @@ pub struct RunControl<'a> {
     pub stop: Option<&'a AtomicBool>,
     /// Live counters for a progress display.
     pub progress: Option<&'a Progress>,
+    /// The journal of verified writes (`--verify-journal`), for jobs that verify.
+    pub journal: Option<&'a Arc<JournalWriter>>,
 }
 
 /// Width of the per-second series bins.
@@ -46,8 +50,24 @@ pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Resul
 pub fn run_workers<S: RequestSource + Send>(
     target: &PreparedTarget,
     job: &Job,
+    workers: Vec<Worker<S>>,
+    ctl: RunControl,
+) -> io::Result<JobRun> {
+    let verifier = crate::verify::job_verifier(target, job, ctl.journal)?;
+    let mut run = run_engine(target, job, workers, ctl, verifier.as_ref())?;
+    if let Some(v) = &verifier {
+        run.result.verify = Some(crate::verify::finish(target, job, v, ctl.stop));
+    }
+    Ok(run)
+}
+
+/// Runs `workers` on the job's engine.
+fn run_engine<S: RequestSource + Send>(
+    target: &PreparedTarget,
+    job: &Job,
     mut workers: Vec<Worker<S>>,
     ctl: RunControl,
+    verify: Option<&JobVerifier>,
 ) -> io::Result<JobRun> {
     let engine = if workers.iter().any(|w| w.source.paced()) {
         target.paced_engine
@@ -61,7 +81,15 @@ pub fn run_workers<S: RequestSource + Send>(
             for w in &mut workers {
                 w.queue_depth = 1;
             }
-            run_threads(target, engine, job, workers, ctl, &sys::process_cpu_seconds)
+            run_threads(
+                target,
+                engine,
+                job,
+                workers,
+                ctl,
+                verify,
+                &sys::process_cpu_seconds,
+            )
         }
         EngineChoice::PsyncPerSlot => {
             // Each worker's queue slots become threads that take turns at its request source,
@@ -92,11 +120,25 @@ pub fn run_workers<S: RequestSource + Send>(
                     queue_depth: 1,
                 })
                 .collect();
-            run_threads(target, engine, job, threads, ctl, &sys::process_cpu_seconds)
+            run_threads(
+                target,
+                engine,
+                job,
+                threads,
+                ctl,
+                verify,
+                &sys::process_cpu_seconds,
+            )
         }
-        EngineChoice::Uring | EngineChoice::Auto => {
-            run_threads(target, engine, job, workers, ctl, &sys::process_cpu_seconds)
-        }
+        EngineChoice::Uring | EngineChoice::Auto => run_threads(
+            target,
+            engine,
+            job,
+            workers,
+            ctl,
+            verify,
+            &sys::process_cpu_seconds,
+        ),
     }
 }
 
@@ -150,6 +192,7 @@ fn run_threads<S: RequestSource + Send>(
     job: &Job,
     workers: Vec<Worker<S>>,
     ctl: RunControl,
+    verify: Option<&JobVerifier>,
     cpu: &CpuSeconds<'_>,
 ) -> io::Result<JobRun> {
     // Open every descriptor before starting, so a failure refuses the job before any I/O.
@@ -211,6 +254,7 @@ fn run_threads<S: RequestSource + Send>(
                         abort: Some(abort),
                         progress: ctl.progress,
                         continue_on_error: job.continue_on_error,
+                        verify,
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {
@@ -452,6 +496,7 @@ pub fn job_result(
         latency_from_intended_start: paced,
         repeats: Vec::new(),
         step: None,
+        verify: None,
     }
 }
 
@@ -639,11 +684,20 @@ mod tests {
         let ctl = RunControl {
             stop: None,
             progress: Some(&progress),
+            journal: None,
         };
         let workers = plan_workers(&job, 0);
-        let r = run_threads(&target, target.engine, &job, workers, ctl, &ios_as_cpu)
-            .unwrap()
-            .result;
+        let r = run_threads(
+            &target,
+            target.engine,
+            &job,
+            workers,
+            ctl,
+            None,
+            &ios_as_cpu,
+        )
+        .unwrap()
+        .result;
         assert!(r.complete && r.read.ios > 0, "{:?}", r.stop_reason);
         let per_io = r.cpu.user_s * 1e6 / r.read.ios as f64;
         // A little either way: the window's edges are sampled by another thread.

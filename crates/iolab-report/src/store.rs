@@ -1478,6 +1478,7 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             step: None,
+            verify: None,
         }
     }
 

@@ -508,6 +508,7 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             step: None,
+            verify: None,
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -539,6 +540,7 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             step: None,
+            verify: None,
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -75,6 +75,7 @@ fn measured_job() -> JobResult {
         latency_from_intended_start: false,
         repeats: Vec::new(),
         step: None,
+        verify: None,
     }
 }
 

@@ -36,6 +36,7 @@ pub mod catalog;
 mod earliest;
 pub mod ftl;
 pub mod model;
+pub mod power_loss;
 mod target;
 mod timeq;
 
@@ -163,6 +164,7 @@ pub struct SimSetup {
     clock: VirtualClock,
     tests: Vec<TestReport>,
     state: String,
+    power_cut: Option<power_loss::PowerCut>,
 }
 
 /// Parses `sim:DRIVE@PLATFORM[/PORT]` (the `sim:` prefix is optional).
@@ -214,6 +216,7 @@ pub fn open_with(spec: &str, catalog: Catalog) -> Result<SimSetup, SimError> {
             NO_SSD_STATE
         }
         .into(),
+        power_cut: None,
     })
 }
 
@@ -513,15 +516,20 @@ impl SimSetup {
         let needs_data = self.world.needs_data();
         let size = self.size_bytes();
         let clock = self.clock.clone();
+        let cut_ns = self
+            .power_cut
+            .map(|c| clock.now_ns() + (c.after_s * 1e9) as u64);
+        let verifier = power_loss::verifier(job, cut_ns)?;
         let opts = DriveOptions {
             start_ns: None,
             ramp_ns: (job.ramp_s * 1e9) as u64,
-            duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
+            duration_ns: power_loss::duration_ns(job, self.power_cut),
             interval_ns: SERIES_INTERVAL_NS,
             stop,
             abort: None,
             progress: None,
             continue_on_error: job.continue_on_error,
+            verify: verifier.as_ref(),
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {
@@ -538,7 +546,7 @@ impl SimSetup {
             rep.write_amplification = None;
         }
         self.tests.push(rep);
-        let result = job_result(
+        let mut result = job_result(
             job,
             &out.stats,
             out.measured_ns,
@@ -552,10 +560,35 @@ impl SimSetup {
                 system_s: 0.0,
             },
         );
+        if let Some(v) = &verifier {
+            result.verify = Some(power_loss::check(&self.world, v, self.power_cut, cut_ns));
+        }
         Ok(JobRun {
             result,
             stats: out.stats,
         })
+    }
+
+    /// Cuts the power `after_s` seconds into each job to come (`--power-loss-at`); the drive's
+    /// catalog entry says whether it has power-loss protection. Refused, with the reason, where
+    /// the model cannot lose power.
+    pub fn set_power_loss_at(&mut self, after_s: f64) -> Result<(), String> {
+        if let Some(why) = power_loss::unsupported(&self.world) {
+            return Err(why.into());
+        }
+        let plp = self
+            .catalog
+            .drives
+            .get(&self.drive)
+            .and_then(|(_, d)| d.buffer.as_ref())
+            .is_some_and(|b| b.plp);
+        self.power_cut = Some(power_loss::PowerCut { after_s, plp });
+        Ok(())
+    }
+
+    /// Whether a power cut is planned.
+    pub fn power_cut(&self) -> Option<power_loss::PowerCut> {
+        self.power_cut
     }
 
     /// Lets the drive sit idle for `seconds` of virtual time (background work drains).

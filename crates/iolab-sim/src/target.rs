@@ -273,6 +273,7 @@ mod tests {
             abort: None,
             progress: None,
             continue_on_error: false,
+            verify: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

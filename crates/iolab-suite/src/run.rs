@@ -390,6 +390,7 @@ mod tests {
                 errors: Vec::new(),
                 latency_from_intended_start: false,
                 repeats: Vec::new(),
+                verify: None,
                 step: None,
             })
         }

@@ -383,6 +383,7 @@ mod tests {
             errors: Vec::new(),
             latency_from_intended_start: false,
             repeats: Vec::new(),
+            verify: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {

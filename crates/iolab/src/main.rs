@@ -54,6 +54,8 @@ enum Command {
     Completions(cmd::docs::CompletionsArgs),
     /// The man page (roff): `iolab man > iolab.1`, or one page per command with --dir DIR.
     Man(cmd::docs::ManArgs),
+    /// Check what a run wrote with --verify: after a crash, with its --verify-journal.
+    Verify(cmd::verify::VerifyArgs),
 }
 
 fn main() {
@@ -81,6 +83,7 @@ fn main() {
         Command::Trimcheck(args) => cmd::probe::run_trimcheck(args),
         Command::Completions(args) => cmd::docs::completions(args, Cli::command()),
         Command::Man(args) => cmd::docs::man(args, Cli::command()),
+        Command::Verify(args) => cmd::verify::run(args),
     };
     match result {
         Ok(code) => std::process::exit(code),

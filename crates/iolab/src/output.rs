@@ -183,6 +183,28 @@ pub fn write(flag: &str, path: &Path, rules: &Rules, bytes: &[u8]) -> Result<Des
     Ok(dest)
 }
 
+/// Creates a file that is written as a run goes and must stay at its path through a crash
+/// (the verify journal): checked as every output is, then created in place (no temporary
+/// file and rename) and marked as iolab's. Standard output and pipes are refused: a journal
+/// must be a file that is there after a power cut.
+pub fn create_in_place(flag: &str, path: &Path, rules: &Rules) -> Result<std::fs::File> {
+    let dest = check(flag, path, rules)?;
+    let Destination::File(real) = dest else {
+        bail!(
+            "{flag} {}: give a regular file, which is still there after a crash",
+            path.display()
+        );
+    };
+    let file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .open(&real)
+        .with_context(|| format!("{flag} {}", path.display()))?;
+    let _ = iolab_engine::sys::mark_created(&file);
+    Ok(file)
+}
+
 /// Opens `dest` for writing: the writer, and the [`Pending`] output that
 /// [`Pending::commit`] puts in place once everything is written. A file is written into a
 /// temporary file beside it, marked as iolab's.

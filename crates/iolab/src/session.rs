@@ -16,6 +16,8 @@ use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 pub const EXIT_IO_ERROR: i32 = 1;
 /// Exit code after Ctrl-C or SIGTERM (the shell's convention for SIGINT).
 pub const EXIT_INTERRUPTED: i32 = 130;
+/// Exit code when data read back was not what was written (verify failures).
+pub const EXIT_VERIFY_FAILED: i32 = 3;
 
 /// The engine names accepted by `--engine`.
 pub fn parse_engine(s: &str) -> Result<EngineChoice, String> {
@@ -119,8 +121,14 @@ pub fn settle(result: &mut RunResult) {
 
 /// The exit code a settled result deserves.
 pub fn exit_code(result: &RunResult) -> i32 {
+    let verify_failed = result
+        .jobs
+        .iter()
+        .any(|j| j.verify.as_ref().is_some_and(|v| v.failures > 0));
     if INTERRUPTED.load(Ordering::Relaxed) {
         EXIT_INTERRUPTED
+    } else if verify_failed {
+        EXIT_VERIFY_FAILED
     } else if result.complete {
         0
     } else {

@@ -78,6 +78,8 @@ pub enum Subject {
         target: PreparedTarget,
         /// Remove the test file when done (only if this run created it).
         remove_created: bool,
+        /// The journal of verified writes (`--verify-journal`).
+        journal: Option<std::sync::Arc<iolab_verify::journal::JournalWriter>>,
     },
     /// A drive and host path modelled in virtual time.
     Model(Box<SimSetup>),
@@ -293,6 +295,7 @@ impl Subject {
         Ok(Subject::Real {
             target: prepared,
             remove_created,
+            journal: None,
         })
     }
 
@@ -358,6 +361,17 @@ impl Subject {
                 .with_context(|| format!("job '{}'", job.name))?,
             Subject::Model(sim) => {
                 model_can_run(job)?;
+                if !job.verify.is_off() && sim.power_cut().is_none() {
+                    return Err(JobError {
+                        job: job.name.clone(),
+                        key: "verify",
+                        message: "a model keeps no data to read back: verify needs a file or \
+                                  a device, or --power-loss-at T to count what a power cut \
+                                  loses"
+                            .into(),
+                    }
+                    .into());
+                }
                 // A model that compresses reads each written block, so it keeps a buffer per
                 // I/O in flight as a file's engine does.
                 if sim.needs_data() {
@@ -368,17 +382,41 @@ impl Subject {
         Ok(())
     }
 
+    /// Journals the verified writes of the jobs to come in `journal` (a real target only).
+    pub fn set_journal(&mut self, journal: std::sync::Arc<iolab_verify::journal::JournalWriter>) {
+        if let Subject::Real { journal: j, .. } = self {
+            *j = Some(journal);
+        }
+    }
+
+    /// Cuts a model's power `after_s` seconds into each job (`--power-loss-at`).
+    pub fn set_power_loss_at(&mut self, after_s: f64) -> Result<()> {
+        match self {
+            Subject::Real { .. } => anyhow::bail!(
+                "--power-loss-at cuts the power of a model (sim:…) in virtual time; on a real \
+                 drive cut it yourself during a run with --verify-journal, then run \
+                 iolab verify TARGET --journal FILE"
+            ),
+            Subject::Model(sim) => sim
+                .set_power_loss_at(after_s)
+                .map_err(|e| anyhow::anyhow!("--power-loss-at: {e}")),
+        }
+    }
+
     /// Runs `job` (span resolved), with live progress on a real target.
     pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
         self.check_job(job)?;
         match self {
-            Subject::Real { target, .. } => session::with_progress(label, expected_s, |progress| {
+            Subject::Real {
+                target, journal, ..
+            } => session::with_progress(label, expected_s, |progress| {
                 run_job(
                     target,
                     job,
                     RunControl {
                         stop: Some(&INTERRUPTED),
                         progress: Some(progress),
+                        journal: journal.as_ref(),
                     },
                 )
             }),
@@ -404,6 +442,7 @@ impl Subject {
                     RunControl {
                         stop: Some(&INTERRUPTED),
                         progress: Some(progress),
+                        journal: None,
                     },
                 )
             }),
@@ -454,6 +493,7 @@ impl Drop for Subject {
         if let Subject::Real {
             target,
             remove_created: true,
+            ..
         } = self
         {
             if let Err(e) = target.remove_if_created() {

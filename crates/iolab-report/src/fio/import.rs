@@ -347,6 +347,7 @@ fn convert_job(
         latency_from_intended_start: false,
         repeats: Vec::new(),
         step: None,
+        verify: None,
     })
 }
 

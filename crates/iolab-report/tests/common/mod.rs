@@ -73,6 +73,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         errors: Vec::new(),
         latency_from_intended_start: false,
         repeats: Vec::new(),
+        verify: None,
         step,
         job,
     }

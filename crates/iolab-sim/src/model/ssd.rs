@@ -1354,6 +1354,13 @@ impl Ssd {
         ahead
     }
 
+    /// Whether the latest data of any LPN of `[offset, offset + len)` is still only in the
+    /// write buffer at `at` (in the open program unit, or in one whose program has not ended).
+    pub fn holds_volatile(&self, offset: u64, len: u64, at: u64) -> bool {
+        let (first, last) = (offset / 4096, (offset + len.max(1) - 1) / 4096);
+        (first..=last).any(|lpn| self.buffered.holds(lpn, at))
+    }
+
     /// Forgets pending programs and buffer state (after an analytic fill).
     pub fn reset_buffer(&mut self) {
         self.buffer.clear();

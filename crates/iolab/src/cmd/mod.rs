@@ -10,3 +10,4 @@ pub mod run;
 pub mod sim;
 pub mod suite;
 pub mod trace;
+pub mod verify;

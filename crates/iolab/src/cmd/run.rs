@@ -2,12 +2,12 @@
 //! (flags override the file's keys for every job in it).
 
 use crate::jobfile::{is_job_file, JobFile};
-use crate::output::Rules;
+use crate::output::{self, Rules};
 use crate::session;
 use crate::subject::{ModelState, Subject};
 use anyhow::{bail, Result};
 use clap::Args;
-use iolab_core::job::{Access, BufferedHint, DataKind, Job, JobError, JobSpec};
+use iolab_core::job::{Access, BufferedHint, DataKind, Job, JobError, JobSpec, VerifyMode};
 use iolab_core::size::ByteSize;
 use iolab_engine::open::{EngineChoice, OpenError, WritePolicy};
 use std::path::{Path, PathBuf};
@@ -86,6 +86,16 @@ pub struct JobFlags {
     /// Count I/O errors and go on [key: continue_on_error].
     #[arg(long)]
     pub continue_on_error: bool,
+    /// Stamp every written block and check it read back: --verify (after the job's I/O),
+    /// --verify=inline (after each write), --verify=off [key: verify].
+    #[arg(
+        long,
+        num_args = 0..=1,
+        require_equals = true,
+        default_missing_value = "end",
+        value_name = "MODE"
+    )]
+    pub verify: Option<VerifyMode>,
 }
 
 impl JobFlags {
@@ -116,6 +126,7 @@ impl JobFlags {
             seed: self.seed,
             continue_on_error: on(self.continue_on_error),
             random_map: on(self.random_map),
+            verify: self.verify,
             ..JobSpec::default()
         }
     }
@@ -192,6 +203,8 @@ pub struct RunArgs {
     pub job: JobFlags,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub journal: crate::cmd::verify::JournalFlags,
 }
 
 /// Where a job's name came from, for errors.
@@ -430,6 +443,13 @@ pub fn run(args: RunArgs) -> Result<i32> {
     name_jobs(&mut specs, file.as_ref(), args.name.as_deref())?;
     for spec in &mut specs {
         args.job.apply(spec);
+        // A journal records verified writes: a job that does not say how to verify is checked
+        // at its end (the flag's help says so).
+        let wants_verify =
+            args.journal.verify_journal.is_some() || args.journal.power_loss_at.is_some();
+        if wants_verify && spec.verify.is_none() {
+            spec.verify = Some(VerifyMode::End);
+        }
     }
     // A job's refused value, with where the file sets it.
     let flag_keys = flag_keys(&args.job);
@@ -492,6 +512,20 @@ pub fn run(args: RunArgs) -> Result<i32> {
     let rules = Rules::new(&inputs, args.safety.overwrite);
     session::check_output(args.safety.json.as_deref(), &rules)?;
     crate::fio_out::check(&args.safety, &rules)?;
+    if args.journal.power_loss_at.is_some() && !crate::subject::is_model(&target) {
+        bail!(
+            "--power-loss-at cuts the power of a model (sim:…) in virtual time; on a real drive \
+             cut it yourself during a run with --verify-journal, then run iolab verify TARGET \
+             --journal FILE"
+        );
+    }
+    if let Some(j) = &args.journal.verify_journal {
+        // Checked before anything is written; created once the target is open.
+        output::check("--verify-journal", j, &rules)?;
+        if crate::subject::is_model(&target) {
+            bail!("--verify-journal: a model keeps no data to journal; give a file or device");
+        }
+    }
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
     check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
@@ -504,6 +538,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
             });
             at.unwrap_or(e)
         })?;
+    if let Some(t) = args.journal.power_loss_at {
+        subject.set_power_loss_at(t)?;
+    }
     for (i, job) in jobs.iter_mut().enumerate() {
         let fits = job
             .resolve_span(subject.size_bytes())
@@ -522,6 +559,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
             return Err(located.unwrap_or(e));
         }
     }
+    if let Some(j) = args.journal.open(&rules)? {
+        subject.set_journal(j);
+    }
     let mut result = subject.new_result("run", !args.safety.no_probe);
     result.notes.extend(notes);
     for job in &jobs {
@@ -530,7 +570,17 @@ pub fn run(args: RunArgs) -> Result<i32> {
         }
         let expected = job.duration_s.map(|d| d + job.ramp_s);
         match subject.run_job(job, &job.name, expected) {
-            Ok(run) => result.jobs.push(run.result),
+            Ok(mut run) => {
+                if let Some(v) = &mut run.result.verify {
+                    v.journal = args
+                        .journal
+                        .verify_journal
+                        .as_ref()
+                        .map(|p| p.display().to_string());
+                    crate::cmd::verify::say_summary(Some(&job.name), v);
+                }
+                result.jobs.push(run.result)
+            }
             Err(e) => {
                 result.complete = false;
                 result.incomplete_reason = Some(format!("{e:#}"));
