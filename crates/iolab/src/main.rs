@@ -14,6 +14,7 @@ macro_rules! say {
 }
 
 mod cmd;
+mod fiojob;
 mod jobfile;
 mod leftover;
 mod output;
