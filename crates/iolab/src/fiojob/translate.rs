@@ -664,7 +664,12 @@ fn span_and_budget(tr: &mut Tr, ctx: &Context) {
             tr.from("duration_s", "runtime");
         }
         // fio's budget: each clone does size (or io_size) bytes, loops times.
-        let needs_budget = runtime.is_some() || threads > 1 || loops > 1 || tr.o.get("io_size").is_some();
+        // number_ios only ends a job sooner: the budget by size still holds.
+        let needs_budget = runtime.is_some()
+            || threads > 1
+            || loops > 1
+            || tr.o.get("io_size").is_some()
+            || tr.o.get("number_ios").is_some();
         if needs_budget {
             let filename = tr.o.value("filename").map(str::to_string);
             let per_clone = per_clone.or_else(|| (ctx.target_size)(filename.as_deref()));
@@ -1014,6 +1019,10 @@ mod tests {
         assert_eq!(j.engine.0, EngineChoice::Psync);
         assert_eq!(j.spec.io_limit, Some(ByteSize(64 << 20)));
         assert!(j.notes.iter().any(|n| n.contains("iodepth=8")), "{:?}", j.notes);
+        // number_ios ends a job before its size does, never after.
+        let j = &translate("[w]\nrw=randread\nsize=16m\nnumber_ios=100\n")[0];
+        assert_eq!(j.spec.ios_limit, Some(100));
+        assert_eq!(j.spec.io_limit, Some(ByteSize(16 << 20)));
         let j = &translate("[w]\nrw=randrw\nrwmixwrite=30\nsize=50%\nloops=3\n")[0];
         assert_eq!(j.spec.read_pct, Some(70.0));
         assert_eq!(j.spec.size, Some(ByteSize(512 << 20)));

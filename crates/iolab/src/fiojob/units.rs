@@ -65,22 +65,24 @@ pub fn seconds(input: &str, default_unit_s: f64) -> Result<f64, String> {
     let number: f64 = num
         .parse()
         .map_err(|_| format!("'{input}' does not start with a number"))?;
-    let unit_s = match unit.trim().to_ascii_lowercase().as_str() {
-        "" => default_unit_s,
-        "d" => 86_400.0,
-        "h" => 3600.0,
-        "m" | "min" => 60.0,
-        "s" | "sec" => 1.0,
-        "ms" | "msec" => 1e-3,
-        "us" | "usec" => 1e-6,
-        "ns" | "nsec" => 1e-9,
+    // Sub-second units divide, so that 10us is exactly 1e-5 s.
+    let (mult, div) = match unit.trim().to_ascii_lowercase().as_str() {
+        "" if default_unit_s < 1.0 => (1.0, (1.0 / default_unit_s).round()),
+        "" => (default_unit_s, 1.0),
+        "d" => (86_400.0, 1.0),
+        "h" => (3600.0, 1.0),
+        "m" | "min" => (60.0, 1.0),
+        "s" | "sec" => (1.0, 1.0),
+        "ms" | "msec" => (1.0, 1e3),
+        "us" | "usec" => (1.0, 1e6),
+        "ns" | "nsec" => (1.0, 1e9),
         other => {
             return Err(format!(
                 "'{input}': unknown time unit '{other}' (d, h, m, s, ms, us)"
             ))
         }
     };
-    Ok(number * unit_s)
+    Ok(number * mult / div)
 }
 
 /// A fio boolean: a bare flag or a number, non-zero being true (`true`/`false` too).
