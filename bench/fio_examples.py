@@ -119,8 +119,9 @@ def main():
             print("  run: " + " ".join(ran))
             if refused:
                 print("  refused, by option (a file may name several):")
-                for option, names in sorted(refused.items(), key=lambda kv: (-len(kv[1]), kv[0])):
-                    print(f"    {option:28} {len(names):3}  {' '.join(sorted(set(names)))}")
+                for option, names in sorted(refused.items(), key=lambda kv: (-len(set(kv[1])), kv[0])):
+                    names = sorted(set(names))
+                    print(f"    {option:30} {len(names):3}  {' '.join(names)}")
             for name, why in failed:
                 print(f"  failed otherwise: {name}: {why}")
     finally:

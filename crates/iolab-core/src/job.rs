@@ -163,10 +163,13 @@ pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
         .collect())
 }
 
+/// A block-size split: sizes and their weights.
+pub type Split = Vec<SizeShare>;
+
 /// Parses fio's `READ,WRITE` form of a split (`4k/50:8k/50,64k/100`; a third, trim, part is
 /// ignored, as iolab issues no TRIM): the reads' split and the writes' where it differs. A
 /// blank part is `None`: the reads then take the default size, the writes the reads' split.
-pub fn parse_bssplit_rw(s: &str) -> Result<(Option<Vec<SizeShare>>, Option<Vec<SizeShare>>), String> {
+pub fn parse_bssplit_rw(s: &str) -> Result<(Option<Split>, Option<Split>), String> {
     let parts: Vec<&str> = s.split(',').collect();
     if parts.len() == 1 {
         return parse_bssplit(s).map(|r| (Some(r), None));
@@ -177,7 +180,7 @@ pub fn parse_bssplit_rw(s: &str) -> Result<(Option<Vec<SizeShare>>, Option<Vec<S
             parts.len()
         ));
     }
-    let part = |p: &str| -> Result<Option<Vec<SizeShare>>, String> {
+    let part = |p: &str| -> Result<Option<Split>, String> {
         if p.trim().is_empty() {
             Ok(None)
         } else {
@@ -964,7 +967,10 @@ impl Job {
         if self.block_align > 0 {
             return self.block_align;
         }
-        self.all_block_sizes().map(|s| s.bytes).min().unwrap_or(4096)
+        self.all_block_sizes()
+            .map(|s| s.bytes)
+            .min()
+            .unwrap_or(4096)
     }
 
     /// Every block size of the job: the reads' and the writes' own, if any.
@@ -1325,7 +1331,11 @@ mod tests {
             ("random_run = 0", "random_run", "1 or more"),
             ("block_align = 100", "block_align", "multiple of 512"),
             ("stride_skip = \"1m\"", "stride_skip", "needs stride_io"),
-            ("stride_io = \"1m\"\nstride_range = 512", "stride_range", "cannot hold"),
+            (
+                "stride_io = \"1m\"\nstride_range = 512",
+                "stride_range",
+                "cannot hold",
+            ),
             (
                 "stride_io = \"1m\"\nstride_skip = 100",
                 "stride_skip",
@@ -1474,16 +1484,24 @@ mod tests {
         assert_eq!(job.write_block_sizes[1].bytes, 8192);
         assert_eq!(job.max_block(), 8192);
         assert_eq!(job.granule(), 2048);
-        assert_eq!(job.to_string(), "RandRw 2k/50:4k/50,4k/90:8k/10 QD1 T1 50% read");
+        assert_eq!(
+            job.to_string(),
+            "RandRw 2k/50:4k/50,4k/90:8k/10 QD1 T1 50% read"
+        );
         // A blank part: the reads' default size, or the writes as the reads.
         let job = spec("bssplit = \",64k/100\"").validate().unwrap();
-        assert_eq!((job.block_sizes[0].bytes, job.write_block_sizes[0].bytes), (4096, 65536));
+        assert_eq!(
+            (job.block_sizes[0].bytes, job.write_block_sizes[0].bytes),
+            (4096, 65536)
+        );
         let job = spec("bssplit = \"8k/100,\"").validate().unwrap();
         assert!(job.write_block_sizes.is_empty());
         // A trim split is of no use and ignored; more is refused, as is nothing.
         assert!(spec("bssplit = \"4k,8k,16k\"").validate().is_ok());
         for bad in ["4k,8k,16k,32k", ","] {
-            let e = spec(&format!("bssplit = \"{bad}\"")).validate().unwrap_err();
+            let e = spec(&format!("bssplit = \"{bad}\""))
+                .validate()
+                .unwrap_err();
             assert_eq!(e.key, "bssplit", "{bad}");
         }
         let e = spec("bssplit = \"4k,8k\"\nblock_size = 4100\ndirect = false")

@@ -405,8 +405,7 @@ impl ZipfSampler {
             let u = self.h_integral_n + rng.unit() * (self.h_integral_x1 - self.h_integral_n);
             let x = self.h_integral_inverse(u);
             let k = ((x + 0.5) as u64).clamp(1, self.n);
-            if k as f64 - x <= self.s || u >= self.h_integral(k as f64 + 0.5) - self.h(k as f64)
-            {
+            if k as f64 - x <= self.s || u >= self.h_integral(k as f64 + 0.5) - self.h(k as f64) {
                 return k;
             }
         }
@@ -456,7 +455,9 @@ mod tests {
     /// Share of `draws` that fall on the `hot` hottest ranks.
     fn hottest_share(skew: &Skew, hot: u64, draws: usize, seed: u64) -> f64 {
         let mut rng = Rng::new(seed);
-        let hits = (0..draws).filter(|_| skew.next_rank(&mut rng) < hot).count();
+        let hits = (0..draws)
+            .filter(|_| skew.next_rank(&mut rng) < hot)
+            .count();
         hits as f64 / draws as f64
     }
 
@@ -544,7 +545,13 @@ mod tests {
         let draws = 200_000;
         for _ in 0..draws {
             let b = skew.next(&mut rng);
-            per[if b < 50 { 0 } else if b < 200 { 1 } else { 2 }] += 1;
+            per[if b < 50 {
+                0
+            } else if b < 200 {
+                1
+            } else {
+                2
+            }] += 1;
         }
         for (got, want) in per.iter().zip([50.0, 30.0, 20.0]) {
             let pct = *got as f64 / draws as f64 * 100.0;

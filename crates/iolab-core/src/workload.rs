@@ -100,7 +100,8 @@ impl IoGenerator {
                 .collect::<Vec<_>>()
         };
         let sizes = table(&job.block_sizes);
-        let write_sizes = (!job.write_block_sizes.is_empty()).then(|| table(&job.write_block_sizes));
+        let write_sizes =
+            (!job.write_block_sizes.is_empty()).then(|| table(&job.write_block_sizes));
         // Sequential workers sharing one span start at staggered points, so that T threads read
         // T different places rather than the same blocks T times (which a cache would serve):
         // where their shares of a one-pass budget begin, so that one pass covers the span once.
@@ -421,7 +422,9 @@ mod tests {
     fn sequential_skips_leave_holes_or_walk_backwards() {
         let offsets = |text: &str, n: usize| {
             let mut g = IoGenerator::new(&job(text, 64 << 10), 0);
-            (0..n).map(|_| g.next_request().offset >> 10).collect::<Vec<_>>()
+            (0..n)
+                .map(|_| g.next_request().offset >> 10)
+                .collect::<Vec<_>>()
         };
         // fio's rw=read:4k with bs=4k: every other block.
         assert_eq!(
@@ -435,7 +438,10 @@ mod tests {
         );
         // rw=randread:4: a jump, then three that follow it.
         let mut g = IoGenerator::new(
-            &job("access = \"randread\"\nrandom_run = 4\nduration_s = 1", 1 << 30),
+            &job(
+                "access = \"randread\"\nrandom_run = 4\nduration_s = 1",
+                1 << 30,
+            ),
             0,
         );
         let r: Vec<_> = (0..8).map(|_| g.next_request().offset).collect();
@@ -466,7 +472,10 @@ mod tests {
         for i in 0..400u64 {
             let r = g.next_request();
             let window = (i / 16 % 4) * (2 << 20);
-            assert!(r.offset >= window && r.offset + r.len <= window + (1 << 20), "{i}");
+            assert!(
+                r.offset >= window && r.offset + r.len <= window + (1 << 20),
+                "{i}"
+            );
         }
     }
 

@@ -107,7 +107,10 @@ impl RequestSource for JobSource {
                 .unwrap_or(0.0)
                 .max(self.ns_per_byte.unwrap_or(0.0) * req.len as f64);
             // A Poisson process: exponential gaps of the same mean (1 − u is never 0).
-            let scale = self.poisson.as_mut().map_or(1.0, |r| -(1.0 - r.unit()).ln());
+            let scale = self
+                .poisson
+                .as_mut()
+                .map_or(1.0, |r| -(1.0 - r.unit()).ln());
             self.next_at += gap * scale;
             Some(at as u64)
         } else {
@@ -576,12 +579,20 @@ mod tests {
                 .map(|w| (w[1].at_ns.unwrap() - w[0].at_ns.unwrap()) as f64)
                 .collect()
         };
-        let even = starts("rate_iops = 1000
-ios_limit = 20000");
-        assert!(even.iter().all(|&g| (g - 1e6).abs() < 2.0), "{:?}", &even[..5]);
-        let gaps = starts("rate_iops = 1000
+        let even = starts(
+            "rate_iops = 1000
+ios_limit = 20000",
+        );
+        assert!(
+            even.iter().all(|&g| (g - 1e6).abs() < 2.0),
+            "{:?}",
+            &even[..5]
+        );
+        let gaps = starts(
+            "rate_iops = 1000
 ios_limit = 20000
-rate_poisson = true");
+rate_poisson = true",
+        );
         let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
         assert!((mean / 1e6 - 1.0).abs() < 0.03, "mean gap {mean}");
         // Exponential: the standard deviation equals the mean, and e^-1 of gaps exceed it.

@@ -89,7 +89,10 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
             && said.contains("--fio-lenient"),
         "{said}"
     );
-    assert!(!dir.path().join("t.bin").exists(), "a refused file made a target");
+    assert!(
+        !dir.path().join("t.bin").exists(),
+        "a refused file made a target"
+    );
     let out = iolab(
         &["run", &job, "t.bin", "--json", "r.json", "--fio-lenient"],
         dir.path(),
@@ -161,8 +164,17 @@ fn fio_and_iolab_issue_the_same_io_for_one_job() {
     let guard = measure(
         iolab_bin,
         &[
-            "run", dev_s, "--access", "randwrite", "--bs", "4k", "--ios-limit", "1", "--json",
-            "g.json", "--no-probe",
+            "run",
+            dev_s,
+            "--access",
+            "randwrite",
+            "--bs",
+            "4k",
+            "--ios-limit",
+            "1",
+            "--json",
+            "g.json",
+            "--no-probe",
         ],
     );
     assert_eq!((guard.write_ios, guard.write_sectors), (1, 8), "{guard:?}");

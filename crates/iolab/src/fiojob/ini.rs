@@ -230,16 +230,26 @@ mod tests {
         assert_eq!(s[1].name, "job one");
         assert_eq!(s[1].at.line, 6);
         let o = &s[1].opts;
-        assert_eq!((o[0].key.as_str(), o[0].value.as_deref()), ("size", Some("64m")));
+        assert_eq!(
+            (o[0].key.as_str(), o[0].value.as_deref()),
+            ("size", Some("64m"))
+        );
         assert_eq!(o[0].at.to_string(), "j.fio:7");
-        assert_eq!((o[1].key.as_str(), o[1].value.as_deref()), ("time_based", None));
+        assert_eq!(
+            (o[1].key.as_str(), o[1].value.as_deref()),
+            ("time_based", None)
+        );
         assert_eq!(o[2].value.as_deref(), Some("x"));
     }
 
     #[test]
     fn includes_bring_their_options_in_place() {
         let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("common.inc"), "; shared\nbs=64k\niodepth=8\n").unwrap();
+        std::fs::write(
+            dir.path().join("common.inc"),
+            "; shared\nbs=64k\niodepth=8\n",
+        )
+        .unwrap();
         let job = dir.path().join("j.fio");
         let text = "[a]\nrw=read\ninclude common.inc\nsize=1m\n";
         let s = parse(text, &job, &env).unwrap();
@@ -251,13 +261,19 @@ mod tests {
         let e = parse("[a]\ninclude bad.inc\n", &job, &env).unwrap_err();
         assert!(e.to_string().contains("may not have [sections]"), "{e}");
         let e = parse("[a]\ninclude missing.inc\n", &job, &env).unwrap_err();
-        assert!(format!("{e:#}").contains("j.fio:2: include missing.inc"), "{e:#}");
+        assert!(
+            format!("{e:#}").contains("j.fio:2: include missing.inc"),
+            "{e:#}"
+        );
     }
 
     #[test]
     fn malformed_files_are_refused_with_the_line() {
         let e = parse("rw=read\n[a]\n", Path::new("j.fio"), &env).unwrap_err();
-        assert!(e.to_string().starts_with("j.fio:1: `rw=read` is outside"), "{e}");
+        assert!(
+            e.to_string().starts_with("j.fio:1: `rw=read` is outside"),
+            "{e}"
+        );
         let e = parse("fio version 3 iolog\n", Path::new("j.fio"), &env).unwrap_err();
         assert!(e.to_string().contains("iolab trace replay"), "{e}");
         let e = parse("[global]\nrw=read\n", Path::new("j.fio"), &env).unwrap_err();

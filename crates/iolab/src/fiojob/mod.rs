@@ -10,6 +10,8 @@
 //! before it is therefore refused (strict) or run after it with a note (lenient). A job's
 //! `numjobs` clones are iolab's threads of that job, which do run at the same time.
 
+mod blocks;
+mod budget;
 pub mod ini;
 pub mod options;
 pub mod translate;
@@ -139,7 +141,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
         .iter()
         .flat_map(|j| {
             let name = j.spec.name.clone().unwrap_or_default();
-            j.notes.iter().map(move |n| format!("fio job '{name}': {n}"))
+            j.notes
+                .iter()
+                .map(move |n| format!("fio job '{name}': {n}"))
         })
         .collect();
     let mut specs: Vec<JobSpec> = Vec::new();
@@ -150,7 +154,10 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
         let base = spec.name.clone().unwrap_or_default();
         let mut name = base.clone();
         let mut n = 1;
-        while specs.iter().any(|s| s.name.as_deref() == Some(name.as_str())) {
+        while specs
+            .iter()
+            .any(|s| s.name.as_deref() == Some(name.as_str()))
+        {
             n += 1;
             name = format!("{base}#{n}");
         }
@@ -190,9 +197,9 @@ fn concurrency(jobs: &[FioJob]) -> Vec<Problem> {
         }
         let name = job.spec.name.as_deref().unwrap_or_default();
         let why = match &job.wait_for {
-            Some((other, _)) => format!(
-                "job '{name}' waits for '{other}' but runs alongside '{before}' in fio"
-            ),
+            Some((other, _)) => {
+                format!("job '{name}' waits for '{other}' but runs alongside '{before}' in fio")
+            }
             None => format!(
                 "job '{name}' runs at the same time as '{before}' in fio (no stonewall between \
                  them)"
@@ -224,17 +231,23 @@ fn engine(jobs: &[FioJob]) -> (EngineChoice, String, Option<Problem>) {
     let note = format!(
         "{}{} → iolab's {engine} engine",
         first.1,
-        first.2.as_ref().map_or(String::new(), |p| format!(" ({p})")),
+        first
+            .2
+            .as_ref()
+            .map_or(String::new(), |p| format!(" ({p})")),
     );
-    let problem = jobs.iter().find(|j| j.engine.0 != first.0).map(|j| Problem {
-        at: j.engine.2.clone().unwrap_or_else(|| j.header.clone()),
-        option: j.engine.1.clone(),
-        why: format!(
-            "one run uses one engine, and job '{}' maps to another ({})",
-            jobs[0].spec.name.as_deref().unwrap_or_default(),
-            first.1
-        ),
-    });
+    let problem = jobs
+        .iter()
+        .find(|j| j.engine.0 != first.0)
+        .map(|j| Problem {
+            at: j.engine.2.clone().unwrap_or_else(|| j.header.clone()),
+            option: j.engine.1.clone(),
+            why: format!(
+                "one run uses one engine, and job '{}' maps to another ({})",
+                jobs[0].spec.name.as_deref().unwrap_or_default(),
+                first.1
+            ),
+        });
     (first.0, note, problem)
 }
 
@@ -307,7 +320,10 @@ mod tests {
     fn concurrent_jobs_are_refused_unless_stonewalled_or_lenient() {
         let text = "[global]\nrw=read\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n";
         let e = format!("{:#}", load_text(text, false).err().unwrap());
-        assert!(e.contains("j.fio:5: [b]: job 'b' runs at the same time as 'a'"), "{e}");
+        assert!(
+            e.contains("j.fio:5: [b]: job 'b' runs at the same time as 'a'"),
+            "{e}"
+        );
         assert!(!e.contains("[c]"), "{e}");
         let t = load_text(text, true).unwrap();
         assert_eq!(t.file.specs.len(), 3);
@@ -320,7 +336,10 @@ mod tests {
     fn engines_must_agree_and_names_are_kept_apart() {
         let text = "[a]\nioengine=libaio\nsize=1m\n[a]\nstonewall\nioengine=psync\nsize=1m\n";
         let e = format!("{:#}", load_text(text, false).err().unwrap());
-        assert!(e.contains("j.fio:6: ioengine=psync: one run uses one engine"), "{e}");
+        assert!(
+            e.contains("j.fio:6: ioengine=psync: one run uses one engine"),
+            "{e}"
+        );
         let t = load_text(text, true).unwrap();
         let names: Vec<_> = t.file.specs.iter().filter_map(|s| s.name.clone()).collect();
         assert_eq!(names, ["a", "a#2"]);
@@ -334,8 +353,11 @@ mod tests {
             false,
         )
         .unwrap();
-        let text = jobs_as_toml(&t.file.specs, &[t.engine_note.clone()]).unwrap();
-        assert!(text.starts_with("# ioengine=libaio (") && text.contains("io_uring"), "{text}");
+        let text = jobs_as_toml(&t.file.specs, std::slice::from_ref(&t.engine_note)).unwrap();
+        assert!(
+            text.starts_with("# ioengine=libaio (") && text.contains("io_uring"),
+            "{text}"
+        );
         let back = JobFile::parse(&text, Path::new("p.toml")).unwrap();
         assert_eq!(back.specs, t.file.specs);
     }

@@ -109,11 +109,18 @@ pub fn no_effect(key: &str) -> Option<&'static str> {
         "log_avg_msec" | "log_offset" | "log_prio" | "per_job_logs" | "log_hist_msec" => {
             "fio's log files; iolab keeps per-second series in the result"
         }
-        "unit_base" | "lat_percentiles" | "clat_percentiles" | "slat_percentiles"
-        | "percentile_list" | "stats" | "disable_lat" | "disable_clat" | "disable_slat"
-        | "disable_bw_measurement" | "gtod_reduce" | "clocksource" => {
-            "how fio measures or reports; iolab records its own percentiles"
-        }
+        "unit_base"
+        | "lat_percentiles"
+        | "clat_percentiles"
+        | "slat_percentiles"
+        | "percentile_list"
+        | "stats"
+        | "disable_lat"
+        | "disable_clat"
+        | "disable_slat"
+        | "disable_bw_measurement"
+        | "gtod_reduce"
+        | "clocksource" => "how fio measures or reports; iolab records its own percentiles",
         "allow_file_create" | "create_serialize" | "create_on_open" | "fallocate" | "unlink"
         | "overwrite" => "how fio lays out its files; iolab lays out a new file itself",
         "exitall" | "exit_what" => "stops concurrent jobs; iolab runs one job at a time",
@@ -125,9 +132,7 @@ pub fn no_effect(key: &str) -> Option<&'static str> {
             "iolab's paced I/Os go out at their intended times and count latency from them, \
              which is what offloaded submission is for"
         }
-        "mem" | "iomem_align" => {
-            "the kind of memory I/O buffers live in"
-        }
+        "mem" | "iomem_align" => "the kind of memory I/O buffers live in",
         _ => return None,
     })
 }

@@ -5,7 +5,7 @@ use super::ini::{Opt, Place};
 use super::options::{canonical, no_effect, refusal, TRANSLATED};
 use super::units;
 use iolab_core::job::{Access, DataKind, JobSpec};
-use iolab_core::size::{format_size, ByteSize};
+use iolab_core::size::ByteSize;
 use iolab_engine::open::EngineChoice;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -57,34 +57,34 @@ pub struct Context<'a> {
 }
 
 /// The later of each option, by canonical name.
-struct Opts<'a> {
+pub(super) struct Opts<'a> {
     map: BTreeMap<String, &'a Opt>,
-    kb_base: u64,
+    pub(super) kb_base: u64,
 }
 
 impl<'a> Opts<'a> {
-    fn get(&self, key: &str) -> Option<&'a Opt> {
+    pub(super) fn get(&self, key: &str) -> Option<&'a Opt> {
         self.map.get(key).copied()
     }
-    fn value(&self, key: &str) -> Option<&'a str> {
+    pub(super) fn value(&self, key: &str) -> Option<&'a str> {
         self.get(key).and_then(|o| o.value.as_deref())
     }
-    fn flag(&self, key: &str) -> Result<bool, String> {
+    pub(super) fn flag(&self, key: &str) -> Result<bool, String> {
         self.get(key)
             .map_or(Ok(false), |o| units::boolean(o.value.as_deref()))
     }
 }
 
 /// The translation of one job, collecting problems instead of stopping at the first.
-struct Tr<'a> {
-    o: Opts<'a>,
-    job: FioJob,
+pub(super) struct Tr<'a> {
+    pub(super) o: Opts<'a>,
+    pub(super) job: FioJob,
 }
 
 impl Tr<'_> {
     /// Refuses `key`, named where it is written (or, where the job only implies it, at the
     /// job's header).
-    fn problem(&mut self, key: &str, why: impl Into<String>) {
+    pub(super) fn problem(&mut self, key: &str, why: impl Into<String>) {
         let (at, option) = match self.o.get(key) {
             Some(opt) => (opt.at.clone(), opt.written()),
             None => (self.job.header.clone(), key.to_string()),
@@ -95,7 +95,7 @@ impl Tr<'_> {
             why: why.into(),
         });
     }
-    fn note(&mut self, key: &str, what: impl Into<String>) {
+    pub(super) fn note(&mut self, key: &str, what: impl Into<String>) {
         if let Some(opt) = self.o.get(key) {
             self.job
                 .notes
@@ -103,12 +103,12 @@ impl Tr<'_> {
         }
     }
     /// Records that iolab key `to` comes from fio option `from`.
-    fn from(&mut self, to: &str, from: &str) {
+    pub(super) fn from(&mut self, to: &str, from: &str) {
         if let Some(opt) = self.o.get(from) {
             self.job.places.insert(to.to_string(), opt.at.clone());
         }
     }
-    fn size(&mut self, key: &str) -> Option<u64> {
+    pub(super) fn size(&mut self, key: &str) -> Option<u64> {
         let v = self.o.value(key)?;
         match units::size(v, self.o.kb_base) {
             Ok(b) => Some(b),
@@ -118,7 +118,7 @@ impl Tr<'_> {
             }
         }
     }
-    fn seconds(&mut self, key: &str, unit: f64) -> Option<f64> {
+    pub(super) fn seconds(&mut self, key: &str, unit: f64) -> Option<f64> {
         let v = self.o.value(key)?;
         match units::seconds(v, unit) {
             Ok(s) => Some(s),
@@ -128,7 +128,7 @@ impl Tr<'_> {
             }
         }
     }
-    fn number<T: std::str::FromStr>(&mut self, key: &str) -> Option<T> {
+    pub(super) fn number<T: std::str::FromStr>(&mut self, key: &str) -> Option<T> {
         let v = self.o.value(key)?;
         match v.trim().parse() {
             Ok(n) => Some(n),
@@ -138,7 +138,7 @@ impl Tr<'_> {
             }
         }
     }
-    fn flag(&mut self, key: &str) -> bool {
+    pub(super) fn flag(&mut self, key: &str) -> bool {
         match self.o.flag(key) {
             Ok(b) => b,
             Err(e) => {
@@ -149,7 +149,7 @@ impl Tr<'_> {
     }
     /// One value for reads and writes of `key`'s `READ,WRITE` form, or a problem if they
     /// differ where the job does both.
-    fn one_value(&mut self, key: &str, reads: bool, writes: bool) -> Option<String> {
+    pub(super) fn one_value(&mut self, key: &str, reads: bool, writes: bool) -> Option<String> {
         let v = self.o.value(key)?;
         let (r, w) = units::read_write(v);
         let picked = match (reads, writes) {
@@ -195,7 +195,10 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
             wait_for: None,
         },
     };
-    if let Some(n) = tr.o.value("kb_base").filter(|v| !matches!(*v, "1000" | "1024")) {
+    if let Some(n) =
+        tr.o.value("kb_base")
+            .filter(|v| !matches!(*v, "1000" | "1024"))
+    {
         let n = n.to_string();
         tr.problem("kb_base", format!("'{n}' is neither 1024 nor 1000"));
     }
@@ -216,8 +219,8 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     order(&mut tr);
     let (reads, writes) = access(&mut tr);
     engine(&mut tr);
-    blocks(&mut tr, reads, writes);
-    span_and_budget(&mut tr, ctx);
+    super::blocks::blocks(&mut tr, reads, writes);
+    super::budget::span_and_budget(&mut tr, ctx);
     target(&mut tr, ctx);
     randomness(&mut tr);
     rates(&mut tr, reads, writes);
@@ -336,8 +339,14 @@ fn access(tr: &mut Tr) -> (bool, bool) {
         // fio's default mix is 50/50, as iolab's.
         tr.job.spec.read_pct = read_pct;
     } else if read_pct.is_some() {
-        tr.note("rwmixread", "no effect: the job does not mix reads and writes");
-        tr.note("rwmixwrite", "no effect: the job does not mix reads and writes");
+        tr.note(
+            "rwmixread",
+            "no effect: the job does not mix reads and writes",
+        );
+        tr.note(
+            "rwmixwrite",
+            "no effect: the job does not mix reads and writes",
+        );
     }
     let r = match access {
         Access::Read | Access::RandRead => (true, false),
@@ -397,322 +406,6 @@ fn engine(tr: &mut Tr) {
     tr.job.engine = (choice, opt.written(), Some(opt.at.clone()));
 }
 
-/// One `bssplit` list in fio's units, written in iolab's (where `4kb` is 4000 bytes).
-fn split_in_iolab_units(tr: &mut Tr, key: &str, text: &str) -> Option<String> {
-    let mut parts = Vec::new();
-    for part in text.split(':').filter(|p| !p.trim().is_empty()) {
-        let (size, weight) = part.split_once('/').unwrap_or((part, ""));
-        match units::size(size, tr.o.kb_base) {
-            Ok(b) => parts.push(format!("{}/{}", format_size(b), weight.trim())),
-            Err(e) => {
-                tr.problem(key, e);
-                return None;
-            }
-        }
-    }
-    Some(parts.join(":"))
-}
-
-/// fio's `bsrange` list (`4k-16k`) as a split: every multiple of the smallest size, equally
-/// likely, as fio draws them.
-fn range_as_split(tr: &mut Tr, text: &str) -> Option<String> {
-    let (lo, hi) = text.split_once(['-', ':']).unwrap_or((text, text));
-    let (lo, hi) = match (units::size(lo, tr.o.kb_base), units::size(hi, tr.o.kb_base)) {
-        (Ok(lo), Ok(hi)) if lo.min(hi) > 0 => (lo.min(hi), lo.max(hi)),
-        (Err(e), _) | (_, Err(e)) => {
-            tr.problem("bsrange", e);
-            return None;
-        }
-        _ => {
-            tr.problem("bsrange", "a block size of 0");
-            return None;
-        }
-    };
-    let count = hi / lo;
-    if count > 256 {
-        tr.problem(
-            "bsrange",
-            format!(
-                "{count} sizes between {} and {}: iolab takes at most 256 sizes in a split; \
-                 narrow the range",
-                format_size(lo),
-                format_size(hi)
-            ),
-        );
-        return None;
-    }
-    Some(
-        (1..=count)
-            .map(|k| format!("{}/1", format_size(k * lo)))
-            .collect::<Vec<_>>()
-            .join(":"),
-    )
-}
-
-/// `key`'s value in each of fio's comma-separated parts (reads, writes, trims: the last has
-/// no use here), each through `f`; a blank part stays blank.
-fn per_direction(
-    tr: &mut Tr,
-    key: &str,
-    f: &dyn Fn(&mut Tr, &str) -> Option<String>,
-) -> Option<Vec<String>> {
-    let text = tr.o.value(key)?.to_string();
-    let mut out = Vec::new();
-    for p in text.split(',').map(str::trim).take(2) {
-        out.push(if p.is_empty() { String::new() } else { f(tr, p)? });
-    }
-    Some(out)
-}
-
-/// `bs`, `bsrange`, `bssplit` (each with fio's separate `READ,WRITE` values), `blockalign`,
-/// `iodepth` and `numjobs`.
-fn blocks(tr: &mut Tr, reads: bool, writes: bool) {
-    let split = if tr.o.get("bssplit").is_some() {
-        let parts = per_direction(tr, "bssplit", &|tr, p| split_in_iolab_units(tr, "bssplit", p));
-        parts.map(|p| ("bssplit", p))
-    } else if tr.o.get("bsrange").is_some() {
-        let parts = per_direction(tr, "bsrange", &range_as_split);
-        parts.map(|p| ("bsrange", p))
-    } else if tr.o.get("bs").is_some() {
-        let parts = per_direction(tr, "bs", &|tr, p| match units::size(p, tr.o.kb_base) {
-            Ok(b) => Some(format_size(b)),
-            Err(e) => {
-                tr.problem("bs", e);
-                None
-            }
-        });
-        parts.map(|p| ("bs", p))
-    } else {
-        None
-    };
-    if let Some((from, parts)) = split {
-        // Only the directions the job issues matter; one value for both is the plain form.
-        let (read, write) = match parts.as_slice() {
-            [one] => (one.clone(), one.clone()),
-            [r, w] => (r.clone(), if w.is_empty() { r.clone() } else { w.clone() }),
-            _ => (String::new(), String::new()),
-        };
-        let (read, write) = match (reads, writes) {
-            (true, false) => (read.clone(), read),
-            (false, true) => (write.clone(), write),
-            _ => (read, write),
-        };
-        if from == "bs" && read == write && !read.is_empty() {
-            tr.job.spec.block_size = read.parse().ok();
-            tr.from("block_size", "bs");
-        } else if !(read.is_empty() && write.is_empty()) {
-            let whole = |s: &str| {
-                if from == "bs" && !s.is_empty() {
-                    format!("{s}/100")
-                } else {
-                    s.to_string()
-                }
-            };
-            let text = if read == write {
-                whole(&read)
-            } else {
-                format!("{},{}", whole(&read), whole(&write))
-            };
-            tr.job.spec.bssplit = Some(text);
-            tr.from("bssplit", from);
-            if from == "bsrange" {
-                tr.note("bsrange", "every multiple of the smallest size, equally likely, as fio draws them");
-            }
-        }
-    }
-    if let Some(align) = tr.one_value("blockalign", reads, writes) {
-        let smallest = match (&tr.job.spec.bssplit, tr.job.spec.block_size) {
-            (Some(s), _) => iolab_core::job::parse_bssplit_rw(s).ok().and_then(|(r, w)| {
-                r.iter().chain(w.iter()).flatten().map(|s| s.bytes).min()
-            }),
-            (None, Some(b)) => Some(b.0),
-            (None, None) => Some(4096),
-        };
-        match units::size(&align, tr.o.kb_base) {
-            Ok(a) if Some(a) == smallest => {}
-            Ok(a) => {
-                tr.job.spec.block_align = Some(ByteSize(a));
-                tr.from("block_align", "blockalign");
-            }
-            Err(e) => tr.problem("blockalign", e),
-        }
-    }
-    if let Some(depth) = tr.number::<u32>("iodepth") {
-        if tr.job.engine.0 == EngineChoice::Psync {
-            if depth > 1 {
-                tr.note(
-                    "iodepth",
-                    "no effect with a synchronous ioengine (one I/O in flight per job), as in fio",
-                );
-            }
-        } else {
-            tr.job.spec.queue_depth = Some(depth);
-            tr.from("queue_depth", "iodepth");
-        }
-    }
-    if let Some(n) = tr.number::<u32>("numjobs") {
-        if n > 1 {
-            tr.job.spec.threads = Some(n);
-            tr.from("threads", "numjobs");
-        }
-    }
-}
-
-/// A size or offset as fio writes it: bytes, or a percentage of the target.
-fn size_or_pct(tr: &mut Tr, key: &str, ctx: &Context) -> Option<u64> {
-    let v = tr.o.value(key)?.trim().to_string();
-    let Some(pct) = v.strip_suffix('%') else {
-        return tr.size(key);
-    };
-    let Ok(pct) = pct.trim().parse::<f64>() else {
-        tr.problem(key, "not a percentage");
-        return None;
-    };
-    let filename = tr.o.value("filename").map(str::to_string);
-    match (ctx.target_size)(filename.as_deref()) {
-        Some(total) => {
-            let bytes = (total as f64 * pct / 100.0) as u64;
-            let grain = tr.job.spec.block_size.map_or(4096, |b| b.0.max(1));
-            Some(bytes / grain * grain)
-        }
-        None => {
-            tr.problem(
-                key,
-                "a percentage of the target, whose size is not known before the run (no target \
-                 that exists, or a model); give a size in bytes",
-            );
-            None
-        }
-    }
-}
-
-/// `size`, `filesize`, `offset`, `offset_increment`, `io_size`, `number_ios`, `runtime`,
-/// `time_based`, `ramp_time`, `loops` and `startdelay`.
-fn span_and_budget(tr: &mut Tr, ctx: &Context) {
-    let threads = u64::from(tr.job.spec.threads.unwrap_or(1));
-    let size = size_or_pct(tr, "size", ctx);
-    let filesize = tr.size("filesize");
-    let span = match (size, filesize) {
-        (s, Some(f)) => {
-            tr.from("size", "filesize");
-            if s.is_some_and(|s| s != f) {
-                tr.note("size", "the I/O each clone does, over a file of filesize");
-            }
-            Some(f)
-        }
-        (Some(s), None) => {
-            tr.from("size", "size");
-            Some(s)
-        }
-        (None, None) => None,
-    };
-    let per_clone = tr.size("io_size").or(size).or(filesize);
-    if let Some(n) = tr.number::<u64>("nrfiles").filter(|&n| n > 1) {
-        tr.problem(
-            "nrfiles",
-            format!("{n} files per job: iolab measures one target file or device"),
-        );
-    }
-    if let Some(offset) = size_or_pct(tr, "offset", ctx) {
-        tr.job.spec.offset = Some(ByteSize(offset));
-        tr.from("offset", "offset");
-    }
-    let mut span = span;
-    if let Some(inc) = size_or_pct(tr, "offset_increment", ctx) {
-        if threads > 1 {
-            if Some(inc) == span {
-                // Each clone at its own offset, spans side by side: iolab's zones.
-                tr.job.spec.zones = Some(true);
-                tr.from("zones", "offset_increment");
-                span = span.map(|s| s * threads);
-                tr.note("offset_increment", "each thread in its own zone of size bytes");
-            } else {
-                tr.problem(
-                    "offset_increment",
-                    "iolab gives threads zones side by side (zones = true), which is \
-                     offset_increment equal to size; other spacings are not supported",
-                );
-            }
-        }
-    }
-    tr.job.spec.size = span.map(ByteSize);
-    let time_based = tr.flag("time_based");
-    let runtime = tr.seconds("runtime", 1.0).filter(|&r| r > 0.0);
-    let ramp = tr.seconds("ramp_time", 1.0).filter(|&r| r > 0.0);
-    let loops = tr.number::<u64>("loops").unwrap_or(1).max(1);
-    if let Some(n) = tr.number::<u64>("number_ios") {
-        tr.job.spec.ios_limit = Some(n * threads);
-        tr.from("ios_limit", "number_ios");
-    }
-    if time_based {
-        match runtime {
-            Some(r) => {
-                tr.job.spec.duration_s = Some(r);
-                tr.from("duration_s", "runtime");
-            }
-            None => tr.problem(
-                "time_based",
-                "time_based without a runtime runs until stopped; give runtime",
-            ),
-        }
-        if tr.o.get("loops").is_some() {
-            tr.note("loops", "no effect on a time_based job");
-        }
-    } else {
-        if let Some(r) = runtime {
-            tr.job.spec.duration_s = Some(r);
-            tr.from("duration_s", "runtime");
-        }
-        // fio's budget: each clone does size (or io_size) bytes, loops times.
-        // number_ios only ends a job sooner: the budget by size still holds.
-        let needs_budget = runtime.is_some()
-            || threads > 1
-            || loops > 1
-            || tr.o.get("io_size").is_some()
-            || tr.o.get("number_ios").is_some();
-        if needs_budget {
-            let filename = tr.o.value("filename").map(str::to_string);
-            let per_clone = per_clone.or_else(|| (ctx.target_size)(filename.as_deref()));
-            match per_clone {
-                Some(b) => {
-                    tr.job.spec.io_limit = Some(ByteSize(b * loops * threads));
-                    let from = if tr.o.get("io_size").is_some() { "io_size" } else { "size" };
-                    tr.from("io_limit", from);
-                }
-                None => tr.problem(
-                    if runtime.is_some() { "runtime" } else { "numjobs" },
-                    "the bytes each clone does are its size, which is not known before the run; \
-                     give size",
-                ),
-            }
-        }
-        if ramp.is_some() {
-            tr.problem(
-                "ramp_time",
-                "a ramp in a job that is not time_based would spend its byte budget; add \
-                 time_based, or drop ramp_time",
-            );
-        }
-    }
-    if let Some(r) = ramp.filter(|_| time_based) {
-        tr.job.spec.ramp_s = Some(r);
-        tr.from("ramp_s", "ramp_time");
-    }
-    if let Some(v) = tr.o.value("startdelay") {
-        if v.contains(['-', ':']) {
-            tr.problem("startdelay", "a range of delays (one per clone) is not supported");
-        } else if let Some(d) = tr.seconds("startdelay", 1.0).filter(|&d| d > 0.0) {
-            tr.job.spec.start_delay_s = Some(d);
-            tr.from("start_delay_s", "startdelay");
-        }
-    }
-    let direct = tr.flag("direct") || (tr.o.get("buffered").is_some() && !tr.flag("buffered"));
-    // fio's default is buffered I/O; iolab's is direct, so it is always said.
-    tr.job.spec.direct = Some(direct);
-    let from = if tr.o.get("direct").is_some() { "direct" } else { "buffered" };
-    tr.from("direct", from);
-}
-
 /// `filename` and `directory` (the target, unless the command line gives one).
 fn target(tr: &mut Tr, ctx: &Context) {
     let dir = tr.o.value("directory").map(PathBuf::from);
@@ -722,7 +415,11 @@ fn target(tr: &mut Tr, ctx: &Context) {
     };
     if ctx.cli_target {
         if !files.is_empty() || dir.is_some() {
-            let key = if files.is_empty() { "directory" } else { "filename" };
+            let key = if files.is_empty() {
+                "directory"
+            } else {
+                "filename"
+            };
             tr.note(key, "replaced by the target given on the command line");
         }
         return;
@@ -738,15 +435,20 @@ fn target(tr: &mut Tr, ctx: &Context) {
         return;
     }
     // fio's own name for a job's file: JOBNAME.CLONE.FILE.
-    let name = files.into_iter().next().unwrap_or_else(|| {
-        format!("{}.0.0", tr.job.spec.name.as_deref().unwrap_or("job"))
-    });
+    let name = files
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| format!("{}.0.0", tr.job.spec.name.as_deref().unwrap_or("job")));
     let path = match dir {
         Some(d) if !name.starts_with('/') => d.join(name),
         _ => PathBuf::from(name),
     };
     tr.job.spec.target = Some(path.display().to_string());
-    let from = if tr.o.get("filename").is_some() { "filename" } else { "directory" };
+    let from = if tr.o.get("filename").is_some() {
+        "filename"
+    } else {
+        "directory"
+    };
     tr.from("target", from);
 }
 
@@ -797,7 +499,10 @@ fn randomness(tr: &mut Tr) {
             .map_or(1, |d| d.as_nanos() as u64);
         tr.job.spec.seed = Some(seed);
         tr.from("seed", "randrepeat");
-        tr.note("randrepeat", format!("a seed from the clock, {seed}, kept in the result"));
+        tr.note(
+            "randrepeat",
+            format!("a seed from the clock, {seed}, kept in the result"),
+        );
     }
     match tr.o.value("zonemode") {
         None | Some("none") => {
@@ -853,7 +558,7 @@ fn rates(tr: &mut Tr, reads: bool, writes: bool) {
     }
     if let Some(r) = tr.one_value("rate_iops", reads, writes) {
         match r.parse::<f64>() {
-            Ok(x) if x == 0.0 => {}
+            Ok(0.0) => {}
             Ok(_) if reads && writes => tr.problem(
                 "rate_iops",
                 "fio caps reads and writes each at this rate; iolab caps the job's total \
@@ -927,7 +632,10 @@ fn data(tr: &mut Tr) {
             tr.job.spec.continue_on_error = Some(true);
             tr.from("continue_on_error", "continue_on_error");
             if v != "all" {
-                tr.note("continue_on_error", "iolab counts every kind of error and goes on");
+                tr.note(
+                    "continue_on_error",
+                    "iolab counts every kind of error and goes on",
+                );
             }
         }
     }
@@ -953,7 +661,10 @@ fn unsupported_timing(tr: &mut Tr) {
     if tr.flag("end_fsync") {
         tr.problem("end_fsync", "iolab issues no sync at the end of a job");
     }
-    if tr.o.get("verify").is_some_and(|o| o.value.as_deref() != Some("0"))
+    if tr
+        .o
+        .get("verify")
+        .is_some_and(|o| o.value.as_deref() != Some("0"))
         && tr.o.value("verify") != Some("none")
     {
         tr.problem("verify", refusal("verify"));
@@ -961,143 +672,5 @@ fn unsupported_timing(tr: &mut Tr) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::fiojob::ini;
-    use std::path::Path;
-
-    fn translate(text: &str) -> Vec<FioJob> {
-        let size = |_: Option<&str>| Some(1u64 << 30);
-        let ctx = Context {
-            target_size: &size,
-            cli_target: true,
-        };
-        let sections = ini::parse(text, Path::new("j.fio"), &|_| None).unwrap();
-        let mut global = Vec::new();
-        let mut out = Vec::new();
-        for s in sections {
-            if s.is_global() {
-                global.extend(s.opts);
-            } else {
-                let mut all = global.clone();
-                all.extend(s.opts);
-                out.push(job(&s.name, s.at, &all, &ctx));
-            }
-        }
-        out
-    }
-
-    #[test]
-    fn a_plain_random_read_job() {
-        let j = &translate(
-            "[global]\nioengine=libaio\ndirect=1\nbs=4k\n[rr]\nrw=randread\niodepth=32\n\
-             size=1g\nruntime=10\ntime_based\nramp_time=2s\nnumjobs=2\ngroup_reporting\n",
-        )[0];
-        assert!(j.problems.is_empty(), "{:?}", j.problems);
-        let s = &j.spec;
-        assert_eq!(s.access, Some(Access::RandRead));
-        assert_eq!(s.queue_depth, Some(32));
-        assert_eq!(s.threads, Some(2));
-        assert_eq!(s.block_size, Some(ByteSize(4096)));
-        assert_eq!(s.size, Some(ByteSize(1 << 30)));
-        assert_eq!((s.duration_s, s.ramp_s), (Some(10.0), Some(2.0)));
-        assert_eq!(s.direct, Some(true));
-        assert_eq!(s.random_map, Some(true));
-        assert_eq!(s.io_limit, None);
-        assert_eq!(j.engine.0, EngineChoice::Auto);
-        assert_eq!(j.places["queue_depth"].to_string(), "j.fio:7");
-        assert_eq!(j.places["direct"].to_string(), "j.fio:3");
-        s.validate().unwrap();
-    }
-
-    #[test]
-    fn fio_defaults_and_budgets() {
-        // Buffered psync by default, one I/O in flight; numjobs clones each do size bytes.
-        let j = &translate("[w]\nrw=write\nbs=64k\nsize=16m\nnumjobs=4\niodepth=8\n")[0];
-        assert_eq!(j.spec.direct, Some(false));
-        assert_eq!(j.spec.queue_depth, None);
-        assert_eq!(j.engine.0, EngineChoice::Psync);
-        assert_eq!(j.spec.io_limit, Some(ByteSize(64 << 20)));
-        assert!(j.notes.iter().any(|n| n.contains("iodepth=8")), "{:?}", j.notes);
-        // number_ios ends a job before its size does, never after.
-        let j = &translate("[w]\nrw=randread\nsize=16m\nnumber_ios=100\n")[0];
-        assert_eq!(j.spec.ios_limit, Some(100));
-        assert_eq!(j.spec.io_limit, Some(ByteSize(16 << 20)));
-        let j = &translate("[w]\nrw=randrw\nrwmixwrite=30\nsize=50%\nloops=3\n")[0];
-        assert_eq!(j.spec.read_pct, Some(70.0));
-        assert_eq!(j.spec.size, Some(ByteSize(512 << 20)));
-        assert_eq!(j.spec.io_limit, Some(ByteSize(3 * (512 << 20))));
-    }
-
-    #[test]
-    fn sizes_splits_and_skew() {
-        let j = &translate(
-            "[s]\nrw=randread\nbssplit=4kb/50:1m/50\nrandom_distribution=zipf:1.2\n\
-             norandommap\nkb_base=1024\n",
-        )[0];
-        assert_eq!(j.spec.bssplit.as_deref(), Some("4k/50:1m/50"));
-        assert_eq!(j.spec.distribution.as_deref(), Some("zipf:1.2"));
-        assert_eq!(j.spec.random_map, None);
-        let j = &translate("[s]\nrw=randread\nbsrange=4k-16k\n")[0];
-        assert_eq!(j.spec.bssplit.as_deref(), Some("4k/1:8k/1:12k/1:16k/1"));
-        // Separate reads and writes: kept for a mix, the job's own for one direction.
-        let j = &translate("[s]\nrw=randrw\nbs=4k,64k\n")[0];
-        assert_eq!(j.spec.bssplit.as_deref(), Some("4k/100,64k/100"));
-        j.spec.validate().unwrap();
-        let j = &translate("[s]\nrw=write\nbs=4k,64k\n")[0];
-        assert_eq!(j.spec.block_size, Some(ByteSize(65536)));
-        let j = &translate("[s]\nrw=randrw\nbssplit=4k/50:8k/50,1m/100\n")[0];
-        assert_eq!(j.spec.bssplit.as_deref(), Some("4k/50:8k/50,1m/100"));
-        let j = &translate("[s]\nrw=randrw\nbs=8k\nblockalign=8k\n")[0];
-        assert!(j.problems.is_empty(), "{:?}", j.problems);
-        let j = &translate("[s]\nrw=randrw\nbssplit=512/50:4k/50\nblockalign=4k\n")[0];
-        assert_eq!(j.spec.block_align, Some(ByteSize(4096)));
-    }
-
-    #[test]
-    fn what_cannot_be_honoured_is_named_with_its_line() {
-        let j = &translate(
-            "[v]\nrw=randtrim\nverify=md5\ncmdprio_percentage=10\nrate=1m\nrw=randrw\n\
-             zonemode=zbd\nfoo=bar\n",
-        )[0];
-        let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
-        for want in [
-            "j.fio:3: verify=md5: iolab does not read back",
-            "j.fio:4: cmdprio_percentage=10: iolab issues every I/O at the default",
-            "j.fio:5: rate=1m: fio caps reads and writes each",
-            "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
-            "j.fio:8: foo=bar: iolab has no equivalent",
-        ] {
-            assert!(said.iter().any(|s| s.starts_with(want)), "{want}: {said:#?}");
-        }
-        // The later rw wins, as in fio: no TRIM refusal.
-        assert!(!said.iter().any(|s| s.contains("TRIM")), "{said:#?}");
-        let j = &translate("[e]\nioengine=net\n")[0];
-        assert!(j.problems[0].to_string().contains("not a file or block engine"));
-    }
-
-    #[test]
-    fn strided_zones_become_windows() {
-        let j = &translate("[z]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n")[0];
-        assert_eq!(j.spec.stride_io, Some(ByteSize(256 << 20)));
-        assert_eq!(j.spec.stride_range, None);
-        assert_eq!(j.spec.stride_skip, Some(ByteSize(2 << 30)));
-        j.spec.validate().unwrap();
-    }
-
-    #[test]
-    fn rw_modifiers_become_skips_and_runs() {
-        let j = &translate("[b]\nrw=read:-8k\nbs=4k\n")[0];
-        assert_eq!(j.spec.seq_skip, Some(-8192));
-        let j = &translate("[b]\nrw=randread:8\n")[0];
-        assert_eq!(j.spec.random_run, Some(8));
-        let j = &translate("[b]\nrw=randread:x\n")[0];
-        assert!(j.problems[0].option.starts_with("rw="), "{:?}", j.problems);
-    }
-
-    #[test]
-    fn filename_lists_split_on_unescaped_colons() {
-        assert_eq!(split_filenames("/dev/sdb:/dev/sdc"), ["/dev/sdb", "/dev/sdc"]);
-        assert_eq!(split_filenames(r"c\:\x:y"), [r"c:\x", "y"]);
-    }
-}
+#[path = "translate_tests.rs"]
+mod tests;

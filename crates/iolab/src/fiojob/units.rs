@@ -133,7 +133,12 @@ mod tests {
         ] {
             assert_eq!(size(text, 1024), Ok(bytes), "{text}");
         }
-        for (text, bytes) in [("4ki", 4096), ("4KiB", 4096), ("1m", 1_000_000), ("1k", 1000)] {
+        for (text, bytes) in [
+            ("4ki", 4096),
+            ("4KiB", 4096),
+            ("1m", 1_000_000),
+            ("1k", 1000),
+        ] {
             assert_eq!(size(text, 1000), Ok(bytes), "{text}");
         }
         assert!(size("4q", 1024).unwrap_err().contains("unknown unit"));
