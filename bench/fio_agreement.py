@@ -89,7 +89,8 @@ def stat(name):
 
 def measure(name, cmd, tmp):
     before = stat(name)
-    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp)
+    env = dict(os.environ, IOLAB_DB=os.path.join(tmp, "results.sqlite"))
+    r = subprocess.run(cmd, capture_output=True, text=True, cwd=tmp, env=env)
     after = stat(name)
     if r.returncode != 0:
         raise SystemExit(f"{cmd[0]} failed: {r.stdout}{r.stderr}")

@@ -114,6 +114,19 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
         all.extend(section.opts);
         jobs.push(translate::job(&section.name, section.at, &all, &ctx));
     }
+    if opts.target.is_some_and(crate::subject::is_model) {
+        for job in jobs.iter_mut().filter(|j| j.spec.direct == Some(false)) {
+            // fio's default is buffered; a model has none, so it is said where it comes from.
+            job.problems.push(Problem {
+                at: job.places.get("direct").unwrap_or(&job.header).clone(),
+                option: "direct=0 (fio's default, buffered)".into(),
+                why: "a model has no page cache; add direct=1 to model the drive".into(),
+            });
+            if opts.lenient {
+                job.spec.direct = Some(true);
+            }
+        }
+    }
     let mut problems: Vec<Problem> = jobs.iter().flat_map(|j| j.problems.clone()).collect();
     problems.extend(concurrency(&jobs));
     let (engine, engine_note, engine_problem) = engine(&jobs);
@@ -279,7 +292,13 @@ pub fn read_for_run(
     notes: &mut Vec<String>,
 ) -> Result<JobFile> {
     let t = load(path, &LoadOptions { lenient, target })?;
-    if *engine == EngineChoice::Auto {
+    if target.is_some_and(crate::subject::is_model) {
+        // A model has no engine: its figures are the drive's and the host path's.
+        notes.push(format!(
+            "fio: {}: not used, a model has no engine",
+            t.engine_note
+        ));
+    } else if *engine == EngineChoice::Auto {
         *engine = t.engine;
         let again = match t.engine {
             EngineChoice::Auto => String::new(),
@@ -330,6 +349,30 @@ mod tests {
         assert_eq!(t.ignored.len(), 1);
         let t = load_text("[a]\nrw=read\nsize=1m\n[b]\nwait_for=a\nsize=1m\n", false).unwrap();
         assert_eq!(t.file.specs.len(), 2);
+    }
+
+    #[test]
+    fn buffered_io_on_a_model_is_refused_or_made_direct() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.fio");
+        std::fs::write(&path, "[a]\nrw=randread\nsize=1m\n").unwrap();
+        let load_on = |lenient| {
+            load(
+                &path,
+                &LoadOptions {
+                    lenient,
+                    target: Some(Path::new("sim:ssd750-400@z97")),
+                },
+            )
+        };
+        let e = format!("{:#}", load_on(false).err().unwrap());
+        assert!(
+            e.contains("j.fio:1: direct=0 (fio's default, buffered): a model"),
+            "{e}"
+        );
+        let t = load_on(true).unwrap();
+        assert_eq!(t.file.specs[0].direct, Some(true));
+        assert!(t.ignored[0].contains("add direct=1"), "{:?}", t.ignored);
     }
 
     #[test]
