@@ -62,7 +62,7 @@ def refusals(stderr):
     """The options an error names: lines `  FILE:LINE: OPTION: why`."""
     out = []
     for line in stderr.splitlines():
-        m = re.match(r"\s+\S+:\d+: (\[[^\]]*\]|[^:=\s]+)[^:]*: (.*)", line)
+        m = re.match(r"\s+\S+:\d+: (\[[^\]]*\]|[^:=\s]+)(?:[= ].*?)?: (.*)", line)
         if m:
             name = "concurrent jobs" if m.group(1).startswith("[") else m.group(1)
             out.append((name, m.group(2)))
