@@ -6,6 +6,7 @@
 //! [`Job`] whose fields are all resolved, or one [`JobError`] naming the key and the fix.
 
 use crate::size::{format_size, parse_size, ByteSize};
+use crate::skew::Distribution;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
@@ -206,6 +207,83 @@ pub fn parse_bssplit(s: &str) -> Result<Vec<SizeShare>, String> {
         .collect())
 }
 
+/// A block-size split: sizes and their weights.
+pub type Split = Vec<SizeShare>;
+
+/// Parses fio's `READ,WRITE` form of a split (`4k/50:8k/50,64k/100`; a third, trim, part is
+/// ignored, as iolab issues no TRIM): the reads' split and the writes' where it differs. A
+/// blank part is `None`: the reads then take the default size, the writes the reads' split.
+pub fn parse_bssplit_rw(s: &str) -> Result<(Option<Split>, Option<Split>), String> {
+    let parts: Vec<&str> = s.split(',').collect();
+    if parts.len() == 1 {
+        return parse_bssplit(s).map(|r| (Some(r), None));
+    }
+    if parts.len() > 3 {
+        return Err(format!(
+            "'{s}' has {} comma-separated splits; give READ,WRITE (fio's form)",
+            parts.len()
+        ));
+    }
+    let part = |p: &str| -> Result<Option<Split>, String> {
+        if p.trim().is_empty() {
+            Ok(None)
+        } else {
+            parse_bssplit(p).map(Some)
+        }
+    };
+    let (read, write) = (part(parts[0])?, part(parts[1])?);
+    if read.is_none() && write.is_none() {
+        return Err(format!("'{s}' gives no split for reads or writes"));
+    }
+    let write = if write == read { None } else { write };
+    Ok((read, write))
+}
+
+/// Checks a split's sizes and weights, drops sizes of no weight and normalises the weights.
+fn resolve_split(
+    mut sizes: Vec<SizeShare>,
+    direct: bool,
+    hint: BufferedHint,
+) -> Result<Vec<SizeShare>, String> {
+    let total_weight: f64 = sizes.iter().map(|s| s.weight).sum();
+    if sizes
+        .iter()
+        .any(|s| !(s.weight.is_finite() && s.weight >= 0.0))
+        || !(total_weight.is_finite() && total_weight > 0.0)
+    {
+        return Err("weights must be finite numbers, none negative, not all zero".into());
+    }
+    // A size of no weight is never issued, so it must not decide anything either: the
+    // smallest size sets the offsets' alignment and the granule budgets are cut in.
+    sizes.retain(|s| s.weight > 0.0);
+    for s in &sizes {
+        if s.bytes == 0 {
+            return Err("a block size of 0 bytes cannot be issued; use e.g. 4k".into());
+        }
+        if s.bytes > (1 << 30) {
+            return Err(format!(
+                "{} is above the 1 GiB limit per I/O",
+                format_size(s.bytes)
+            ));
+        }
+        if direct && s.bytes % MIN_DIRECT_ALIGN != 0 {
+            return Err(format!(
+                "{} bytes is not a multiple of {MIN_DIRECT_ALIGN}, the sector size, which \
+                 O_DIRECT needs; {}",
+                s.bytes,
+                hint.fix(MIN_DIRECT_ALIGN)
+            ));
+        }
+    }
+    Ok(sizes
+        .into_iter()
+        .map(|s| SizeShare {
+            bytes: s.bytes,
+            weight: s.weight / total_weight,
+        })
+        .collect())
+}
+
 /// The longest ramp or duration a job may ask for (about three years): nanosecond clocks
 /// overflow past 584 years, and nothing runs that long.
 pub const MAX_SECONDS: f64 = 1e8;
@@ -303,6 +381,41 @@ pub struct JobSpec {
     /// (after each write) or `off` (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub verify: Option<VerifyMode>,
+    /// How random offsets spread over the span: `random` (uniform, the default), `zipf:THETA`,
+    /// `pareto:H`, `normal:SIGMA%`, `zoned:ACCESS%/SPAN%:…`, `zoned_abs:ACCESS%/SIZE:…`
+    /// (fio's `random_distribution`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub distribution: Option<String>,
+    /// Seconds to wait before the job starts (fio's `startdelay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub start_delay_s: Option<f64>,
+    /// Paced I/Os (`rate_iops`, `rate_bytes_per_s`) arrive as a Poisson process, at random
+    /// exponential gaps of the rate's mean, instead of evenly spaced (fio's
+    /// `rate_process=poisson`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate_poisson: Option<bool>,
+    /// Bytes added after each sequential I/O (fio's `rw=read:8k`): holes between I/Os, or with
+    /// a negative value a walk backwards.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seq_skip: Option<i64>,
+    /// I/Os per random jump (fio's `rw=randread:N`): each random offset is followed by N − 1
+    /// I/Os that continue sequentially from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub random_run: Option<u32>,
+    /// Random offsets are multiples of this (fio's `blockalign`; default: the smallest block
+    /// size).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub block_align: Option<ByteSize>,
+    /// Strided access (fio's `zonemode=strided`): after this many bytes in one window of the
+    /// span the job moves to the next window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_io: Option<ByteSize>,
+    /// The window's length (fio's `zonerange`; default `stride_io`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_range: Option<ByteSize>,
+    /// Bytes skipped between one window's end and the next one's start (fio's `zoneskip`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride_skip: Option<ByteSize>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -317,8 +430,13 @@ pub struct Job {
     pub read_pct: f64,
     /// Percent of I/Os at random offsets (0–100).
     pub random_pct: f64,
-    /// Block sizes and their normalised weights (sum 1.0).
+    /// Block sizes and their normalised weights (sum 1.0); the reads' where the writes have
+    /// their own.
     pub block_sizes: Vec<SizeShare>,
+    /// The writes' block sizes where they differ from the reads' (fio's `READ,WRITE` split);
+    /// empty where writes use `block_sizes`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub write_block_sizes: Vec<SizeShare>,
     /// I/Os in flight per thread.
     pub queue_depth: u32,
     /// Worker threads.
@@ -362,6 +480,59 @@ pub struct Job {
     /// results written before the key existed read.
     #[serde(default, skip_serializing_if = "VerifyMode::is_off")]
     pub verify: VerifyMode,
+    /// How random offsets spread over the span (uniform unless the job says).
+    #[serde(default, skip_serializing_if = "Distribution::is_uniform")]
+    pub distribution: Distribution,
+    /// Seconds waited before the job starts.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub start_delay_s: f64,
+    /// Paced I/Os arrive at random exponential gaps (a Poisson process).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub rate_poisson: bool,
+    /// Bytes added after each sequential I/O (negative: backwards).
+    #[serde(default, skip_serializing_if = "is_zero_i64")]
+    pub seq_skip: i64,
+    /// I/Os per random jump (1: every random I/O jumps).
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub random_run: u32,
+    /// Strided access, if the job asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stride: Option<Stride>,
+    /// Random offsets are multiples of this; 0: of the smallest block size.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub block_align: u64,
+}
+
+fn is_zero_u64(x: &u64) -> bool {
+    *x == 0
+}
+
+/// Strided access: `io_bytes` in one window of `range_bytes`, then the next window, which
+/// starts `skip_bytes` after this one ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Stride {
+    /// Bytes transferred in a window before moving on.
+    pub io_bytes: u64,
+    /// A window's length.
+    pub range_bytes: u64,
+    /// The gap between windows.
+    pub skip_bytes: u64,
+}
+
+fn is_zero_i64(x: &i64) -> bool {
+    *x == 0
+}
+
+fn one() -> u32 {
+    1
+}
+
+fn is_one(x: &u32) -> bool {
+    *x == 1
+}
+
+fn is_zero(x: &f64) -> bool {
+    *x == 0.0
 }
 
 /// A job that cannot run, with the key at fault and what to do.
@@ -439,7 +610,16 @@ impl JobSpec {
             seed,
             continue_on_error,
             random_map,
-            verify
+            verify,
+            distribution,
+            start_delay_s,
+            rate_poisson,
+            seq_skip,
+            random_run,
+            block_align,
+            stride_io,
+            stride_range,
+            stride_skip
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -512,71 +692,40 @@ impl JobSpec {
         if !(0.0..=100.0).contains(&read_pct) {
             return Err(fail("read_pct", format!("{read_pct} is outside 0–100")));
         }
-        let mut block_sizes = match (&self.block_size, &self.bssplit) {
+        let (read_split, write_split) = match (&self.block_size, &self.bssplit) {
             (Some(_), Some(_)) => {
                 return Err(fail(
                     "bssplit",
                     "give either block_size or bssplit, not both".into(),
                 ))
             }
-            (None, Some(split)) => parse_bssplit(split).map_err(|e| fail("bssplit", e))?,
-            (bs, None) => vec![SizeShare {
-                bytes: bs.map_or(4096, |b| b.0),
-                weight: 100.0,
-            }],
+            (None, Some(split)) => parse_bssplit_rw(split).map_err(|e| fail("bssplit", e))?,
+            (bs, None) => (
+                Some(vec![SizeShare {
+                    bytes: bs.map_or(4096, |b| b.0),
+                    weight: 100.0,
+                }]),
+                None,
+            ),
         };
         let key = if self.bssplit.is_some() {
             "bssplit"
         } else {
             "block_size"
         };
-        let total_weight: f64 = block_sizes.iter().map(|s| s.weight).sum();
-        if block_sizes
-            .iter()
-            .any(|s| !(s.weight.is_finite() && s.weight >= 0.0))
-            || !(total_weight.is_finite() && total_weight > 0.0)
-        {
-            return Err(fail(
-                key,
-                "weights must be finite numbers, none negative, not all zero".into(),
-            ));
-        }
-        // A size of no weight is never issued, so it must not decide anything either: the
-        // smallest size sets the offsets' alignment and the granule budgets are cut in.
-        block_sizes.retain(|s| s.weight > 0.0);
         let direct = self.direct.unwrap_or(true);
-        for s in &block_sizes {
-            if s.bytes == 0 {
-                return Err(fail(
-                    key,
-                    "a block size of 0 bytes cannot be issued; use e.g. 4k".into(),
-                ));
-            }
-            if s.bytes > (1 << 30) {
-                return Err(fail(
-                    key,
-                    format!("{} is above the 1 GiB limit per I/O", format_size(s.bytes)),
-                ));
-            }
-            if direct && s.bytes % MIN_DIRECT_ALIGN != 0 {
-                return Err(fail(
-                    key,
-                    format!(
-                        "{} bytes is not a multiple of {MIN_DIRECT_ALIGN}, the sector size, \
-                         which O_DIRECT needs; {}",
-                        s.bytes,
-                        hint.fix(MIN_DIRECT_ALIGN)
-                    ),
-                ));
-            }
-        }
-        let block_sizes = block_sizes
-            .into_iter()
-            .map(|s| SizeShare {
-                bytes: s.bytes,
-                weight: s.weight / total_weight,
-            })
-            .collect::<Vec<_>>();
+        let default = || {
+            vec![SizeShare {
+                bytes: 4096,
+                weight: 100.0,
+            }]
+        };
+        let block_sizes = resolve_split(read_split.unwrap_or_else(default), direct, hint)
+            .map_err(|e| fail(key, e))?;
+        let write_block_sizes = match write_split {
+            Some(w) => resolve_split(w, direct, hint).map_err(|e| fail(key, e))?,
+            None => Vec::new(),
+        };
         let queue_depth = self.queue_depth.unwrap_or(1);
         if queue_depth == 0 || queue_depth > 4096 {
             return Err(fail(
@@ -717,12 +866,131 @@ impl JobSpec {
                 ));
             }
         }
+        let distribution: Distribution = match &self.distribution {
+            Some(d) => d.parse().map_err(|e| fail("distribution", e))?,
+            None => Distribution::Uniform,
+        };
+        if !distribution.is_uniform() && self.random_map == Some(true) {
+            // A skewed draw repeats hot blocks by design; a map that forbids repeats undoes it.
+            return Err(fail(
+                "distribution",
+                format!(
+                    "{distribution} hits some blocks more often than others, which the random \
+                     map (random_map = true) forbids; drop random_map"
+                ),
+            ));
+        }
+        let start_delay_s = self.start_delay_s.unwrap_or(0.0);
+        if !(start_delay_s.is_finite() && (0.0..=86_400.0).contains(&start_delay_s)) {
+            return Err(fail(
+                "start_delay_s",
+                format!("{start_delay_s} must be zero or more seconds, at most a day (86400)"),
+            ));
+        }
+        let rate_poisson = self.rate_poisson.unwrap_or(false);
+        if rate_poisson && rate_iops.is_none() && self.rate_bytes_per_s.is_none() {
+            return Err(fail(
+                "rate_poisson",
+                "Poisson arrivals pace a rate: set rate_iops or rate_bytes_per_s, or drop \
+                 rate_poisson"
+                    .into(),
+            ));
+        }
+        let random_run = self.random_run.unwrap_or(1);
+        if random_run == 0 {
+            return Err(fail(
+                "random_run",
+                "0 I/Os per random jump; give 1 or more".into(),
+            ));
+        }
+        let seq_skip = self.seq_skip.unwrap_or(0);
+        if direct && seq_skip % MIN_DIRECT_ALIGN as i64 != 0 {
+            return Err(fail(
+                "seq_skip",
+                format!(
+                    "{seq_skip} bytes is not a multiple of {MIN_DIRECT_ALIGN}, the sector size, \
+                     which O_DIRECT needs; {}",
+                    hint.fix(MIN_DIRECT_ALIGN)
+                ),
+            ));
+        }
+        let block_align = self.block_align.map_or(0, |a| a.0);
+        if self.block_align.is_some()
+            && (block_align == 0 || (direct && block_align % MIN_DIRECT_ALIGN != 0))
+        {
+            return Err(fail(
+                "block_align",
+                format!(
+                    "{block_align} bytes: random offsets need a positive alignment, a multiple \
+                     of {MIN_DIRECT_ALIGN} for O_DIRECT"
+                ),
+            ));
+        }
+        let stride = match (self.stride_io, self.stride_range, self.stride_skip) {
+            (None, None, None) => None,
+            (None, _, _) => {
+                let key = if self.stride_range.is_some() {
+                    "stride_range"
+                } else {
+                    "stride_skip"
+                };
+                return Err(fail(
+                    key,
+                    "strided access needs stride_io, the bytes done in each window".into(),
+                ));
+            }
+            (Some(io), range, skip) => {
+                let stride = Stride {
+                    io_bytes: io.0,
+                    range_bytes: range.map_or(io.0, |r| r.0),
+                    skip_bytes: skip.map_or(0, |s| s.0),
+                };
+                let largest = block_sizes
+                    .iter()
+                    .chain(&write_block_sizes)
+                    .map(|s| s.bytes)
+                    .max()
+                    .unwrap_or(4096);
+                if stride.io_bytes == 0 || stride.range_bytes < largest {
+                    return Err(fail(
+                        "stride_range",
+                        format!(
+                            "a window of {} bytes with {} bytes done in it cannot hold a block \
+                             of {}; make both at least the block size",
+                            stride.range_bytes,
+                            stride.io_bytes,
+                            format_size(largest)
+                        ),
+                    ));
+                }
+                if direct && (stride.range_bytes + stride.skip_bytes) % MIN_DIRECT_ALIGN != 0 {
+                    return Err(fail(
+                        "stride_skip",
+                        format!(
+                            "windows {} bytes apart do not start on {MIN_DIRECT_ALIGN}-byte \
+                             sectors, which O_DIRECT needs",
+                            stride.range_bytes + stride.skip_bytes
+                        ),
+                    ));
+                }
+                if !distribution.is_uniform() {
+                    return Err(fail(
+                        "distribution",
+                        "a skewed distribution spans the whole span; strided access draws \
+                         uniformly in its window: drop one of them"
+                            .into(),
+                    ));
+                }
+                Some(stride)
+            }
+        };
         let mut job = Job {
             name: name.clone(),
             access,
             read_pct,
             random_pct,
             block_sizes,
+            write_block_sizes,
             queue_depth,
             threads,
             offset_bytes,
@@ -742,6 +1010,13 @@ impl JobSpec {
             continue_on_error: self.continue_on_error.unwrap_or(false),
             random_map: self.random_map.unwrap_or(false),
             verify: self.verify.unwrap_or_default(),
+            distribution,
+            start_delay_s,
+            rate_poisson,
+            seq_skip,
+            random_run,
+            stride,
+            block_align,
         };
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.
@@ -762,10 +1037,25 @@ impl JobSpec {
 }
 
 impl Job {
+    /// What random offsets are multiples of: `block_align`, else the smallest block size.
+    pub fn align(&self) -> u64 {
+        if self.block_align > 0 {
+            return self.block_align;
+        }
+        self.all_block_sizes()
+            .map(|s| s.bytes)
+            .min()
+            .unwrap_or(4096)
+    }
+
+    /// Every block size of the job: the reads' and the writes' own, if any.
+    pub fn all_block_sizes(&self) -> impl Iterator<Item = &SizeShare> {
+        self.block_sizes.iter().chain(&self.write_block_sizes)
+    }
+
     /// The largest block size of the job.
     pub fn max_block(&self) -> u64 {
-        self.block_sizes
-            .iter()
+        self.all_block_sizes()
             .map(|s| s.bytes)
             .max()
             .unwrap_or(4096)
@@ -774,8 +1064,7 @@ impl Job {
     /// The largest size every block size is a multiple of: byte budgets, and the threads'
     /// shares of a span, are cut in it.
     pub fn granule(&self) -> u64 {
-        self.block_sizes
-            .iter()
+        self.all_block_sizes()
             .fold(0, |g, s| gcd(g, s.bytes))
             .max(1)
     }
@@ -784,8 +1073,7 @@ impl Job {
     /// usual, they are powers of two): zones start on it, so every block a thread issues
     /// from its zone's start is aligned as it would be from the span's.
     fn zone_granule(&self) -> u64 {
-        self.block_sizes
-            .iter()
+        self.all_block_sizes()
             .try_fold(MIN_DIRECT_ALIGN, |l, s| {
                 (l / gcd(l, s.bytes)).checked_mul(s.bytes)
             })
@@ -917,14 +1205,13 @@ impl Job {
         if !self.direct || logical_block <= 1 {
             return Ok(());
         }
-        let key = if self.block_sizes.len() > 1 {
+        let key = if self.block_sizes.len() > 1 || !self.write_block_sizes.is_empty() {
             "bssplit"
         } else {
             "block_size"
         };
         if let Some(bad) = self
-            .block_sizes
-            .iter()
+            .all_block_sizes()
             .find(|s| s.bytes % logical_block != 0)
         {
             return Err(self.error(
@@ -934,6 +1221,15 @@ impl Job {
                      which O_DIRECT needs; {}",
                     bad.bytes,
                     hint.fix(logical_block)
+                ),
+            ));
+        }
+        if self.block_align % logical_block != 0 {
+            return Err(self.error(
+                "block_align",
+                format!(
+                    "{} is not a multiple of the target's {logical_block}-byte logical block",
+                    self.block_align
                 ),
             ));
         }
@@ -991,15 +1287,21 @@ pub fn byte_share_start(total: u64, granule: u64, parts: u32, index: u32) -> u64
 
 impl fmt::Display for Job {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let bs = if self.block_sizes.len() == 1 {
-            format_size(self.block_sizes[0].bytes)
-        } else {
-            self.block_sizes
-                .iter()
-                .map(|s| format!("{}/{}", format_size(s.bytes), percent(s.weight * 100.0)))
-                .collect::<Vec<_>>()
-                .join(":")
+        let split = |sizes: &[SizeShare]| {
+            if sizes.len() == 1 {
+                format_size(sizes[0].bytes)
+            } else {
+                sizes
+                    .iter()
+                    .map(|s| format!("{}/{}", format_size(s.bytes), percent(s.weight * 100.0)))
+                    .collect::<Vec<_>>()
+                    .join(":")
+            }
         };
+        let mut bs = split(&self.block_sizes);
+        if !self.write_block_sizes.is_empty() {
+            bs = format!("{bs},{}", split(&self.write_block_sizes));
+        }
         write!(
             f,
             "{:?} {} QD{} T{}",
@@ -1012,6 +1314,9 @@ impl fmt::Display for Job {
         let default_random = if self.access.is_random() { 100.0 } else { 0.0 };
         if self.random_pct != default_random {
             write!(f, " {}% random", percent(self.random_pct))?;
+        }
+        if !self.distribution.is_uniform() {
+            write!(f, " {}", self.distribution)?;
         }
         Ok(())
     }
@@ -1096,6 +1401,29 @@ mod tests {
                 "past the largest",
             ),
             ("rate_iops = 1e-320", "rate_iops", "one I/O per hour"),
+            ("start_delay_s = -1", "start_delay_s", "zero or more"),
+            ("rate_poisson = true", "rate_poisson", "set rate_iops"),
+            ("random_run = 0", "random_run", "1 or more"),
+            ("block_align = 100", "block_align", "multiple of 512"),
+            ("stride_skip = \"1m\"", "stride_skip", "needs stride_io"),
+            (
+                "stride_io = \"1m\"\nstride_range = 512",
+                "stride_range",
+                "cannot hold",
+            ),
+            (
+                "stride_io = \"1m\"\nstride_skip = 100",
+                "stride_skip",
+                "O_DIRECT",
+            ),
+            ("seq_skip = 100", "seq_skip", "O_DIRECT"),
+            ("start_delay_s = 1e6", "start_delay_s", "at most a day"),
+            ("distribution = \"zipf:0\"", "distribution", "above 0"),
+            (
+                "distribution = \"zipf:1.2\"\nrandom_map = true",
+                "distribution",
+                "drop random_map",
+            ),
             ("rate_iops = 0.0002", "rate_iops", "one I/O per hour"),
             (
                 "rate_bytes_per_s = 0",
@@ -1223,17 +1551,40 @@ mod tests {
     }
 
     #[test]
-    fn bssplit_separate_read_and_write_splits_are_refused_with_the_fix() {
-        let e = spec("bssplit = \"2k/50:4k/50,4k/90:8k/10\"")
+    fn bssplit_takes_separate_read_and_write_splits_as_fio_does() {
+        let job = spec("access = \"randrw\"\nbssplit = \"2k/50:4k/50,4k/90:8k/10\"")
+            .validate()
+            .unwrap();
+        assert_eq!(job.block_sizes.len(), 2);
+        assert_eq!(job.write_block_sizes[1].bytes, 8192);
+        assert_eq!(job.max_block(), 8192);
+        assert_eq!(job.granule(), 2048);
+        assert_eq!(
+            job.to_string(),
+            "RandRw 2k/50:4k/50,4k/90:8k/10 QD1 T1 50% read"
+        );
+        // A blank part: the reads' default size, or the writes as the reads.
+        let job = spec("bssplit = \",64k/100\"").validate().unwrap();
+        assert_eq!(
+            (job.block_sizes[0].bytes, job.write_block_sizes[0].bytes),
+            (4096, 65536)
+        );
+        let job = spec("bssplit = \"8k/100,\"").validate().unwrap();
+        assert!(job.write_block_sizes.is_empty());
+        // A trim split is of no use and ignored; more is refused, as is nothing.
+        assert!(spec("bssplit = \"4k,8k,16k\"").validate().is_ok());
+        for bad in ["4k,8k,16k,32k", ","] {
+            let e = spec(&format!("bssplit = \"{bad}\""))
+                .validate()
+                .unwrap_err();
+            assert_eq!(e.key, "bssplit", "{bad}");
+        }
+        let e = spec("bssplit = \"4k,8k\"\nblock_size = 4100\ndirect = false")
             .validate()
             .unwrap_err();
-        assert_eq!(e.key, "bssplit");
-        assert!(
-            e.message.contains("separate read and write splits")
-                && e.message.contains("not supported")
-                && e.message.contains("give one split"),
-            "{e}"
-        );
+        assert!(e.message.contains("not both"), "{e}");
+        let e = spec("bssplit = \"4k,4100\"").validate().unwrap_err();
+        assert!(e.message.contains("O_DIRECT"), "{e}");
     }
 
     #[test]

@@ -3,8 +3,9 @@
 //! Pure and seeded: the same job, worker index and seed always give the same requests, which
 //! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O.
 
-use crate::job::{byte_share_start, Direction, Job, SizeShare};
+use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride};
 use crate::rng::{splitmix64, Permutation, Rng};
+use crate::skew::Skew;
 
 /// One request as the workload decides it: direction, byte offset and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,12 +27,32 @@ pub struct IoGenerator {
     read_frac: f64,
     /// The block-size split, by cumulative weight.
     sizes: Vec<BlockSize>,
+    /// The writes' own split, where they have one.
+    write_sizes: Option<Vec<BlockSize>>,
     start: u64,
     end: u64,
     align: u64,
     seq_pos: u64,
+    /// Bytes between one sequential I/O's end and the next one's start (negative: backwards).
+    seq_skip: i64,
+    /// I/Os per random jump, and how many of the current run are left.
+    random_run: u32,
+    run_left: u32,
+    /// Strided access: the window the worker is in, if the job asks for windows.
+    window: Option<Window>,
     /// A random job's one pass, which visits every block once instead of drawing.
     pass: Option<Pass>,
+    /// Skewed draws of the block (in units of `align`), where the job asks for them.
+    skew: Option<Skew>,
+}
+
+/// A strided job's current window: `[at, at + range)`, clipped to the worker's range.
+#[derive(Clone, Debug)]
+struct Window {
+    stride: Stride,
+    at: u64,
+    /// Bytes done in it so far.
+    done: u64,
 }
 
 /// Where a random one-pass worker is in the pass's order of blocks.
@@ -63,25 +84,24 @@ impl IoGenerator {
     /// The generator for worker `index` of `job` (whose span must be resolved).
     pub fn new(job: &Job, index: u32) -> Self {
         let (start, end) = job.worker_range(index);
-        let align = job
-            .block_sizes
-            .iter()
-            .map(|s| s.bytes)
-            .min()
-            .unwrap_or(4096);
-        let mut acc = 0.0;
-        let sizes = job
-            .block_sizes
-            .iter()
-            .map(|&SizeShare { bytes, weight }| {
-                acc += weight;
-                BlockSize {
-                    cum: acc,
-                    len: bytes,
-                    random_slots: (end - start).saturating_sub(bytes) / align + 1,
-                }
-            })
-            .collect::<Vec<_>>();
+        let align = job.align();
+        let table = |split: &[SizeShare]| {
+            let mut acc = 0.0;
+            split
+                .iter()
+                .map(|&SizeShare { bytes, weight }| {
+                    acc += weight;
+                    BlockSize {
+                        cum: acc,
+                        len: bytes,
+                        random_slots: (end - start).saturating_sub(bytes) / align + 1,
+                    }
+                })
+                .collect::<Vec<_>>()
+        };
+        let sizes = table(&job.block_sizes);
+        let write_sizes =
+            (!job.write_block_sizes.is_empty()).then(|| table(&job.write_block_sizes));
         // Sequential workers sharing one span start at staggered points, so that T threads read
         // T different places rather than the same blocks T times (which a cache would serve):
         // where their shares of a one-pass budget begin, so that one pass covers the span once.
@@ -101,9 +121,20 @@ impl IoGenerator {
         // and a split of several sizes, whose blocks do not tile the span.
         // `random_map` asks for the same order in a timed or budget-limited job, which starts
         // the order again once it has gone through it.
+        // A skewed draw repeats hot blocks by design: no pass (fio drops its random map too).
+        let skew = Skew::new(
+            &job.distribution,
+            (end - start) / align,
+            align,
+            // The job's seed, not the worker's: threads of one job share one hot set.
+            job.seed,
+        );
         let pass = ((job.one_pass() || job.random_map)
+            && skew.is_none()
+            && job.stride.is_none()
+            && job.random_run <= 1
             && job.random_pct >= 100.0
-            && job.block_sizes.iter().all(|s| s.bytes == align))
+            && job.all_block_sizes().all(|s| s.bytes == align))
         .then(|| {
             let blocks = (end - start) / align;
             let (first, seed) = if job.zones {
@@ -122,11 +153,21 @@ impl IoGenerator {
             random_frac: job.random_pct / 100.0,
             read_frac: job.read_pct / 100.0,
             sizes,
+            write_sizes,
             start,
             end,
             align,
             seq_pos,
+            seq_skip: job.seq_skip,
+            random_run: job.random_run.max(1),
+            run_left: 0,
+            window: job.stride.map(|stride| Window {
+                stride,
+                at: start,
+                done: 0,
+            }),
             pass,
+            skew,
         }
     }
 
@@ -135,6 +176,7 @@ impl IoGenerator {
     pub fn largest_within(&self, bytes: u64) -> Option<u64> {
         self.sizes
             .iter()
+            .chain(self.write_sizes.iter().flatten())
             .map(|s| s.len)
             .filter(|&l| l <= bytes)
             .max()
@@ -156,19 +198,34 @@ impl IoGenerator {
         } else {
             Direction::Write
         };
-        let size = if self.sizes.len() == 1 {
-            self.sizes[0]
+        let sizes = match (&self.write_sizes, dir) {
+            (Some(w), Direction::Write) => w,
+            _ => &self.sizes,
+        };
+        let size = if sizes.len() == 1 {
+            sizes[0]
         } else {
             let u = self.rng.unit();
-            *self
-                .sizes
+            *sizes
                 .iter()
                 .find(|s| u < s.cum)
-                .unwrap_or(&self.sizes[self.sizes.len() - 1])
+                .unwrap_or(&sizes[sizes.len() - 1])
         };
         let len = size.len;
-        let random = self.random_frac >= 1.0
+        let mut random = self.random_frac >= 1.0
             || (self.random_frac > 0.0 && self.rng.unit() < self.random_frac);
+        if random && self.random_run > 1 {
+            // A run of I/Os after each jump continues sequentially from it.
+            if self.run_left > 0 {
+                self.run_left -= 1;
+                random = false;
+            } else {
+                self.run_left = self.random_run - 1;
+            }
+        }
+        if self.window.is_some() {
+            return self.in_window(dir, len, random);
+        }
         let offset = if random {
             match self.pass.as_mut() {
                 Some(pass) => {
@@ -178,15 +235,60 @@ impl IoGenerator {
                     pass.next += 1;
                     self.start + pass.order.at(pass.next - 1) * self.align
                 }
-                None => self.start + self.rng.below(size.random_slots) * self.align,
+                None => match &self.skew {
+                    // The drawn block, moved back where a large block would run past the end.
+                    Some(skew) => {
+                        let slot = skew.next(&mut self.rng).min(size.random_slots - 1);
+                        self.start + slot * self.align
+                    }
+                    None => self.start + self.rng.below(size.random_slots) * self.align,
+                },
             }
         } else {
-            if self.seq_pos + len > self.end {
-                self.seq_pos = self.start;
+            let past_end = self.seq_pos.checked_add(len).is_none_or(|e| e > self.end);
+            if self.seq_pos < self.start || past_end {
+                // Past either end: walking backwards starts again from the last block.
+                self.seq_pos = if self.seq_skip < 0 {
+                    self.start + (self.end - self.start - len) / self.align * self.align
+                } else {
+                    self.start
+                };
             }
             self.seq_pos
         };
-        // The next sequential I/O continues where this one ends, random or not (Iometer).
+        // The next sequential I/O continues where this one ends, random or not (Iometer),
+        // after the skip, if any (which may take it below the start: wrapped above).
+        self.seq_pos = (offset + len).wrapping_add_signed(self.seq_skip);
+        IoRequest { dir, offset, len }
+    }
+
+    /// The offset of a strided job's request: in the current window, which moves on once
+    /// `io_bytes` were done in it (back to the start past the end).
+    #[cold]
+    fn in_window(&mut self, dir: Direction, len: u64, random: bool) -> IoRequest {
+        let Some(w) = self.window.as_mut() else {
+            unreachable!("in_window without a window")
+        };
+        let step = w.stride.range_bytes + w.stride.skip_bytes;
+        if w.done >= w.stride.io_bytes {
+            w.done = 0;
+            w.at += step;
+            self.seq_pos = w.at;
+        }
+        if w.at.checked_add(len).is_none_or(|e| e > self.end) {
+            w.at = self.start;
+            self.seq_pos = w.at;
+        }
+        let (lo, hi) = (w.at, (w.at + w.stride.range_bytes).min(self.end));
+        w.done += len;
+        let offset = if random {
+            lo + self.rng.below((hi - lo - len) / self.align + 1) * self.align
+        } else {
+            if self.seq_pos < lo || self.seq_pos + len > hi {
+                self.seq_pos = lo;
+            }
+            self.seq_pos
+        };
         self.seq_pos = offset + len;
         IoRequest { dir, offset, len }
     }
@@ -267,6 +369,28 @@ mod tests {
     }
 
     #[test]
+    fn reads_and_writes_take_their_own_splits() {
+        let j = job(
+            "access = \"randrw\"\nread_pct = 70\nbssplit = \"4k/50:8k/50,64k/100\"",
+            1 << 30,
+        );
+        let mut g = IoGenerator::new(&j, 0);
+        let (mut small, mut mid) = (0u32, 0u32);
+        for _ in 0..100_000 {
+            let r = g.next_request();
+            match (r.dir, r.len) {
+                (Direction::Read, 4096) => small += 1,
+                (Direction::Read, 8192) => mid += 1,
+                (Direction::Write, 65536) => {}
+                other => panic!("{other:?}"),
+            }
+            assert_eq!(r.offset % 4096, 0);
+        }
+        let share = small as f64 / (small + mid) as f64;
+        assert!((share - 0.5).abs() < 0.01, "{share}");
+    }
+
+    #[test]
     fn partly_random_mixes_jumps_and_continuations() {
         let j = job(
             "access = \"rw\"\nrandom_pct = 80\nblock_size = \"8k\"",
@@ -295,6 +419,67 @@ mod tests {
     }
 
     #[test]
+    fn sequential_skips_leave_holes_or_walk_backwards() {
+        let offsets = |text: &str, n: usize| {
+            let mut g = IoGenerator::new(&job(text, 64 << 10), 0);
+            (0..n)
+                .map(|_| g.next_request().offset >> 10)
+                .collect::<Vec<_>>()
+        };
+        // fio's rw=read:4k with bs=4k: every other block.
+        assert_eq!(
+            offsets("access = \"read\"\nseq_skip = 4096", 10),
+            [0, 8, 16, 24, 32, 40, 48, 56, 0, 8]
+        );
+        // fio's backwards-read example: rw=read:-8k with bs=4k.
+        assert_eq!(
+            offsets("access = \"read\"\nseq_skip = -8192", 18)[..18],
+            [0, 60, 56, 52, 48, 44, 40, 36, 32, 28, 24, 20, 16, 12, 8, 4, 0, 60]
+        );
+        // rw=randread:4: a jump, then three that follow it.
+        let mut g = IoGenerator::new(
+            &job(
+                "access = \"randread\"\nrandom_run = 4\nduration_s = 1",
+                1 << 30,
+            ),
+            0,
+        );
+        let r: Vec<_> = (0..8).map(|_| g.next_request().offset).collect();
+        for run in r.chunks(4) {
+            assert_eq!(run[1..], [run[0] + 4096, run[0] + 8192, run[0] + 12288]);
+        }
+        assert_ne!(r[4], r[3] + 4096);
+    }
+
+    #[test]
+    fn strided_jobs_work_in_windows_and_skip_between_them() {
+        // fio's disk-zone-profile: 64k reads, 256k of each window, windows 1m apart.
+        let text = "access = \"read\"\nblock_size = \"64k\"\nstride_io = \"256k\"\n\
+                    stride_skip = \"768k\"";
+        let mut g = IoGenerator::new(&job(text, 4 << 20), 0);
+        let kib: Vec<u64> = (0..20).map(|_| g.next_request().offset >> 10).collect();
+        assert_eq!(
+            kib,
+            [
+                0, 64, 128, 192, 1024, 1088, 1152, 1216, 2048, 2112, 2176, 2240, 3072, 3136, 3200,
+                3264, 0, 64, 128, 192
+            ]
+        );
+        // Random in a window wider than what is done in it.
+        let text = "access = \"randread\"\nduration_s = 1\nstride_io = \"64k\"\n\
+                    stride_range = \"1m\"\nstride_skip = \"1m\"";
+        let mut g = IoGenerator::new(&job(text, 8 << 20), 0);
+        for i in 0..400u64 {
+            let r = g.next_request();
+            let window = (i / 16 % 4) * (2 << 20);
+            assert!(
+                r.offset >= window && r.offset + r.len <= window + (1 << 20),
+                "{i}"
+            );
+        }
+    }
+
+    #[test]
     fn same_seed_same_requests() {
         let j = job("access = \"randrw\"", 1 << 30);
         let a: Vec<_> = {
@@ -309,6 +494,40 @@ mod tests {
             a[0..10],
             (0..10).map(|_| other.next_request()).collect::<Vec<_>>()[..]
         );
+    }
+
+    #[test]
+    fn a_skewed_job_concentrates_on_hot_blocks_in_its_span() {
+        let blocks = 10_000u64;
+        let text = "access = \"randread\"\nduration_s = 1\ndistribution = \"zoned:90/10:10/90\"";
+        let mut j = job(text, blocks * 4096);
+        j.offset_bytes = 1 << 20;
+        let mut g = IoGenerator::new(&j, 0);
+        let n = 100_000;
+        let mut hot = 0;
+        for _ in 0..n {
+            let r = g.next_request();
+            assert!(r.offset >= 1 << 20 && r.offset + r.len <= (1 << 20) + blocks * 4096);
+            assert_eq!(r.offset % 4096, 0);
+            hot += u32::from(r.offset < (1 << 20) + blocks * 4096 / 10);
+        }
+        let share = hot as f64 / n as f64;
+        assert!((share - 0.9).abs() < 0.01, "{share}");
+        // Zipf's hottest block is the same for both threads of a job, and moves with the seed.
+        let hottest = |seed: u64, w: u32| {
+            let text = format!(
+                "access = \"randread\"\nthreads = 2\nduration_s = 1\nseed = {seed}\n\
+                 distribution = \"zipf:1.5\""
+            );
+            let mut g = IoGenerator::new(&job(&text, 1 << 30), w);
+            let mut counts = std::collections::HashMap::new();
+            for _ in 0..20_000 {
+                *counts.entry(g.next_request().offset).or_insert(0u32) += 1;
+            }
+            counts.into_iter().max_by_key(|&(_, c)| c).unwrap().0
+        };
+        assert_eq!(hottest(1, 0), hottest(1, 1));
+        assert_ne!(hottest(1, 0), hottest(2, 0));
     }
 
     #[test]

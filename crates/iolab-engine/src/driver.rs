@@ -17,6 +17,7 @@ use crate::clock::Clock;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 use iolab_verify::verifier::JobVerifier;
@@ -60,6 +61,8 @@ pub struct JobSource {
     /// How long after the job's start this worker's paced schedule begins.
     stagger_ns: f64,
     next_at: f64,
+    /// Draws the exponential gaps of Poisson arrivals, where the job asks for them.
+    poisson: Option<Rng>,
 }
 
 impl RequestSource for JobSource {
@@ -100,10 +103,16 @@ impl RequestSource for JobSource {
         let at_ns = if self.ns_per_io.is_some() || self.ns_per_byte.is_some() {
             let at = self.next_at;
             // Both caps hold: the tighter one spaces this request from the next.
-            self.next_at += self
+            let gap = self
                 .ns_per_io
                 .unwrap_or(0.0)
                 .max(self.ns_per_byte.unwrap_or(0.0) * req.len as f64);
+            // A Poisson process: exponential gaps of the same mean (1 − u is never 0).
+            let scale = self
+                .poisson
+                .as_mut()
+                .map_or(1.0, |r| -(1.0 - r.unit()).ln());
+            self.next_at += gap * scale;
             Some(at as u64)
         } else {
             None
@@ -174,6 +183,9 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
                         .map(|r| 1e9 / per_worker_rate(r as f64)),
                     stagger_ns,
                     next_at: start_ns as f64 + stagger_ns,
+                    poisson: job
+                        .rate_poisson
+                        .then(|| Rng::new(worker_seed(job.seed, i) ^ 0x9015_5011)),
                 },
                 data: DataGenerator::new(job, worker_seed(job.seed, i)),
                 queue_depth: job.queue_depth,
@@ -648,6 +660,38 @@ mod tests {
             .into_iter()
             .map(|mut w| std::iter::from_fn(|| w.source.next_planned()).collect())
             .collect()
+    }
+
+    #[test]
+    fn poisson_arrivals_keep_the_rate_with_exponential_gaps() {
+        let starts = |text: &str| -> Vec<f64> {
+            let planned = &requests(&job(text))[0];
+            planned
+                .windows(2)
+                .map(|w| (w[1].at_ns.unwrap() - w[0].at_ns.unwrap()) as f64)
+                .collect()
+        };
+        let even = starts(
+            "rate_iops = 1000
+ios_limit = 20000",
+        );
+        assert!(
+            even.iter().all(|&g| (g - 1e6).abs() < 2.0),
+            "{:?}",
+            &even[..5]
+        );
+        let gaps = starts(
+            "rate_iops = 1000
+ios_limit = 20000
+rate_poisson = true",
+        );
+        let mean = gaps.iter().sum::<f64>() / gaps.len() as f64;
+        assert!((mean / 1e6 - 1.0).abs() < 0.03, "mean gap {mean}");
+        // Exponential: the standard deviation equals the mean, and e^-1 of gaps exceed it.
+        let sd = (gaps.iter().map(|g| (g - mean).powi(2)).sum::<f64>() / gaps.len() as f64).sqrt();
+        assert!((sd / mean - 1.0).abs() < 0.05, "sd {sd} mean {mean}");
+        let longer = gaps.iter().filter(|&&g| g > mean).count() as f64 / gaps.len() as f64;
+        assert!((longer - (-1f64).exp()).abs() < 0.02, "{longer}");
     }
 
     #[test]

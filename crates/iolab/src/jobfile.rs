@@ -45,6 +45,8 @@ pub struct JobFile {
     /// Its jobs, in order.
     pub specs: Vec<JobSpec>,
     lines: Vec<JobLines>,
+    /// For a translated fio file: each job's header (`FILE:LINE`) and where each key came from.
+    translated: Vec<(String, BTreeMap<String, String>)>,
 }
 
 /// The 1-based line of byte `at` of `text`.
@@ -84,6 +86,7 @@ impl JobFile {
                 path: path.to_path_buf(),
                 specs: vec![spec],
                 lines: vec![JobLines { table: None, keys }],
+                translated: Vec::new(),
             });
         };
         let job_line = top
@@ -130,13 +133,35 @@ impl JobFile {
             path: path.to_path_buf(),
             specs: list.job,
             lines,
+            translated: Vec::new(),
         })
+    }
+
+    /// Jobs translated from another format (a fio job file): `places` gives, per job, where
+    /// its header is and where each of its keys came from, as `FILE:LINE`.
+    pub fn translated(
+        path: &Path,
+        specs: Vec<JobSpec>,
+        places: Vec<(String, BTreeMap<String, String>)>,
+    ) -> JobFile {
+        JobFile {
+            path: path.to_path_buf(),
+            specs,
+            lines: Vec::new(),
+            translated: places,
+        }
     }
 
     /// Where job `index` sets `key`: `FILE, line N`; where it does not, where the job is
     /// (`FILE, job 2 (line 7)`, or the file for a job at the top level).
     pub fn place(&self, index: usize, key: &str) -> String {
         let origin = self.path.display();
+        if let Some((header, keys)) = self.translated.get(index) {
+            return match keys.get(key) {
+                Some(at) => at.clone(),
+                None => format!("{header} (job {})", index + 1),
+            };
+        }
         let Some(lines) = self.lines.get(index) else {
             return origin.to_string();
         };

@@ -15,6 +15,7 @@ macro_rules! say {
 
 mod cmd;
 mod fio_out;
+mod fiojob;
 mod jobfile;
 mod leftover;
 mod output;

@@ -406,6 +406,10 @@ impl Subject {
     /// Runs `job` (span resolved), with live progress on a real target.
     pub fn run_job(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
         self.check_job(job)?;
+        // The job's start delay (fio's startdelay): the target idles, a model in its own time.
+        if job.start_delay_s > 0.0 {
+            self.idle(job.start_delay_s);
+        }
         match self {
             Subject::Real {
                 target, journal, ..

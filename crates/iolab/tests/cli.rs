@@ -547,10 +547,10 @@ fn bssplit_weights_that_do_not_add_up_to_100_are_warned_of() {
 }
 
 /// fio's blank share (`4k/50:64k/`: the rest of 100, split evenly among the blank entries) is
-/// taken, where it was refused as "'' is not a percentage"; fio's separate read and write
-/// splits (`READ,WRITE`) are refused saying so and what to do, not as a bad percentage.
+/// taken, where it was refused as "'' is not a percentage"; so are fio's separate read and
+/// write splits (`READ,WRITE`), once refused.
 #[test]
-fn bssplit_takes_fios_blank_share_and_refuses_separate_read_write_splits_plainly() {
+fn bssplit_takes_fios_blank_share_and_separate_read_write_splits() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let sim = "sim:ssd750-400@z97";
@@ -582,21 +582,27 @@ fn bssplit_takes_fios_blank_share_and_refuses_separate_read_write_splits_plainly
         &[
             "run",
             sim,
+            "--access",
+            "randrw",
             "--bssplit",
-            "2k/50:4k/50,4k/90:8k/10",
+            "4k/50:8k/50,16k/90:64k/10",
             "--ios-limit",
-            "20",
+            "200",
+            "--json",
+            "r2.json",
         ],
         d,
     );
-    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("separate read and write splits")
-            && err.contains("not supported")
-            && !err.contains("percentage"),
-        "{err}"
-    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&d.join("r2.json"));
+    let job = &r["jobs"][0]["job"];
+    let writes = job["write_block_sizes"].as_array().unwrap();
+    assert_eq!(writes.len(), 2, "{job}");
+    assert_eq!(writes[1]["bytes"], 65536, "{job}");
+    assert_eq!(job["block_sizes"][1]["bytes"], 8192, "{job}");
+    let w = &r["jobs"][0]["write"];
+    let mean = w["bytes"].as_f64().unwrap() / w["ios"].as_f64().unwrap();
+    assert!(mean >= 16384.0, "writes are of the writes' sizes: {w}");
 }
 
 /// A refusal names the option as the command in use takes it: an unaligned `--bs` on a file

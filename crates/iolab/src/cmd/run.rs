@@ -28,7 +28,7 @@ pub struct JobFlags {
     #[arg(long = "bs")]
     pub block_size: Option<ByteSize>,
     /// Weighted block sizes in fio's form, e.g. 4k/60:64k/40; a blank share (4k/50:64k/) is an
-    /// even part of the rest of 100. One split for reads and writes [key: bssplit].
+    /// even part of the rest of 100; READ,WRITE gives each its own [key: bssplit].
     #[arg(long)]
     pub bssplit: Option<String>,
     /// I/Os in flight per thread [key: queue_depth].
@@ -96,6 +96,37 @@ pub struct JobFlags {
         value_name = "MODE"
     )]
     pub verify: Option<VerifyMode>,
+    /// Skewed random offsets: random, zipf:THETA, pareto:H, normal:SIGMA%,
+    /// zoned:ACCESS%/SPAN%:…, zoned_abs:ACCESS%/SIZE:… [key: distribution].
+    #[arg(long)]
+    pub distribution: Option<String>,
+    /// Paced I/Os arrive as a Poisson process (random gaps of the rate's mean) instead of
+    /// evenly spaced [key: rate_poisson].
+    #[arg(long)]
+    pub rate_poisson: bool,
+    /// Bytes added after each sequential I/O: holes, or negative, a walk backwards
+    /// [key: seq_skip].
+    #[arg(long, allow_hyphen_values = true)]
+    pub seq_skip: Option<i64>,
+    /// Random offsets are multiples of this (default: the smallest block size)
+    /// [key: block_align].
+    #[arg(long)]
+    pub block_align: Option<ByteSize>,
+    /// Strided access: bytes done in each window before moving to the next [key: stride_io].
+    #[arg(long)]
+    pub stride_io: Option<ByteSize>,
+    /// Length of a stride window (default: stride_io) [key: stride_range].
+    #[arg(long)]
+    pub stride_range: Option<ByteSize>,
+    /// Gap between stride windows [key: stride_skip].
+    #[arg(long)]
+    pub stride_skip: Option<ByteSize>,
+    /// I/Os per random jump; the others follow on sequentially [key: random_run].
+    #[arg(long)]
+    pub random_run: Option<u32>,
+    /// Wait before the job starts: seconds, or with a unit (500ms, 1m) [key: start_delay_s].
+    #[arg(long = "start-delay", value_parser = iolab_core::time::parse_seconds)]
+    pub start_delay_s: Option<f64>,
 }
 
 impl JobFlags {
@@ -127,6 +158,15 @@ impl JobFlags {
             continue_on_error: on(self.continue_on_error),
             random_map: on(self.random_map),
             verify: self.verify,
+            distribution: self.distribution.clone(),
+            start_delay_s: self.start_delay_s,
+            rate_poisson: on(self.rate_poisson),
+            seq_skip: self.seq_skip,
+            random_run: self.random_run,
+            block_align: self.block_align,
+            stride_io: self.stride_io,
+            stride_range: self.stride_range,
+            stride_skip: self.stride_skip,
             ..JobSpec::default()
         }
     }
@@ -192,10 +232,18 @@ impl SafetyFlags {
 /// `iolab run`.
 #[derive(Args, Debug)]
 pub struct RunArgs {
-    /// A job file (`*.toml`) and/or the target (file, block device or a model
-    /// `sim:DRIVE@PLATFORM[/PORT]`), in any order.
-    #[arg(value_name = "JOB.toml|TARGET", num_args = 0..=2)]
+    /// A job file (`*.toml`, or a fio job file: `*.fio` or any file in fio's `[section]`
+    /// form) and/or the target (file, block device or a model `sim:DRIVE@PLATFORM[/PORT]`), in
+    /// any order.
+    #[arg(value_name = "JOB.toml|JOB.fio|TARGET", num_args = 0..=2)]
     pub inputs: Vec<PathBuf>,
+    /// For a fio job file: warn about options iolab cannot honour and run without them
+    /// (listed in the result's notes) instead of refusing the file.
+    #[arg(long)]
+    pub fio_lenient: bool,
+    /// Print the jobs as an iolab job file (TOML; a fio job file translated) and exit.
+    #[arg(long)]
+    pub print_job: bool,
     /// Job name for one-off jobs.
     #[arg(long)]
     pub name: Option<String>,
@@ -424,7 +472,7 @@ fn job_error(e: &anyhow::Error) -> Option<&JobError> {
 pub fn run(args: RunArgs) -> Result<i32> {
     let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
     for p in &args.inputs {
-        if is_job_file(p) {
+        if is_job_file(p) || crate::fiojob::is_fio_job(p) {
             files.push(p);
         } else {
             targets.push(p);
@@ -432,11 +480,24 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     if files.len() > 1 || targets.len() > 1 {
         bail!(
-            "give at most one job file (*.toml) and one target; got {:?}",
+            "give at most one job file (*.toml or a fio job file) and one target; got {:?}",
             args.inputs
         );
     }
-    let file = files.first().map(|f| JobFile::read(f)).transpose()?;
+    let mut safety = args.safety.clone();
+    // Said on the terminal and kept in the result's notes.
+    let mut notes = Vec::new();
+    let file = match files.first() {
+        Some(f) if !is_job_file(f) => Some(crate::fiojob::read_for_run(
+            f,
+            targets.first().map(|t| t.as_path()),
+            args.fio_lenient,
+            &mut safety.engine,
+            &mut notes,
+        )?),
+        Some(f) => Some(JobFile::read(f)?),
+        None => None,
+    };
     let mut specs = file
         .as_ref()
         .map_or_else(|| vec![JobSpec::default()], |f| f.specs.clone());
@@ -450,6 +511,10 @@ pub fn run(args: RunArgs) -> Result<i32> {
         if wants_verify && spec.verify.is_none() {
             spec.verify = Some(VerifyMode::End);
         }
+    }
+    if args.print_job {
+        print!("{}", crate::fiojob::jobs_as_toml(&specs, &notes)?);
+        return Ok(0);
     }
     // A job's refused value, with where the file sets it.
     let flag_keys = flag_keys(&args.job);
@@ -493,8 +558,6 @@ pub fn run(args: RunArgs) -> Result<i32> {
         .enumerate()
         .map(|(i, s)| s.validate_with(hint).map_err(|e| locate(i, &e)))
         .collect::<Result<_>>()?;
-    // Said on the terminal and kept in the result's notes.
-    let mut notes = Vec::new();
     for (spec, job) in specs.iter().zip(&jobs) {
         if let Some(note) = spec.bssplit_note() {
             let from = if args.job.bssplit.is_some() { "--" } else { "" };
@@ -509,9 +572,9 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     let mut inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
     inputs.push(&target);
-    let rules = Rules::new(&inputs, args.safety.overwrite);
-    session::check_output(args.safety.json.as_deref(), &rules)?;
-    crate::fio_out::check(&args.safety, &rules)?;
+    let rules = Rules::new(&inputs, safety.overwrite);
+    session::check_output(safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&safety, &rules)?;
     if args.journal.power_loss_at.is_some() && !crate::subject::is_model(&target) {
         bail!(
             "--power-loss-at cuts the power of a model (sim:…) in virtual time; on a real drive \
@@ -529,7 +592,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     iolab_engine::sys::install_interrupt_handler();
     let mut layout = layout_job(&jobs);
     check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
-    let mut subject = Subject::open(&target, &mut layout, &args.safety, ModelState::Full, false)
+    let mut subject = Subject::open(&target, &mut layout, &safety, ModelState::Full, false)
         .map_err(|e| {
             // The layout job carries the name of the job whose span it takes.
             let at = job_error(&e).and_then(|je| {
@@ -562,7 +625,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     if let Some(j) = args.journal.open(&rules)? {
         subject.set_journal(j);
     }
-    let mut result = subject.new_result("run", !args.safety.no_probe);
+    let mut result = subject.new_result("run", !safety.no_probe);
     result.notes.extend(notes);
     for job in &jobs {
         if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
@@ -592,11 +655,11 @@ pub fn run(args: RunArgs) -> Result<i32> {
     session::settle(&mut result);
     session::show(
         &iolab_report::terminal::run_table(&result),
-        args.safety.stdout_document(),
+        safety.stdout_document(),
     );
-    let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
+    let saved = session::save(&result, safety.json.as_deref(), &rules)?;
     say!("result saved to {saved}");
-    crate::fio_out::save(&result, &args.safety, &rules)?;
+    crate::fio_out::save(&result, &safety, &rules)?;
     Ok(session::exit_code(&result))
 }
 

@@ -1,0 +1,209 @@
+//! What becomes of each fio option: translated into iolab job keys, accepted as having no
+//! effect on the I/O issued (said in the result), or refused with the reason.
+
+/// The option's canonical name, for fio's aliases.
+pub fn canonical(key: &str) -> &str {
+    match key {
+        "blocksize" => "bs",
+        "readwrite" => "rw",
+        "ba" => "blockalign",
+        "blocksize_range" => "bsrange",
+        "timeout" => "runtime",
+        "ratemin" => "rate_min",
+        "wait_for_previous" => "stonewall",
+        "nr_files" => "nrfiles",
+        "io_limit" => "io_size",
+        "iodepth_batch" => "iodepth_batch_submit",
+        "rwmixwrite" => "rwmixwrite",
+        "threads" => "thread",
+        "fileoffset" => "offset",
+        "allrandrepeat" => "randrepeat",
+        "blocksize_unaligned" => "bs_unaligned",
+        "ratecycle" => "rate_cycle",
+        "disable_bw" => "disable_bw_measurement",
+        "iomem" => "mem",
+        "mem_align" => "iomem_align",
+        other => other,
+    }
+}
+
+/// Options the translation reads (see `translate`).
+pub const TRANSLATED: &[&str] = &[
+    "name",
+    "rw",
+    "bs",
+    "bsrange",
+    "bssplit",
+    "blockalign",
+    "iodepth",
+    "size",
+    "io_size",
+    "number_ios",
+    "offset",
+    "offset_increment",
+    "filesize",
+    "filename",
+    "directory",
+    "nrfiles",
+    "runtime",
+    "time_based",
+    "ramp_time",
+    "startdelay",
+    "loops",
+    "direct",
+    "buffered",
+    "ioengine",
+    "rwmixread",
+    "rwmixwrite",
+    "percentage_random",
+    "random_distribution",
+    "norandommap",
+    "randrepeat",
+    "randseed",
+    "zonemode",
+    "zonesize",
+    "zonerange",
+    "zoneskip",
+    "rate",
+    "rate_iops",
+    "rate_min",
+    "rate_iops_min",
+    "rate_process",
+    "thinktime",
+    "thinktime_blocks",
+    "thinktime_spin",
+    "fsync",
+    "fdatasync",
+    "end_fsync",
+    "refill_buffers",
+    "zero_buffers",
+    "scramble_buffers",
+    "buffer_compress_percentage",
+    "buffer_compress_chunk",
+    "dedupe_percentage",
+    "numjobs",
+    "stonewall",
+    "new_group",
+    "wait_for",
+    "group_reporting",
+    "kb_base",
+    "continue_on_error",
+    "write_bw_log",
+    "write_lat_log",
+    "write_iops_log",
+    "write_hist_log",
+    "verify",
+];
+
+/// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
+/// and listed in the result's notes.
+pub fn no_effect(key: &str) -> Option<&'static str> {
+    Some(match key {
+        "description" => "a description",
+        "thread" => "fio's threads instead of processes; iolab's workers are threads",
+        "iodepth_batch_submit"
+        | "iodepth_batch_complete"
+        | "iodepth_batch_complete_min"
+        | "iodepth_batch_complete_max"
+        | "iodepth_low" => "batching of submissions; iolab keeps the queue full",
+        "log_avg_msec" | "log_offset" | "log_prio" | "per_job_logs" | "log_hist_msec" => {
+            "fio's log files; iolab keeps per-second series in the result"
+        }
+        "unit_base"
+        | "lat_percentiles"
+        | "clat_percentiles"
+        | "slat_percentiles"
+        | "percentile_list"
+        | "stats"
+        | "disable_lat"
+        | "disable_clat"
+        | "disable_slat"
+        | "disable_bw_measurement"
+        | "gtod_reduce"
+        | "clocksource" => "how fio measures or reports; iolab records its own percentiles",
+        "allow_file_create" | "create_serialize" | "create_on_open" | "fallocate" | "unlink"
+        | "overwrite" => "how fio lays out its files; iolab lays out a new file itself",
+        "exitall" | "exit_what" => "stops concurrent jobs; iolab runs one job at a time",
+        "error_dump" => "how fio logs errors",
+        "random_generator" => "the generator behind uniform draws",
+        "file_service_type" => "how I/O is spread over several files; iolab measures one",
+        "invalidate" => "dropping the file's page cache before the job",
+        "io_submit_mode" => {
+            "iolab's paced I/Os go out at their intended times and count latency from them, \
+             which is what offloaded submission is for"
+        }
+        "mem" | "iomem_align" => "the kind of memory I/O buffers live in",
+        _ => return None,
+    })
+}
+
+/// Why an option iolab does not honour is refused.
+pub fn refusal(key: &str) -> &'static str {
+    let starts = |p: &str| key.starts_with(p);
+    if key == "verify" || starts("verify_") || key == "do_verify" {
+        return "iolab does not read back and check written data (it has no verify key)";
+    }
+    if starts("cmdprio") || key == "prio" || key == "prioclass" {
+        return "iolab issues every I/O at the default I/O priority";
+    }
+    if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
+        return "iolab does not pin its threads or their memory to CPUs or nodes";
+    }
+    if key == "ss" || starts("ss_") || starts("steadystate") {
+        return "fio's steady-state detection; use a suite with steady-state rounds (snia-pts)";
+    }
+    if starts("latency_") {
+        return "fio's search for the queue depth that meets a latency target";
+    }
+    if starts("flow") {
+        return "flow ties the progress of concurrent jobs together; iolab runs one at a time";
+    }
+    if starts("zone_reset") || key == "max_open_zones" || key == "read_beyond_wp" {
+        return "zoned block devices (zonemode=zbd) are not supported";
+    }
+    if starts("sprandom") || starts("spr_") {
+        return "fio's sprandom preconditioning is not supported";
+    }
+    if key == "atomic" {
+        return "atomic writes (RWF_ATOMIC) are not supported";
+    }
+    if starts("fdp") || starts("pi_") || starts("apptag") || key == "md_per_io_size" {
+        return "NVMe passthrough features (FDP, protection information) are not supported";
+    }
+    match key {
+        "fill_device" | "fill_fs" => "writing until the device is full is not supported",
+        "ignore_error" => "iolab stops at the first error, or counts all (continue_on_error)",
+        "exec_prerun" | "exec_postrun" => "iolab runs no commands from a job file",
+        "ioscheduler" => "iolab does not change the device's I/O scheduler",
+        "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
+        "bs_unaligned" => "iolab issues only aligned blocks",
+        "buffer_pattern" | "verify_pattern" => "iolab writes random, compressible or zero data",
+        "pre_read" => "reading the file into the cache first is not supported",
+        "ramp_size" => "a ramp by bytes is not supported; use ramp_time",
+        "rate_cycle" | "rate_ignore_thinktime" => "fine control of rate limits",
+        "thinktime_blocks_type" | "thinktime_iotime" => "fine control of thinktime",
+        "serialize_overlap" => "iolab does not serialise overlapping I/Os",
+        "dedupe_mode" | "dedupe_working_set_percentage" | "dedupe_global" => {
+            "iolab repeats earlier blocks of the same job only (dedupe_pct)"
+        }
+        "lockfile" => "file locking between jobs",
+        "create_only" => "laying out files without I/O",
+        _ => "iolab has no equivalent of this option",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_option_is_both_translated_and_without_effect() {
+        for key in TRANSLATED {
+            assert!(no_effect(key).is_none(), "{key}");
+            assert_eq!(canonical(key), *key, "{key} is an alias");
+        }
+        assert_eq!(canonical("blocksize"), "bs");
+        assert!(refusal("verify_backlog").contains("verify"));
+        assert!(refusal("cmdprio_bssplit").contains("priority"));
+    }
+}

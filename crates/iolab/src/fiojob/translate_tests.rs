@@ -1,0 +1,152 @@
+//! Tests of the translation of fio options.
+
+use super::*;
+use crate::fiojob::ini;
+use std::path::Path;
+
+fn translate(text: &str) -> Vec<FioJob> {
+    let size = |_: Option<&str>| Some(1u64 << 30);
+    let ctx = Context {
+        target_size: &size,
+        cli_target: true,
+    };
+    let sections = ini::parse(text, Path::new("j.fio"), &|_| None).unwrap();
+    let mut global = Vec::new();
+    let mut out = Vec::new();
+    for s in sections {
+        if s.is_global() {
+            global.extend(s.opts);
+        } else {
+            let mut all = global.clone();
+            all.extend(s.opts);
+            out.push(job(&s.name, s.at, &all, &ctx));
+        }
+    }
+    out
+}
+
+#[test]
+fn a_plain_random_read_job() {
+    let j = &translate(
+        "[global]\nioengine=libaio\ndirect=1\nbs=4k\n[rr]\nrw=randread\niodepth=32\n\
+         size=1g\nruntime=10\ntime_based\nramp_time=2s\nnumjobs=2\ngroup_reporting\n",
+    )[0];
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    let s = &j.spec;
+    assert_eq!(s.access, Some(Access::RandRead));
+    assert_eq!(s.queue_depth, Some(32));
+    assert_eq!(s.threads, Some(2));
+    assert_eq!(s.block_size, Some(ByteSize(4096)));
+    assert_eq!(s.size, Some(ByteSize(1 << 30)));
+    assert_eq!((s.duration_s, s.ramp_s), (Some(10.0), Some(2.0)));
+    assert_eq!(s.direct, Some(true));
+    assert_eq!(s.random_map, Some(true));
+    assert_eq!(s.io_limit, None);
+    assert_eq!(j.engine.0, EngineChoice::Auto);
+    assert_eq!(j.places["queue_depth"].to_string(), "j.fio:7");
+    assert_eq!(j.places["direct"].to_string(), "j.fio:3");
+    s.validate().unwrap();
+}
+
+#[test]
+fn fio_defaults_and_budgets() {
+    // Buffered psync by default, one I/O in flight; numjobs clones each do size bytes.
+    let j = &translate("[w]\nrw=write\nbs=64k\nsize=16m\nnumjobs=4\niodepth=8\n")[0];
+    assert_eq!(j.spec.direct, Some(false));
+    assert_eq!(j.spec.queue_depth, None);
+    assert_eq!(j.engine.0, EngineChoice::Psync);
+    assert_eq!(j.spec.io_limit, Some(ByteSize(64 << 20)));
+    assert!(
+        j.notes.iter().any(|n| n.contains("iodepth=8")),
+        "{:?}",
+        j.notes
+    );
+    // number_ios ends a job before its size does, never after.
+    let j = &translate("[w]\nrw=randread\nsize=16m\nnumber_ios=100\n")[0];
+    assert_eq!(j.spec.ios_limit, Some(100));
+    assert_eq!(j.spec.io_limit, Some(ByteSize(16 << 20)));
+    let j = &translate("[w]\nrw=randrw\nrwmixwrite=30\nsize=50%\nloops=3\n")[0];
+    assert_eq!(j.spec.read_pct, Some(70.0));
+    assert_eq!(j.spec.size, Some(ByteSize(512 << 20)));
+    assert_eq!(j.spec.io_limit, Some(ByteSize(3 * (512 << 20))));
+}
+
+#[test]
+fn sizes_splits_and_skew() {
+    let j = &translate(
+        "[s]\nrw=randread\nbssplit=4kb/50:1m/50\nrandom_distribution=zipf:1.2\n\
+         norandommap\nkb_base=1024\n",
+    )[0];
+    assert_eq!(j.spec.bssplit.as_deref(), Some("4k/50:1m/50"));
+    assert_eq!(j.spec.distribution.as_deref(), Some("zipf:1.2"));
+    assert_eq!(j.spec.random_map, None);
+    let j = &translate("[s]\nrw=randread\nbsrange=4k-16k\n")[0];
+    assert_eq!(j.spec.bssplit.as_deref(), Some("4k/1:8k/1:12k/1:16k/1"));
+    // Separate reads and writes: kept for a mix, the job's own for one direction.
+    let j = &translate("[s]\nrw=randrw\nbs=4k,64k\n")[0];
+    assert_eq!(j.spec.bssplit.as_deref(), Some("4k/100,64k/100"));
+    j.spec.validate().unwrap();
+    let j = &translate("[s]\nrw=write\nbs=4k,64k\n")[0];
+    assert_eq!(j.spec.block_size, Some(ByteSize(65536)));
+    let j = &translate("[s]\nrw=randrw\nbssplit=4k/50:8k/50,1m/100\n")[0];
+    assert_eq!(j.spec.bssplit.as_deref(), Some("4k/50:8k/50,1m/100"));
+    let j = &translate("[s]\nrw=randrw\nbs=8k\nblockalign=8k\n")[0];
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    let j = &translate("[s]\nrw=randrw\nbssplit=512/50:4k/50\nblockalign=4k\n")[0];
+    assert_eq!(j.spec.block_align, Some(ByteSize(4096)));
+}
+
+#[test]
+fn what_cannot_be_honoured_is_named_with_its_line() {
+    let j = &translate(
+        "[v]\nrw=randtrim\nverify=md5\ncmdprio_percentage=10\nrate=1m\nrw=randrw\n\
+         zonemode=zbd\nfoo=bar\n",
+    )[0];
+    let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
+    for want in [
+        "j.fio:3: verify=md5: iolab does not read back",
+        "j.fio:4: cmdprio_percentage=10: iolab issues every I/O at the default",
+        "j.fio:5: rate=1m: fio caps reads and writes each",
+        "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
+        "j.fio:8: foo=bar: iolab has no equivalent",
+    ] {
+        assert!(
+            said.iter().any(|s| s.starts_with(want)),
+            "{want}: {said:#?}"
+        );
+    }
+    // The later rw wins, as in fio: no TRIM refusal.
+    assert!(!said.iter().any(|s| s.contains("TRIM")), "{said:#?}");
+    let j = &translate("[e]\nioengine=net\n")[0];
+    assert!(j.problems[0]
+        .to_string()
+        .contains("not a file or block engine"));
+}
+
+#[test]
+fn strided_zones_become_windows() {
+    let j = &translate("[z]\nrw=read\nbs=64k\nzonemode=strided\nzonesize=256m\nzoneskip=2g\n")[0];
+    assert_eq!(j.spec.stride_io, Some(ByteSize(256 << 20)));
+    assert_eq!(j.spec.stride_range, None);
+    assert_eq!(j.spec.stride_skip, Some(ByteSize(2 << 30)));
+    j.spec.validate().unwrap();
+}
+
+#[test]
+fn rw_modifiers_become_skips_and_runs() {
+    let j = &translate("[b]\nrw=read:-8k\nbs=4k\n")[0];
+    assert_eq!(j.spec.seq_skip, Some(-8192));
+    let j = &translate("[b]\nrw=randread:8\n")[0];
+    assert_eq!(j.spec.random_run, Some(8));
+    let j = &translate("[b]\nrw=randread:x\n")[0];
+    assert!(j.problems[0].option.starts_with("rw="), "{:?}", j.problems);
+}
+
+#[test]
+fn filename_lists_split_on_unescaped_colons() {
+    assert_eq!(
+        split_filenames("/dev/sdb:/dev/sdc"),
+        ["/dev/sdb", "/dev/sdc"]
+    );
+    assert_eq!(split_filenames(r"c\:\x:y"), [r"c:\x", "y"]);
+}
