@@ -16,6 +16,7 @@ pub mod ini;
 pub mod options;
 pub mod translate;
 pub mod units;
+mod verify;
 
 use crate::jobfile::JobFile;
 use anyhow::{bail, Result};

@@ -93,6 +93,8 @@ pub const TRANSLATED: &[&str] = &[
     "write_iops_log",
     "write_hist_log",
     "verify",
+    "do_verify",
+    "verify_backlog",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -128,6 +130,20 @@ pub fn no_effect(key: &str) -> Option<&'static str> {
         "random_generator" => "the generator behind uniform draws",
         "file_service_type" => "how I/O is spread over several files; iolab measures one",
         "invalidate" => "dropping the file's page cache before the job",
+        "verify_fatal"
+        | "verify_dump"
+        | "verify_async"
+        | "verify_async_cpus"
+        | "verify_backlog_batch"
+        | "verify_interval"
+        | "verify_offset"
+        | "verify_header_seed"
+        | "verify_state_save"
+        | "verify_write_sequence"
+        | "experimental_verify" => {
+            "how fio checks; iolab stamps and checks every sector, counts every failure, and \
+             exits with 3 if any"
+        }
         "io_submit_mode" => {
             "iolab's paced I/Os go out at their intended times and count latency from them, \
              which is what offloaded submission is for"
@@ -140,8 +156,12 @@ pub fn no_effect(key: &str) -> Option<&'static str> {
 /// Why an option iolab does not honour is refused.
 pub fn refusal(key: &str) -> &'static str {
     let starts = |p: &str| key.starts_with(p);
-    if key == "verify" || starts("verify_") || key == "do_verify" {
-        return "iolab does not read back and check written data (it has no verify key)";
+    if key == "verify_only" {
+        return "checking what an earlier run wrote, without writing, is `iolab verify TARGET`";
+    }
+    if key == "verify_state_load" {
+        return "iolab keeps no verify state between runs; its --verify-journal records what a \
+                run wrote for `iolab verify TARGET --journal FILE`";
     }
     if starts("cmdprio") || key == "prio" || key == "prioclass" {
         return "iolab issues every I/O at the default I/O priority";
@@ -177,7 +197,9 @@ pub fn refusal(key: &str) -> &'static str {
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
         "bs_unaligned" => "iolab issues only aligned blocks",
-        "buffer_pattern" | "verify_pattern" => "iolab writes random, compressible or zero data",
+        "buffer_pattern" | "verify_pattern" => {
+            "iolab writes random, compressible or zero data, its verify stamps on top"
+        }
         "pre_read" => "reading the file into the cache first is not supported",
         "ramp_size" => "a ramp by bytes is not supported; use ramp_time",
         "rate_cycle" | "rate_ignore_thinktime" => "fine control of rate limits",
@@ -203,7 +225,7 @@ mod tests {
             assert_eq!(canonical(key), *key, "{key} is an alias");
         }
         assert_eq!(canonical("blocksize"), "bs");
-        assert!(refusal("verify_backlog").contains("verify"));
+        assert!(refusal("verify_only").contains("iolab verify"));
         assert!(refusal("cmdprio_bssplit").contains("priority"));
     }
 }

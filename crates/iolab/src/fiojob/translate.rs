@@ -225,6 +225,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     randomness(&mut tr);
     rates(&mut tr, reads, writes);
     data(&mut tr);
+    super::verify::verify(&mut tr, writes);
     unsupported_timing(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
     if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
@@ -660,14 +661,6 @@ fn unsupported_timing(tr: &mut Tr) {
     }
     if tr.flag("end_fsync") {
         tr.problem("end_fsync", "iolab issues no sync at the end of a job");
-    }
-    if tr
-        .o
-        .get("verify")
-        .is_some_and(|o| o.value.as_deref() != Some("0"))
-        && tr.o.value("verify") != Some("none")
-    {
-        tr.problem("verify", refusal("verify"));
     }
 }
 

@@ -99,12 +99,12 @@ fn sizes_splits_and_skew() {
 #[test]
 fn what_cannot_be_honoured_is_named_with_its_line() {
     let j = &translate(
-        "[v]\nrw=randtrim\nverify=md5\ncmdprio_percentage=10\nrate=1m\nrw=randrw\n\
+        "[v]\nrw=randtrim\nverify=pattern\ncmdprio_percentage=10\nrate=1m\nrw=randrw\n\
          zonemode=zbd\nfoo=bar\n",
     )[0];
     let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
     for want in [
-        "j.fio:3: verify=md5: iolab does not read back",
+        "j.fio:3: verify=pattern: iolab stamps each sector",
         "j.fio:4: cmdprio_percentage=10: iolab issues every I/O at the default",
         "j.fio:5: rate=1m: fio caps reads and writes each",
         "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
@@ -149,4 +149,45 @@ fn filename_lists_split_on_unescaped_colons() {
         ["/dev/sdb", "/dev/sdc"]
     );
     assert_eq!(split_filenames(r"c\:\x:y"), [r"c:\x", "y"]);
+}
+
+#[test]
+fn fio_verify_becomes_iolab_verify_with_what_differs_said() {
+    use iolab_core::job::VerifyMode;
+    let verify = |text: &str| {
+        let j = translate(text).remove(0);
+        (
+            j.spec.verify,
+            j.problems
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>(),
+            j.notes,
+        )
+    };
+    let (mode, problems, notes) = verify("[w]\nrw=randwrite\nverify=md5\n");
+    assert_eq!(mode, Some(VerifyMode::End));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("not by fio's md5")),
+        "{notes:?}"
+    );
+    let (mode, _, notes) = verify("[w]\nrw=write\nverify=crc32c\nverify_backlog=16\n");
+    assert_eq!(mode, Some(VerifyMode::Inline));
+    assert!(
+        notes.iter().any(|n| n.contains("as soon as it completes")),
+        "{notes:?}"
+    );
+    let (mode, _, _) = verify("[w]\nrw=write\nverify=crc32c\ndo_verify=0\n");
+    assert_eq!(mode, Some(VerifyMode::Off));
+    let (mode, _, _) = verify("[w]\nrw=write\nverify=0\n");
+    assert_eq!(mode, None);
+    let (mode, problems, _) = verify("[r]\nrw=randread\nverify=crc32c\n");
+    assert_eq!(mode, None);
+    assert!(problems[0].contains("iolab verify TARGET"), "{problems:?}");
+    let (_, problems, _) = verify("[w]\nrw=write\nverify=blake9\n");
+    assert!(
+        problems[0].contains("unknown verify type 'blake9'"),
+        "{problems:?}"
+    );
 }
