@@ -3,7 +3,7 @@
 //! ```text
 //!  LPN ─▶ chunk (4096 LPNs = 16 MiB of drive)
 //!          ├─ Analytic: where the last analytic fill put it (a formula over the fill's blocks)
-//!          ├─ Sparse:   the entries written since, sorted; the rest analytic
+//!          ├─ Sparse:   the entries written since, in a small hash table; the rest analytic
 //!          └─ Dense:    every entry stored (a chunk written over more than an eighth)
 //! ```
 //!
@@ -16,12 +16,14 @@
 
 use crate::ftl::UNMAPPED;
 
+/// Marks a range-table entry that spans blocks (the rest is its first block's index).
+const SPANS: u32 = 1 << 31;
+
 /// LPNs per chunk, as a power of two.
 const CHUNK_BITS: u32 = 12;
 const CHUNK_LPNS: usize = 1 << CHUNK_BITS;
 /// A sparse chunk turns dense past this many stored entries (an eighth of its LPNs): its
-/// sorted entries (8 bytes each) would then take a quarter of a dense chunk and cost more to
-/// insert into than a dense chunk costs to fill.
+/// table (8 bytes a slot, at most half full) would then take half of a dense chunk.
 const SPARSE_MAX: usize = CHUNK_LPNS / 8;
 
 /// One stored entry of a sparse chunk.
@@ -30,6 +32,89 @@ struct Entry {
     offset: u16,
     size: u8,
     node: u32,
+}
+
+/// The offset of an empty slot of a sparse chunk's table.
+const EMPTY: u16 = u16::MAX;
+
+/// A sparse chunk's entries: open addressing by offset, linear probing, at most half full.
+/// A sorted list took three binary searches over cold memory per write (its entries of all
+/// chunks exceed the caches): random writes over a filled 1.2 TB drive ran 3x slower than
+/// with the stored map; one probe here is one cache miss, as a stored entry is.
+#[derive(Clone, Debug)]
+struct Sparse {
+    slots: Vec<Entry>,
+    len: usize,
+}
+
+impl Sparse {
+    fn new() -> Sparse {
+        Sparse {
+            slots: vec![
+                Entry {
+                    offset: EMPTY,
+                    size: 0,
+                    node: UNMAPPED
+                };
+                16
+            ],
+            len: 0,
+        }
+    }
+
+    /// The slot holding `offset` (`Ok`), or the empty slot it would take (`Err`).
+    #[inline]
+    fn find(&self, offset: u16) -> Result<usize, usize> {
+        let mask = self.slots.len() - 1;
+        let mut i = offset as usize & mask;
+        loop {
+            match self.slots[i].offset {
+                EMPTY => return Err(i),
+                o if o == offset => return Ok(i),
+                _ => i = (i + 1) & mask,
+            }
+        }
+    }
+
+    #[inline]
+    fn get(&self, offset: u16) -> Option<&Entry> {
+        self.find(offset).ok().map(|i| &self.slots[i])
+    }
+
+    fn put(&mut self, e: Entry) {
+        match self.find(e.offset) {
+            Ok(i) => self.slots[i] = e,
+            Err(i) => {
+                self.slots[i] = e;
+                self.len += 1;
+                if self.len * 2 > self.slots.len() {
+                    let old = std::mem::take(&mut self.slots);
+                    self.slots = vec![
+                        Entry {
+                            offset: EMPTY,
+                            size: 0,
+                            node: UNMAPPED
+                        };
+                        old.len() * 2
+                    ];
+                    for e in old.into_iter().filter(|e| e.offset != EMPTY) {
+                        let Err(i) = self.find(e.offset) else {
+                            unreachable!("offsets are unique")
+                        };
+                        self.slots[i] = e;
+                    }
+                }
+            }
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = &Entry> {
+        self.slots.iter().filter(|e| e.offset != EMPTY)
+    }
+
+    fn entries_mut(&mut self) -> impl Iterator<Item = &mut Entry> {
+        self.slots.iter_mut().filter(|e| e.offset != EMPTY)
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -42,7 +127,7 @@ struct Dense {
 #[derive(Clone, Debug)]
 enum Chunk {
     Analytic,
-    Sparse(Vec<Entry>),
+    Sparse(Sparse),
     Dense(Box<Dense>),
 }
 
@@ -73,8 +158,10 @@ pub struct Slots {
     n: u64,
     /// Per block: its end slot (exclusive) and the node now holding its data.
     blocks: Vec<(u64, u32)>,
-    /// For each range of 2^shift slots, the first block it reaches.
-    first: Vec<u32>,
+    /// For each range of 2^shift slots: the node holding it when the range lies in one
+    /// block (the common case, one look-up as a stored map entry is), else [`SPANS`] | the
+    /// first block it reaches.
+    ranges: Vec<u32>,
     shift: u32,
 }
 
@@ -90,20 +177,29 @@ impl Slots {
             })
             .collect();
         let n = end;
-        let table_bits = (64 - (blocks.len() as u64 * 4).leading_zeros()).max(1);
+        // 16 ranges per block on average: most lie within one block.
+        let table_bits = (64 - (blocks.len() as u64 * 16).leading_zeros()).max(1);
         let shift = (64 - n.max(1).leading_zeros()).saturating_sub(table_bits);
-        let first: Vec<u32> = if n == 0 {
+        let ranges: Vec<u32> = if n == 0 {
             Vec::new()
         } else {
             (0..=(n - 1) >> shift)
-                .map(|k| blocks.partition_point(|&(e, _)| e <= k << shift) as u32)
+                .map(|k| {
+                    let (start, end) = (k << shift, ((k + 1) << shift).min(n));
+                    let b = blocks.partition_point(|&(e, _)| e <= start);
+                    if blocks[b].0 >= end {
+                        blocks[b].1
+                    } else {
+                        SPANS | b as u32
+                    }
+                })
                 .collect()
         };
         Slots {
             order,
             n,
             blocks,
-            first,
+            ranges,
             shift,
         }
     }
@@ -125,9 +221,22 @@ impl Slots {
         }
     }
 
+    /// The first block a range of slots reaches (for a range within one block, found by
+    /// its end: rare, only where a whole LPN count is needed).
+    #[inline]
+    fn first_block(&self, range: usize) -> usize {
+        let e = self.ranges[range];
+        if e & SPANS != 0 {
+            (e & !SPANS) as usize
+        } else {
+            let start = (range as u64) << self.shift;
+            self.blocks.partition_point(|&(end, _)| end <= start)
+        }
+    }
+
     #[inline]
     fn block_of_slot(&self, slot: u64) -> usize {
-        let mut b = self.first[(slot >> self.shift) as usize] as usize;
+        let mut b = self.first_block((slot >> self.shift) as usize);
         while self.blocks[b].0 <= slot {
             b += 1;
         }
@@ -136,7 +245,22 @@ impl Slots {
 
     #[inline]
     fn node(&self, lpn: u64) -> u32 {
-        self.blocks[self.block_of_slot(self.slot_of(lpn))].1
+        let slot = self.slot_of(lpn);
+        let e = self.ranges[(slot >> self.shift) as usize];
+        if e & SPANS == 0 {
+            return e;
+        }
+        let mut b = (e & !SPANS) as usize;
+        while self.blocks[b].0 <= slot {
+            b += 1;
+        }
+        self.blocks[b].1
+    }
+
+    /// The range-table entry an LPN's look-up starts from.
+    #[inline]
+    fn range_entry(&self, lpn: u64) -> &u32 {
+        &self.ranges[(self.slot_of(lpn) >> self.shift) as usize]
     }
 }
 
@@ -196,9 +320,9 @@ impl LpnMap {
         let (c, o) = Self::split(lpn);
         match &self.chunks[c] {
             Chunk::Dense(d) => d.nodes[o],
-            Chunk::Sparse(v) => match v.binary_search_by_key(&(o as u16), |e| e.offset) {
-                Ok(i) => v[i].node,
-                Err(_) => self.analytic(lpn),
+            Chunk::Sparse(v) => match v.get(o as u16) {
+                Some(e) => e.node,
+                None => self.analytic(lpn),
             },
             Chunk::Analytic => self.analytic(lpn),
         }
@@ -210,10 +334,7 @@ impl LpnMap {
         let (c, o) = Self::split(lpn);
         match &self.chunks[c] {
             Chunk::Dense(d) => d.sizes.get(o).copied().unwrap_or(self.fill_size),
-            Chunk::Sparse(v) => match v.binary_search_by_key(&(o as u16), |e| e.offset) {
-                Ok(i) => v[i].size,
-                Err(_) => self.fill_size,
-            },
+            Chunk::Sparse(v) => v.get(o as u16).map_or(self.fill_size, |e| e.size),
             Chunk::Analytic => self.fill_size,
         }
     }
@@ -234,28 +355,31 @@ impl LpnMap {
 
     fn replace_slow(&mut self, lpn: u64, node: u32, size: Option<u8>) -> u32 {
         let (c, o) = Self::split(lpn);
-        let (old, old_size) = (self.get(lpn), self.size(lpn));
+        let offset = o as u16;
+        let stored = match &self.chunks[c] {
+            Chunk::Sparse(v) => v.get(offset).copied(),
+            _ => None,
+        };
+        let (old, old_size) = match stored {
+            Some(e) => (e.node, e.size),
+            None => (self.analytic(lpn), self.fill_size),
+        };
         let entry = Entry {
-            offset: o as u16,
+            offset,
             size: size.unwrap_or(old_size),
             node,
         };
-        let chunk = std::mem::replace(&mut self.chunks[c], Chunk::Analytic);
-        self.chunks[c] = match chunk {
-            Chunk::Analytic => Chunk::Sparse(vec![entry]),
-            Chunk::Sparse(mut v) => {
-                match v.binary_search_by_key(&entry.offset, |e| e.offset) {
-                    Ok(i) => v[i] = entry,
-                    Err(i) => v.insert(i, entry),
-                }
-                if v.len() > SPARSE_MAX {
-                    self.densify(c, &v)
-                } else {
-                    Chunk::Sparse(v)
-                }
-            }
-            Chunk::Dense(_) => unreachable!("dense chunks are written in place"),
+        if let Chunk::Analytic = self.chunks[c] {
+            self.chunks[c] = Chunk::Sparse(Sparse::new());
+        }
+        let Chunk::Sparse(v) = &mut self.chunks[c] else {
+            unreachable!("dense chunks are written in place")
         };
+        v.put(entry);
+        if v.len > SPARSE_MAX {
+            let entries: Vec<Entry> = v.entries().copied().collect();
+            self.chunks[c] = self.densify(c, &entries);
+        }
         old
     }
 
@@ -291,30 +415,44 @@ impl LpnMap {
         match &mut self.chunks[c] {
             Chunk::Dense(d) => d.nodes[o] = node,
             Chunk::Sparse(v) => {
-                if let Ok(i) = v.binary_search_by_key(&(o as u16), |e| e.offset) {
-                    v[i].node = node;
+                if let Ok(i) = v.find(o as u16) {
+                    v.slots[i].node = node;
                 }
             }
             Chunk::Analytic => {}
         }
     }
 
-    /// Starts loading an LPN's entry, if it is stored densely.
+    /// Starts loading an LPN's entry: its stored entry, or the range-table entry its
+    /// analytic look-up reads.
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
         let (c, o) = Self::split(lpn);
-        if let Some(Chunk::Dense(d)) = self.chunks.get(c) {
-            iolab_engine::sys::prefetch(&d.nodes[o]);
+        match self.chunks.get(c) {
+            Some(Chunk::Dense(d)) => iolab_engine::sys::prefetch(&d.nodes[o]),
+            Some(Chunk::Analytic) => {
+                if let Some(s) = &self.slots {
+                    iolab_engine::sys::prefetch(s.range_entry(lpn));
+                }
+            }
+            _ => {}
         }
     }
 
-    /// The node a densely stored entry names, without computing an analytic one (for
-    /// prefetching).
+    /// The node an entry names, where that takes no search (a dense entry, or an analytic
+    /// one within a block), else [`UNMAPPED`]: for prefetching.
     #[inline]
     pub fn peek(&self, lpn: u64) -> u32 {
         let (c, o) = Self::split(lpn);
         match self.chunks.get(c) {
             Some(Chunk::Dense(d)) => d.nodes[o],
+            Some(Chunk::Analytic) => match &self.slots {
+                Some(s) => match *s.range_entry(lpn) {
+                    e if e & SPANS == 0 => e,
+                    _ => UNMAPPED,
+                },
+                None => UNMAPPED,
+            },
             _ => UNMAPPED,
         }
     }
@@ -324,13 +462,16 @@ impl LpnMap {
         for chunk in &mut self.chunks {
             match chunk {
                 Chunk::Dense(d) => d.nodes.iter_mut().for_each(|n| *n = rename(*n)),
-                Chunk::Sparse(v) => v.iter_mut().for_each(|e| e.node = rename(e.node)),
+                Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = rename(e.node)),
                 Chunk::Analytic => {}
             }
         }
         if let Some(s) = &mut self.slots {
             for b in &mut s.blocks {
                 b.1 = rename(b.1);
+            }
+            for e in s.ranges.iter_mut().filter(|e| **e & SPANS == 0) {
+                *e = rename(*e);
             }
         }
     }
@@ -356,7 +497,7 @@ impl LpnMap {
             let len = CHUNK_LPNS.min((self.lpns - first) as usize);
             let stored: Vec<usize> = match &self.chunks[c] {
                 Chunk::Analytic => continue,
-                Chunk::Sparse(v) => v.iter().map(|e| e.offset as usize).collect(),
+                Chunk::Sparse(v) => v.entries().map(|e| e.offset as usize).collect(),
                 Chunk::Dense(_) => (0..len).collect(),
             };
             for o in stored {
@@ -372,7 +513,7 @@ impl LpnMap {
             }
             match &mut self.chunks[c] {
                 Chunk::Dense(d) => d.nodes.fill(UNMAPPED),
-                Chunk::Sparse(v) => v.iter_mut().for_each(|e| e.node = UNMAPPED),
+                Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = UNMAPPED),
                 Chunk::Analytic => {}
             }
         }
@@ -393,7 +534,7 @@ impl LpnMap {
         for c in 0..self.chunks.len() {
             let stored = match &self.chunks[c] {
                 Chunk::Analytic => Vec::new(),
-                Chunk::Sparse(v) => v.clone(),
+                Chunk::Sparse(v) => v.entries().copied().collect(),
                 Chunk::Dense(_) => continue,
             };
             self.chunks[c] = self.densify(c, &stored);
@@ -407,7 +548,7 @@ impl LpnMap {
             .iter()
             .map(|c| match c {
                 Chunk::Analytic => 0,
-                Chunk::Sparse(v) => v.len(),
+                Chunk::Sparse(v) => v.len,
                 Chunk::Dense(_) => CHUNK_LPNS,
             })
             .sum()
