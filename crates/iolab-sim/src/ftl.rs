@@ -8,9 +8,10 @@
 //! greedy GC picks a victim it copies the victim's valid pages into the die's GC block: instead
 //! of rewriting one map entry per moved page, the victim node is *linked* to the GC node
 //! (union–find), so every LPN that lived in the victim now resolves to the GC node. That keeps
-//! GC O(1) per victim and memory at one `u32` per LPN (the SSD 750 1.2 TB needs 1.1 GiB for its
-//! map, no reverse map) — MQSim keeps per-page structures and needs 2 GB for 512 GiB
-//! (simulators-and-interfaces.md §1.7).
+//! GC O(1) per victim and memory at most one `u32` per LPN, no reverse map (MQSim keeps per-page
+//! structures and needs 2 GB for 512 GiB). The map stores only the entries written since the
+//! last analytic fill ([`crate::lpn_map`]): the rest follow from the fill's block table, so a
+//! short job on a filled 1.2 TB drive needs megabytes, not the 1.1 GiB of a full map.
 //!
 //! A GC node may take a victim's pages beyond one block's worth (its footprint then spans into
 //! the next physical block of the GC stream); victims are chosen by valid/footprint ratio, so
@@ -27,10 +28,10 @@
 //! Space is counted in *units*: 4 KiB without compression, 512 B with SandForce-style
 //! compression (each LPN then stores its compressed size).
 
-/// Sentinel for an LPN that holds no data (never written or trimmed). Zero, so that the map of
-/// a fresh drive is a zeroed allocation the OS hands out lazily (a 1.2 TB drive's 1.1 GiB map
-/// costs nothing until written).
+/// Sentinel for an LPN that holds no data (never written or trimmed).
 pub const UNMAPPED: u32 = 0;
+
+use crate::lpn_map::{LpnMap, Order, Slots};
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -115,8 +116,8 @@ pub struct GcCost {
 /// The FTL of one SSD.
 #[derive(Clone, Debug)]
 pub struct Ftl {
-    map: Vec<u32>,
-    sizes: Vec<u8>,
+    map: LpnMap,
+    compressed: bool,
     nodes: Vec<Node>,
     dies: Vec<DieFtl>,
     /// Units per multi-plane block.
@@ -153,12 +154,8 @@ impl Ftl {
         let block_units = (block_bytes / unit_bytes as u64) as u32;
         let die_units = blocks_per_die * block_units as u64;
         let mut f = Ftl {
-            map: vec![0u32; lpns as usize],
-            sizes: if compressed {
-                vec![0u8; lpns as usize]
-            } else {
-                Vec::new()
-            },
+            map: LpnMap::new(lpns, compressed),
+            compressed,
             nodes: Vec::new(),
             dies: vec![DieFtl::default(); dies as usize],
             block_units,
@@ -172,8 +169,6 @@ impl Ftl {
             compact_at: 0,
             compactions: 0,
         };
-        // The map is read at a random LPN on every I/O: huge pages spare the TLB misses.
-        iolab_engine::sys::advise_huge_pages(&mut f.map);
         f.reset_dies();
         f
     }
@@ -225,7 +220,7 @@ impl Ftl {
 
     /// Number of LPNs.
     pub fn lpns(&self) -> u64 {
-        self.map.len() as u64
+        self.map.lpns()
     }
 
     /// Number of LPNs that hold data (written and not trimmed).
@@ -265,10 +260,10 @@ impl Ftl {
     /// Units stored for an LPN.
     #[inline]
     fn units_of(&self, lpn: u64) -> u32 {
-        if self.sizes.is_empty() {
-            1
+        if self.compressed {
+            self.map.size(lpn) as u32
         } else {
-            self.sizes[lpn as usize] as u32
+            1
         }
     }
 
@@ -283,12 +278,14 @@ impl Ftl {
     /// when it holds no data.
     #[inline]
     pub fn block_of(&mut self, lpn: u64) -> Option<(u32, u32)> {
-        let n = self.map[lpn as usize];
+        let n = self.map.get(lpn);
         if n == UNMAPPED {
             return None;
         }
         let r = self.find(n);
-        self.map[lpn as usize] = r;
+        if r != n {
+            self.map.shortcut(lpn, r);
+        }
         Some((r, self.nodes[r as usize].die))
     }
 
@@ -308,15 +305,19 @@ impl Ftl {
     /// Starts loading an LPN's map entry into the cache (it will be looked up soon).
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
-        if let Some(entry) = self.map.get(lpn as usize) {
-            iolab_engine::sys::prefetch(entry);
+        if lpn < self.map.lpns() {
+            self.map.prefetch(lpn);
         }
     }
 
     /// Starts loading the block node an LPN's map entry names (its entry should be cached).
     #[inline]
     pub fn prefetch_node(&self, lpn: u64) {
-        let n = self.map.get(lpn as usize).copied().unwrap_or(UNMAPPED);
+        let n = if lpn < self.map.lpns() {
+            self.map.peek(lpn)
+        } else {
+            UNMAPPED
+        };
         if let Some(node) = self.nodes.get(n as usize).filter(|_| n != UNMAPPED) {
             iolab_engine::sys::prefetch(node);
         }
@@ -325,17 +326,31 @@ impl Ftl {
     /// Drops an LPN's data (overwrite or TRIM).
     #[inline]
     pub fn invalidate(&mut self, lpn: u64) {
-        let n = self.map[lpn as usize];
-        if n == UNMAPPED {
+        if self.map.get(lpn) == UNMAPPED {
             return;
         }
-        let r = self.find(n);
         let u = self.units_of(lpn);
+        let n = self.map.replace(lpn, UNMAPPED, None);
+        let r = self.find(n);
         let node = &mut self.nodes[r as usize];
         debug_assert!(node.valid >= u, "valid count underflow");
         node.valid -= u;
-        self.map[lpn as usize] = UNMAPPED;
         self.mapped -= 1;
+    }
+
+    /// Drops every LPN's data (TRIM of the whole drive): what [`Ftl::invalidate`] of each
+    /// LPN does, with the LPNs the last analytic fill placed and nothing has touched since
+    /// counted per block.
+    pub fn invalidate_all(&mut self) {
+        let mut map = std::mem::replace(&mut self.map, LpnMap::new(0, false));
+        map.unmap_all(|n, units, lpns| {
+            let r = self.find(n);
+            let node = &mut self.nodes[r as usize];
+            debug_assert!(node.valid >= units, "valid count underflow");
+            node.valid -= units;
+            self.mapped -= lpns;
+        });
+        self.map = map;
     }
 
     /// Takes `units` of a die's free space into its open host block as data written and
@@ -371,18 +386,20 @@ impl Ftl {
         d.free_units = d.free_units.saturating_sub(units as u64);
         // The old copy is dropped and the new one mapped with one look at the entry (what
         // `invalidate` then a store would do).
-        let old = std::mem::replace(&mut self.map[lpn as usize], open);
+        let old_units = if self.compressed {
+            self.map.size(lpn) as u32
+        } else {
+            1
+        };
+        let size = self.compressed.then_some(units as u8);
+        let old = self.map.replace(lpn, open, size);
         if old == UNMAPPED {
             self.mapped += 1;
         } else {
             let r = self.find(old);
-            let u = self.units_of(lpn);
             let node = &mut self.nodes[r as usize];
-            debug_assert!(node.valid >= u, "valid count underflow");
-            node.valid -= u;
-        }
-        if !self.sizes.is_empty() {
-            self.sizes[lpn as usize] = units as u8;
+            debug_assert!(node.valid >= old_units, "valid count underflow");
+            node.valid -= old_units;
         }
         let node = &mut self.nodes[open as usize];
         node.valid += units;
@@ -451,7 +468,17 @@ impl Ftl {
     /// the spare area free), analytically: no write is simulated.
     pub fn fill_sequential(&mut self, stripe_lpns: u64) {
         let blocks = self.fill_blocks(stripe_lpns, |_, _| 1.0);
-        self.place_in_order(stripe_lpns, &blocks);
+        let mut die_base = Vec::with_capacity(blocks.len());
+        let mut base = 0u64;
+        for die in &blocks {
+            die_base.push(base);
+            base += die.iter().map(|&(_, c)| c).sum::<u64>();
+        }
+        let order = Order::InOrder {
+            stripe: stripe_lpns,
+            die_base,
+        };
+        self.place(order, &blocks);
     }
 
     /// Puts the drive in the steady state of uniform random writes under greedy GC,
@@ -460,7 +487,7 @@ impl Ftl {
     /// cycle, so block `i` of `n` (oldest last) holds `u^(i/(n−1))` of a block, where the
     /// victim share `u` makes the valid total equal the user data. Write amplification then
     /// starts at its steady value `1/(1−u)`. Random writes leave every block holding LPNs from
-    /// all over the drive, so the LPNs are scattered over the blocks ([`Ftl::place_scattered`]).
+    /// all over the drive, so the LPNs are scattered over the blocks (a golden-ratio scatter over the blocks).
     pub fn fill_steady(&mut self, stripe_lpns: u64) {
         let blocks = self.fill_blocks(stripe_lpns, |n, want| {
             // Bisection on u: Σ u^(i/(n−1)) = want (in blocks).
@@ -481,7 +508,25 @@ impl Ftl {
             }
             lo
         });
-        self.place_scattered(&blocks);
+        let n = self.map.lpns();
+        let mut a = ((n as f64 * 0.618_033_988_749_895) as u64).max(1);
+        while gcd(a, n) != 1 {
+            a += 1;
+        }
+        self.place(Order::Scattered { a }, &blocks);
+    }
+
+    /// Sets the map to the placement of a fill: every LPN where `order` puts it among
+    /// `blocks`, each LPN the full (incompressible) size.
+    fn place(&mut self, order: Order, blocks: &[Vec<(u32, u64)>]) {
+        let flat: Vec<(u32, u64)> = blocks.iter().flatten().copied().collect();
+        debug_assert_eq!(flat.iter().map(|&(_, c)| c).sum::<u64>(), self.map.lpns());
+        let size = if self.compressed {
+            self.lpn_units as u8
+        } else {
+            0
+        };
+        self.map.reset(Some(Slots::new(order, &flat)), size);
     }
 
     /// Shared analytic fill: seals each die's blocks holding as many LPNs as the die's share
@@ -495,11 +540,8 @@ impl Ftl {
     ) -> Vec<Vec<(u32, u64)>> {
         self.reset_dies();
         let dies = self.dies.len() as u64;
-        let lpns = self.map.len() as u64;
+        let lpns = self.map.lpns();
         let lpn_units = self.lpn_units;
-        if !self.sizes.is_empty() {
-            self.sizes.fill(lpn_units as u8);
-        }
         let bu = self.block_units as u64;
         let block_lpns = bu / lpn_units as u64;
         let mut blocks = Vec::with_capacity(dies as usize);
@@ -570,80 +612,6 @@ impl Ftl {
         blocks
     }
 
-    /// Maps each die's LPNs to its blocks in order, each block taking its count: the drive
-    /// written in LPN order, `stripe_lpns` consecutive LPNs per die round-robin (what a
-    /// controller does with a sequential fill). A stripe's LPNs go to a block in runs: one LPN
-    /// at a time, a fill of the 1.2 TB drive took 1.6-1.7 s; in runs, 0.6 s.
-    fn place_in_order(&mut self, stripe_lpns: u64, blocks: &[Vec<(u32, u64)>]) {
-        let dies = blocks.len();
-        let lpns = self.map.len() as u64;
-        let mut cursor: Vec<(usize, u64)> = vec![(0, 0); dies];
-        for (stripe, first) in (0..lpns).step_by(stripe_lpns as usize).enumerate() {
-            let d = stripe % dies;
-            let (block, used) = &mut cursor[d];
-            let end = (first + stripe_lpns).min(lpns);
-            let mut lpn = first;
-            while lpn < end {
-                while blocks[d][*block].1 <= *used {
-                    *block += 1;
-                    *used = 0;
-                }
-                let (node, count) = blocks[d][*block];
-                let run = (count - *used).min(end - lpn);
-                self.map[lpn as usize..(lpn + run) as usize].fill(node);
-                *used += run;
-                lpn += run;
-            }
-        }
-    }
-
-    /// Maps the LPNs over every die's blocks as uniform random writes leave them: LPN `k`
-    /// takes slot `k·a mod n` of the blocks' `n` slots laid end to end (dies in order, each
-    /// block as many slots as it holds LPNs), with `a` prime to `n` and near `n/φ`. That is a
-    /// one-to-one map, so every block gets exactly its count; and the golden-ratio sequence
-    /// spreads any run of consecutive LPNs evenly over all the slots, so a sequential rewrite
-    /// empties every block a little, as it does after random writes, instead of a few blocks
-    /// whole; and a sequential read finds its LPNs on many dies, each in another page. The
-    /// map is written in order.
-    fn place_scattered(&mut self, blocks: &[Vec<(u32, u64)>]) {
-        let slots: Vec<(u32, u64)> = blocks.iter().flatten().copied().collect();
-        let n: u64 = slots.iter().map(|&(_, c)| c).sum();
-        debug_assert_eq!(n, self.map.len() as u64);
-        if n == 0 {
-            return;
-        }
-        // Slot ends, and for each range of 2^shift slots the first block it reaches, so a
-        // slot's block is found in a step or two.
-        let ends: Vec<u64> = slots
-            .iter()
-            .scan(0u64, |end, &(_, c)| {
-                *end += c;
-                Some(*end)
-            })
-            .collect();
-        let table_bits = (64 - (slots.len() as u64 * 4).leading_zeros()).max(1);
-        let shift = (64 - n.leading_zeros()).saturating_sub(table_bits);
-        let first: Vec<u32> = (0..=(n - 1) >> shift)
-            .map(|k| ends.partition_point(|&e| e <= k << shift) as u32)
-            .collect();
-        let mut a = ((n as f64 * 0.618_033_988_749_895) as u64).max(1);
-        while gcd(a, n) != 1 {
-            a += 1;
-        }
-        let mut slot = 0u64;
-        for entry in self.map.iter_mut() {
-            let mut b = first[(slot >> shift) as usize] as usize;
-            while ends[b] <= slot {
-                b += 1;
-            }
-            *entry = slots[b].0;
-            slot += a;
-            if slot >= n {
-                slot -= n;
-            }
-        }
-    }
-
     /// Whether the node table has grown enough since its last compaction to be worth
     /// [`Ftl::compact`].
     #[inline]
@@ -688,13 +656,7 @@ impl Ftl {
         for old in 1..n as u32 {
             holder[old as usize] = same[self.find(old) as usize];
         }
-        for entry in self.map.iter_mut() {
-            debug_assert!(
-                *entry == UNMAPPED || holder[*entry as usize] != UNMAPPED,
-                "a mapped LPN's data is in a kept node"
-            );
-            *entry = holder[*entry as usize];
-        }
+        self.map.renumber(|id| holder[id as usize]);
         for d in &mut self.dies {
             for id in d.sealed.iter_mut() {
                 *id = same[*id as usize];
@@ -857,7 +819,7 @@ mod tests {
                 // An id held outside the FTL: the node an LPN's map entry names, which may
                 // have been collected into another since.
                 let probe = rng.below(lpns);
-                let named = compacted.map[probe as usize];
+                let named = compacted.map.get(probe);
                 let was_root = compacted.nodes[named as usize].parent == named;
                 let ids = compacted.compact([named]);
                 let now = compacted.block_of(probe).map_or(UNMAPPED, |(node, _)| node);
@@ -881,6 +843,76 @@ mod tests {
         }
         for lpn in 0..lpns {
             assert_eq!(compacted.die_of(lpn), plain.die_of(lpn), "lpn {lpn}");
+        }
+    }
+
+    #[test]
+    fn an_analytic_map_resolves_every_lpn_as_a_stored_map_does() {
+        // 4 dies x 256 blocks x 64 units: 52K LPNs, 13 chunks of the map.
+        let new = || {
+            let mut f = Ftl::new(4 * 256 * 64 * 8 / 10, 4, 64 * 4096, 256, 2, false);
+            f.set_compaction(Compaction {
+                growth: 1.0,
+                min_nodes: 64,
+            });
+            f
+        };
+        for steady in [false, true] {
+            let (mut lazy, mut stored) = (new(), new());
+            for f in [&mut lazy, &mut stored] {
+                if steady {
+                    f.fill_steady(8);
+                } else {
+                    f.fill_sequential(8);
+                }
+            }
+            stored.map.store_all();
+            assert_eq!(lazy.map.stored_entries(), 0, "a fill stores nothing");
+            let lpns = lazy.lpns();
+            let mut rng = iolab_core::rng::Rng::new(7);
+            // A few scattered writes (sparse chunks), then the first chunk whole (dense), with
+            // trims, collections and compactions in between.
+            let mut writes: Vec<u64> = (0..200).map(|_| rng.below(lpns)).collect();
+            writes.extend(0..5000);
+            writes.extend((0..3000).map(|_| rng.below(lpns)));
+            for (i, &lpn) in writes.iter().enumerate() {
+                let die = (i % 4) as u32;
+                if i % 53 == 0 {
+                    lazy.invalidate(lpn);
+                    stored.invalidate(lpn);
+                    continue;
+                }
+                let low = lazy.write(lpn, die, 1);
+                assert_eq!(stored.write(lpn, die, 1), low);
+                if low {
+                    lazy.collect(die);
+                    stored.collect(die);
+                }
+                if lazy.wants_compaction() {
+                    lazy.compact([]);
+                    stored.compact([]);
+                }
+            }
+            assert!(lazy.compactions > 0);
+            assert!(
+                (lazy.map.stored_entries() as u64) < lpns / 2,
+                "{} entries stored of {lpns}",
+                lazy.map.stored_entries()
+            );
+            for lpn in 0..lpns {
+                assert_eq!(lazy.block_of(lpn), stored.block_of(lpn), "lpn {lpn}");
+            }
+            assert_eq!(lazy.counters, stored.counters);
+            assert_eq!(lazy.valid_units(), stored.valid_units());
+            // A TRIM of the whole drive counts the untouched LPNs per block.
+            lazy.invalidate_all();
+            for lpn in 0..lpns {
+                stored.invalidate(lpn);
+            }
+            assert_eq!(lazy.mapped_lpns(), 0);
+            assert_eq!(lazy.valid_units(), 0);
+            assert_eq!(stored.valid_units(), 0);
+            assert_eq!(lazy.die_of(lpns / 2), None);
         }
     }
 

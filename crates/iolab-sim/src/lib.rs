@@ -34,13 +34,15 @@ mod build;
 mod calib;
 pub mod catalog;
 mod earliest;
+pub mod figures;
 pub mod ftl;
+mod lpn_map;
 pub mod model;
 pub mod power_loss;
 mod target;
 mod timeq;
 
-pub use calib::{calibrate, CalibrationRow};
+pub use calib::{calibrate, run_set, validate, CalibrationRow};
 pub use target::SimTarget;
 
 use catalog::Catalog;
@@ -697,6 +699,9 @@ pub fn explain(spec: &str, catalog_dir: Option<&Path>) -> Result<String, SimErro
             ""
         }
     );
+    for line in figures::validation_summary(&sim.drive, &sim.platform) {
+        let _ = writeln!(s, "  {line}");
+    }
     let span = (sim.size_bytes() / 4).min(16 << 30);
     // Said up front: a disk's or a tier's figures depend on the span (seek distance, what
     // fits the fast tier), so `run` over the whole drive gives others.

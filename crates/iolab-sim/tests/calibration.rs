@@ -1,12 +1,96 @@
-//! Every figure of testbeds.md, run on the modelled testbed: within ±15 % or on the right side
-//! of a bound.
+//! Every figure of the calibration set (testbeds.md), run on the modelled testbed: within ±15 %
+//! or on the right side of a bound; and every figure of the validation set, held to the state
+//! recorded in `catalog/figures/state.toml`.
 //!
-//! The model does not reach every figure yet. The ones it misses are listed in [`KNOWN_OUT`],
-//! each with what is understood about the gap; the test fails when any other figure leaves its
-//! tolerance (a regression), and says so when a listed figure comes in (remove it then). The
-//! whole table: `iolab sim calibrate`.
+//! The model does not reach every calibration figure yet. The ones it misses are listed in
+//! [`KNOWN_OUT`], each with what is understood about the gap; the test fails when any other
+//! figure leaves its tolerance (a regression), and says so when a listed figure comes in (remove
+//! it then). The validation set is out of sample: its misses are what the model gets wrong, not
+//! regressions, so its test asserts the recorded modelled value of every figure (and the set's
+//! coverage); a change of the model that moves one fails until the state is blessed again with
+//! `IOLAB_BLESS=1 cargo test -p iolab-sim --test calibration`, which shows the move in the diff.
+//! The whole tables: `iolab sim calibrate`.
 
-use iolab_sim::calibrate;
+use iolab_sim::figures::FigureSet;
+use iolab_sim::{calibrate, validate, CalibrationRow};
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::Mutex;
+
+/// The recorded state, shared by both tests.
+const STATE: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../catalog/figures/state.toml"
+);
+static STATE_LOCK: Mutex<()> = Mutex::new(());
+
+/// Checks `rows` (all of one set) against the recorded state, or records them with
+/// `IOLAB_BLESS=1`. Returns the figures whose modelled value moved.
+fn check_state(set: &str, rows: &[CalibrationRow]) -> Vec<String> {
+    let _lock = STATE_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let text = std::fs::read_to_string(STATE).expect("state file reads");
+    let header: String = text
+        .lines()
+        .take_while(|l| l.starts_with('#'))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    #[derive(serde::Deserialize)]
+    struct Row {
+        set: String,
+        id: String,
+        modelled: f64,
+    }
+    #[derive(serde::Deserialize)]
+    struct State {
+        #[serde(default)]
+        row: Vec<Row>,
+    }
+    let state: State = toml::from_str(&text).expect("state file parses");
+    let mut recorded: BTreeMap<(String, String), f64> = state
+        .row
+        .into_iter()
+        .map(|r| ((r.set, r.id), r.modelled))
+        .collect();
+    let moved: Vec<String> = rows
+        .iter()
+        .filter(|r| {
+            recorded
+                .get(&(set.to_string(), r.id.clone()))
+                .is_none_or(|&m| (m - r.modelled).abs() > 1e-9 * m.abs().max(1.0))
+        })
+        .map(|r| {
+            format!(
+                "{} ({} recorded, {} now)",
+                r.id,
+                recorded
+                    .get(&(set.to_string(), r.id.clone()))
+                    .map_or("none".to_string(), |m| format!("{m}")),
+                r.modelled
+            )
+        })
+        .collect();
+    let stale = recorded
+        .keys()
+        .any(|(s, id)| s == set && !rows.iter().any(|r| &r.id == id));
+    if std::env::var_os("IOLAB_BLESS").is_some() && (!moved.is_empty() || stale) {
+        recorded.retain(|(s, _), _| s != set);
+        for r in rows {
+            recorded.insert((set.to_string(), r.id.clone()), r.modelled);
+        }
+        let mut out = header;
+        for ((s, id), m) in &recorded {
+            out.push_str(&format!(
+                "\n[[row]]\nset = \"{s}\"\nid = \"{id}\"\nmodelled = {m:?}\n"
+            ));
+        }
+        std::fs::write(STATE, out).expect("state file writes");
+        return Vec::new();
+    }
+    assert!(
+        !stale,
+        "{set}: the state file records figures the set no longer has; bless it"
+    );
+    moved
+}
 
 /// Figures the model misses today (review / figure), with why.
 const KNOWN_OUT: &[(&str, &str)] = &[
@@ -78,6 +162,7 @@ fn calibration_figures_within_tolerance_except_the_known_gaps() {
     }
     let within = rows.iter().filter(|r| r.within_tolerance()).count();
     println!("{within} of {} figures within tolerance", rows.len());
+    let moved = check_state("calibration", &rows);
     for name in &came_in {
         println!("now within tolerance, remove from KNOWN_OUT: {name}");
     }
@@ -90,8 +175,67 @@ fn calibration_figures_within_tolerance_except_the_known_gaps() {
     }
     assert!(regressed.is_empty(), "out of tolerance: {regressed:#?}");
     assert!(
+        moved.is_empty(),
+        "modelled values moved (bless with IOLAB_BLESS=1 if intended): {moved:#?}"
+    );
+    assert!(
         rows.len() >= 94,
         "figures went missing from the calibration: {} rows",
         rows.len()
+    );
+}
+
+#[test]
+fn validation_figures_cover_the_catalog_and_hold_their_recorded_state() {
+    let rows = validate();
+    let set = FigureSet::validation();
+    let mut sources = BTreeSet::new();
+    let mut families = BTreeSet::new();
+    let mut platforms = BTreeSet::new();
+    let mut curves = BTreeSet::new();
+    for r in &rows {
+        let mark = if r.within_tolerance() { "ok " } else { "OUT" };
+        println!(
+            "{mark} {:<36} {:<70} published {:>10.2} modelled {:>10.2} ({:+.1} %)",
+            r.review, r.figure, r.published, r.modelled, r.error_pct
+        );
+        sources.insert(r.source.publication.clone());
+        for t in &r.targets {
+            let (d, p) = iolab_sim::figures::drive_and_platform(t);
+            families.insert(iolab_sim::figures::drive_family(&d));
+            platforms.insert(p);
+        }
+        if let Some(c) = &r.qd_curve {
+            curves.insert(c.clone());
+        }
+        if r.steady_state {
+            assert_eq!(
+                r.tolerance_pct, 25.0,
+                "{}: steady-state figures are held to ±25 %",
+                r.id
+            );
+        }
+    }
+    let within = rows.iter().filter(|r| r.within_tolerance()).count();
+    println!(
+        "{within} of {} validation figures within tolerance; {} sources; families {families:?}; platforms {platforms:?}; {} queue-depth curves; {} steady-state figures",
+        rows.len(),
+        sources.len(),
+        curves.len(),
+        rows.iter().filter(|r| r.steady_state).count()
+    );
+    assert_eq!(rows.len(), set.figure.len(), "every figure ran");
+    for r in &rows {
+        assert!(r.modelled.is_finite(), "{}: modelled {}", r.id, r.modelled);
+        assert!(
+            !r.source.url.is_empty(),
+            "{}: a figure names where it was published",
+            r.id
+        );
+    }
+    let moved = check_state("validation", &rows);
+    assert!(
+        moved.is_empty(),
+        "modelled values moved (bless with IOLAB_BLESS=1 if intended): {moved:#?}"
     );
 }

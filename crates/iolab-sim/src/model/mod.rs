@@ -737,9 +737,7 @@ impl World {
             }
             if let Dev::Ssd(s) = &mut l.dev {
                 if s.trim {
-                    for lpn in 0..s.ftl.lpns() {
-                        s.ftl.invalidate(lpn);
-                    }
+                    s.ftl.invalidate_all();
                     if let Some(c) = &mut s.slc {
                         c.clear(); // nothing left to fold
                     }

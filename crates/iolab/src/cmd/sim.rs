@@ -31,12 +31,17 @@ enum SimCommand {
         #[arg(long, value_name = "DIR")]
         catalog: Option<PathBuf>,
     },
-    /// Runs every published figure of the reviews (testbeds.md) on its modelled testbed and
-    /// prints published against modelled; exit code 1 when any is out of tolerance.
+    /// Runs every published figure of the calibration set (the reviews the parameters were
+    /// chosen on) and of the validation set (figures no parameter was chosen on) on its modelled
+    /// testbed and prints published against modelled, with each set's error distribution; exit
+    /// code 1 when a calibration figure is out of tolerance.
     Calibrate {
-        /// Print the rows as JSON.
+        /// Print the rows as JSON (one array, each row naming its set).
         #[arg(long)]
         json: bool,
+        /// Run one set only.
+        #[arg(long, value_parser = ["calibration", "validation"])]
+        set: Option<String>,
     },
 }
 
@@ -113,26 +118,87 @@ pub fn run(args: SimArgs) -> Result<i32> {
             print!("{}", iolab_sim::explain(&spec, catalog.as_deref())?);
             Ok(0)
         }
-        SimCommand::Calibrate { json } => {
-            let rows = iolab_sim::calibrate();
-            let out = rows.iter().filter(|r| !r.within_tolerance()).count();
+        SimCommand::Calibrate { json, set } => {
+            let wants = |name: &str| set.as_deref().is_none_or(|s| s == name);
+            let mut rows = Vec::new();
+            if wants("calibration") {
+                rows.extend(iolab_sim::calibrate());
+            }
+            if wants("validation") {
+                rows.extend(iolab_sim::validate());
+            }
+            let out = rows
+                .iter()
+                .filter(|r| r.set == "calibration" && !r.within_tolerance())
+                .count();
             if json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);
             } else {
-                for r in &rows {
-                    let mark = if r.within_tolerance() { "ok " } else { "OUT" };
+                for name in ["calibration", "validation"] {
+                    let of_set: Vec<_> = rows.iter().filter(|r| r.set == name).collect();
+                    if of_set.is_empty() {
+                        continue;
+                    }
                     println!(
-                        "{mark} {:<22} {:<70} published {:>10.2} modelled {:>10.2} ({:+.1} %)",
-                        r.review, r.figure, r.published, r.modelled, r.error_pct
+                        "{name} set ({}):",
+                        if name == "calibration" {
+                            "the figures the parameters were chosen on"
+                        } else {
+                            "out of sample: figures no parameter was chosen on"
+                        }
                     );
+                    for r in &of_set {
+                        let mark = if r.within_tolerance() { "ok " } else { "OUT" };
+                        println!(
+                            "{mark} {:<24} {:<70} published {:>10.2} modelled {:>10.2} ({:+.1} %)",
+                            r.review, r.figure, r.published, r.modelled, r.error_pct
+                        );
+                    }
+                    for line in summary(&of_set) {
+                        println!("  {line}");
+                    }
                 }
-                println!(
-                    "{} of {} figures within tolerance (±15 %, or the right side of a bound)",
-                    rows.len() - out,
-                    rows.len()
-                );
             }
             Ok(if out == 0 { 0 } else { 1 })
         }
     }
+}
+
+/// A set's error distribution: within tolerance, steady-state figures, and the spread of the
+/// two-sided figures' errors.
+fn summary(rows: &[&iolab_sim::CalibrationRow]) -> Vec<String> {
+    let within = rows.iter().filter(|r| r.within_tolerance()).count();
+    let steady: Vec<_> = rows.iter().filter(|r| r.steady_state).collect();
+    let steady_within = steady.iter().filter(|r| r.within_tolerance()).count();
+    let mut errors: Vec<f64> = rows
+        .iter()
+        .filter(|r| r.bound.is_none())
+        .map(|r| r.error_pct.abs())
+        .collect();
+    errors.sort_by(f64::total_cmp);
+    let at = |q: f64| errors[((errors.len() - 1) as f64 * q).round() as usize];
+    let mut lines = vec![format!(
+        "{within} of {} figures within tolerance (their ±%, or the right side of a bound); \
+         steady state: {steady_within} of {}",
+        rows.len(),
+        steady.len()
+    )];
+    if !errors.is_empty() {
+        let bands = [15.0, 25.0, 50.0, 100.0]
+            .iter()
+            .map(|b| {
+                let n = errors.iter().filter(|e| **e <= *b).count();
+                format!("<= {b:.0} %: {n}")
+            })
+            .collect::<Vec<_>>()
+            .join(", ");
+        lines.push(format!(
+            "|error| of the {} two-sided figures: median {:.1} %, 90th percentile {:.1} %, largest {:.1} % ({bands})",
+            errors.len(),
+            at(0.5),
+            at(0.9),
+            at(1.0)
+        ));
+    }
+    lines
 }
