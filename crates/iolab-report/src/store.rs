@@ -1452,6 +1452,7 @@ mod tests {
             ],
             suite: None,
             replay: None,
+            scale: None,
         }
     }
 

@@ -96,6 +96,7 @@ pub fn new_result_for(
         jobs: Vec::new(),
         suite: None,
         replay: None,
+        scale: None,
     }
 }
 
