@@ -170,7 +170,13 @@ impl Histogram {
     /// come back exactly, so percentiles of histograms rebuilt and merged are those of the
     /// combined samples; the sum and sum of squares come back to within the `f64` rounding of
     /// the mean and deviation. Used to merge results of separate processes (MPI ranks).
-    pub fn from_summary(sparse: &SparseHistogram, min: u64, max: u64, mean: f64, stddev: f64) -> Self {
+    pub fn from_summary(
+        sparse: &SparseHistogram,
+        min: u64,
+        max: u64,
+        mean: f64,
+        stddev: f64,
+    ) -> Self {
         let mut h = Histogram::new();
         for &(low, count) in &sparse.bucket_low_ns_and_count {
             h.counts[bucket_of(low)] += count;

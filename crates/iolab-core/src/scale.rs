@@ -282,7 +282,10 @@ mod tests {
             all.record(dir, 4096, lat, at);
         }
         let measured = 3_000_000_000;
-        let parts: Vec<JobResult> = ranks.iter().map(|s| job_result(&job, s, measured)).collect();
+        let parts: Vec<JobResult> = ranks
+            .iter()
+            .map(|s| job_result(&job, s, measured))
+            .collect();
         let merged = merge_job_results(&job, &parts.iter().collect::<Vec<_>>());
         let whole = job_result(&job, &all, measured);
         for (m, w) in [(&merged.read, &whole.read), (&merged.write, &whole.write)] {
@@ -300,7 +303,12 @@ mod tests {
         for (a, b) in merged.series.read_iops.iter().zip(&whole.series.read_iops) {
             assert!((a - b).abs() < 1e-6, "{a} {b}");
         }
-        for (a, b) in merged.series.mean_lat_ns.iter().zip(&whole.series.mean_lat_ns) {
+        for (a, b) in merged
+            .series
+            .mean_lat_ns
+            .iter()
+            .zip(&whole.series.mean_lat_ns)
+        {
             assert!((a - b).abs() / b < 1e-9, "{a} {b}");
         }
     }

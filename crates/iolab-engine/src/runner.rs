@@ -591,7 +591,11 @@ mod tests {
     #[test]
     fn a_job_given_a_start_time_starts_no_earlier_and_says_when() {
         let dir = tempfile::tempdir().unwrap();
-        let (job, target) = prepared(dir.path(), "size = \"1m\"\nios_limit = 8", EngineChoice::Auto);
+        let (job, target) = prepared(
+            dir.path(),
+            "size = \"1m\"\nios_limit = 8",
+            EngineChoice::Auto,
+        );
         let at = SystemTime::now() + Duration::from_millis(120);
         let started = AtomicU64::new(0);
         let ctl = RunControl {

@@ -59,17 +59,22 @@ fn mpirun_skip_reason() -> Option<String> {
 /// `mpirun -np N iolab ARGS` in `dir`, with the settings of `common::iolab_cmd`.
 fn mpirun(n: u32, args: &[&str], dir: &Path) -> Command {
     let mut c = Command::new("mpirun");
-    c.args(["--oversubscribe", "--allow-run-as-root", "-np", &n.to_string()])
-        // A killed rank: the others get SIGTERM, and this long before SIGKILL to save.
-        .args(["--mca", "odls_base_sigkill_timeout", "10"])
-        .arg(env!("CARGO_BIN_EXE_iolab"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("IOLAB_DB")
-        .env("IOLAB_RESULTS_DIR", dir.join("results"))
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    c.args([
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "-np",
+        &n.to_string(),
+    ])
+    // A killed rank: the others get SIGTERM, and this long before SIGKILL to save.
+    .args(["--mca", "odls_base_sigkill_timeout", "10"])
+    .arg(env!("CARGO_BIN_EXE_iolab"))
+    .args(args)
+    .current_dir(dir)
+    .env_remove("IOLAB_DB")
+    .env("IOLAB_RESULTS_DIR", dir.join("results"))
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
     c
 }
 
@@ -120,14 +125,19 @@ fn four_ranks_add_up_to_what_the_kernel_counted_and_start_together() {
     )
     .output()
     .unwrap();
-    let counted = iolab_testkit::BlockStat::read(&name).unwrap().since(&before);
+    let counted = iolab_testkit::BlockStat::read(&name)
+        .unwrap()
+        .since(&before);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out));
     let r = json(&out_json);
     let scale = &r["scale"];
     assert_eq!(u(&scale["ranks"]), 4);
     assert_eq!(scale["share"], "zones of one target");
     let ranks = scale["rank_info"].as_array().unwrap();
-    let per_rank: Vec<u64> = ranks.iter().map(|k| u(&k["jobs"][0]["read"]["ios"])).collect();
+    let per_rank: Vec<u64> = ranks
+        .iter()
+        .map(|k| u(&k["jobs"][0]["read"]["ios"]))
+        .collect();
     assert_eq!(per_rank, vec![3000; 4], "each rank's ios_limit");
     let agg = &r["jobs"][0]["read"];
     assert_eq!(u(&agg["ios"]), per_rank.iter().sum::<u64>());
@@ -193,6 +203,26 @@ fn four_ranks_add_up_to_what_the_kernel_counted_and_start_together() {
 }
 
 #[test]
+fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("q.bin");
+    let out = mpirun(
+        2,
+        &["quick", "--size", "1m", target.to_str().unwrap()],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+    assert!(text(&out).contains("does not coordinate"), "{}", text(&out));
+    assert!(!target.exists());
+}
+
+#[test]
 fn stonewalling_stops_every_rank_when_the_first_finishes() {
     if let Some(why) = mpirun_skip_reason() {
         println!("skipped: {why}");
@@ -252,7 +282,10 @@ fn stonewalling_stops_every_rank_when_the_first_finishes() {
         .map(|k| u(&k["jobs"][0]["read"]["ios"]))
         .collect();
     assert_eq!(ios, vec![256, pass, pass, pass]);
-    assert!(r["scale"]["stonewall_windows"].as_array().unwrap().is_empty());
+    assert!(r["scale"]["stonewall_windows"]
+        .as_array()
+        .unwrap()
+        .is_empty());
 }
 
 #[test]
@@ -284,10 +317,16 @@ fn one_rank_refused_by_its_guard_stops_all_before_any_writes() {
     .unwrap();
     assert_ne!(out.status.code(), Some(0), "{}", text(&out));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("rank 2 on") && err.contains("none ran"), "{err}");
+    assert!(
+        err.contains("rank 2 on") && err.contains("none ran"),
+        "{err}"
+    );
     assert_eq!(err.matches("Error:").count(), 1, "said once: {err}");
     for r in [0, 1, 3] {
-        assert!(!dir.path().join(format!("f.{r}")).exists(), "rank {r} wrote");
+        assert!(
+            !dir.path().join(format!("f.{r}")).exists(),
+            "rank {r} wrote"
+        );
     }
     assert_eq!(
         std::fs::read(dir.path().join("f.2")).unwrap(),
@@ -372,7 +411,10 @@ fn a_killed_rank_is_named_and_what_was_measured_is_kept() {
     let faults = r["scale"]["faults"].as_array().unwrap();
     assert_eq!(faults.len(), 1, "{faults:?}");
     assert_eq!(u(&faults[0]["rank"]), 2);
-    assert!(faults[0]["reason"].as_str().unwrap().contains(&pid.to_string()));
+    assert!(faults[0]["reason"]
+        .as_str()
+        .unwrap()
+        .contains(&pid.to_string()));
     // Rank 0's own job is kept in full, the others' counts as far as they were sent.
     let ranks = r["scale"]["rank_info"].as_array().unwrap();
     assert!(u(&ranks[0]["jobs"][0]["read"]["ios"]) > 0);
@@ -416,6 +458,188 @@ fn a_failing_rank_stops_the_others_and_is_named() {
     }
     assert_eq!(
         u(&r["jobs"][0]["read"]["ios"]),
-        ranks.iter().map(|k| u(&k["jobs"][0]["read"]["ios"])).sum::<u64>()
+        ranks
+            .iter()
+            .map(|k| u(&k["jobs"][0]["read"]["ios"]))
+            .sum::<u64>()
+    );
+}
+
+/// Two network namespaces joined by a veth pair, each with a host name of its own (a UTS
+/// namespace per process started in it): two "hosts" on one machine. Removed on drop.
+struct TwoHosts {
+    namespaces: [String; 2],
+    addresses: [String; 2],
+    subnet: String,
+}
+
+impl TwoHosts {
+    const NAMES: [&'static str; 2] = ["iolab-host-a", "iolab-host-b"];
+
+    fn new() -> Result<TwoHosts, String> {
+        let id = std::process::id() % 100_000;
+        let octet = 16 + id % 200;
+        let hosts = TwoHosts {
+            namespaces: [format!("iolab-a-{id}"), format!("iolab-b-{id}")],
+            addresses: [format!("10.231.{octet}.1"), format!("10.231.{octet}.2")],
+            subnet: format!("10.231.{octet}.0/24"),
+        };
+        let ip = |args: &[&str]| -> Result<(), String> {
+            let o = Command::new("ip")
+                .args(args)
+                .output()
+                .map_err(|e| format!("ip: {e}"))?;
+            if o.status.success() {
+                Ok(())
+            } else {
+                Err(format!("ip {}: {}", args.join(" "), text(&o).trim()))
+            }
+        };
+        let (a, b) = (&hosts.namespaces[0], &hosts.namespaces[1]);
+        let veth = [format!("iva{id}"), format!("ivb{id}")];
+        ip(&["netns", "add", a])?;
+        ip(&["netns", "add", b])?;
+        ip(&[
+            "link", "add", &veth[0], "type", "veth", "peer", "name", &veth[1],
+        ])?;
+        for (k, ns) in [a, b].iter().enumerate() {
+            ip(&["link", "set", &veth[k], "netns", ns])?;
+            let cidr = format!("{}/24", hosts.addresses[k]);
+            ip(&["-n", ns, "addr", "add", &cidr, "dev", &veth[k]])?;
+            ip(&["-n", ns, "link", "set", &veth[k], "up"])?;
+            ip(&["-n", ns, "link", "set", "lo", "up"])?;
+        }
+        Ok(hosts)
+    }
+
+    /// A shell command that runs `cmd` as host `k`: in its namespace, under its name.
+    fn enter(&self, k: usize, cmd: &str) -> Vec<String> {
+        vec![
+            "ip".into(),
+            "netns".into(),
+            "exec".into(),
+            self.namespaces[k].clone(),
+            "unshare".into(),
+            "--uts".into(),
+            "sh".into(),
+            "-c".into(),
+            format!(
+                "echo {} > /proc/sys/kernel/hostname && exec {cmd}",
+                Self::NAMES[k]
+            ),
+        ]
+    }
+}
+
+impl Drop for TwoHosts {
+    fn drop(&mut self) {
+        for ns in &self.namespaces {
+            let _ = Command::new("ip").args(["netns", "del", ns]).status();
+        }
+    }
+}
+
+#[test]
+fn two_hosts_over_tcp_give_a_breakdown_per_host() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let hosts = match TwoHosts::new() {
+        Ok(h) => h,
+        Err(why) => {
+            println!("skipped: cannot make two network namespaces: {why}");
+            return;
+        }
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    // ssh's stand-in: mpirun starts its daemon on the other "host" through this.
+    let agent = d.join("agent.sh");
+    let mut script = String::from("#!/bin/sh\nhost=$1; shift\ncase $host in\n");
+    for k in 0..2 {
+        let inner = hosts.enter(k, "$*");
+        let quoted: Vec<String> = inner
+            .iter()
+            .map(|a| format!("\"{}\"", a.replace('"', "\\\"")))
+            .collect();
+        script.push_str(&format!(
+            "  {}) exec {} ;;\n",
+            hosts.addresses[k],
+            quoted.join(" ")
+        ));
+    }
+    script.push_str("esac\necho \"agent: unknown host $host\" >&2; exit 1\n");
+    std::fs::write(&agent, script).unwrap();
+    std::fs::set_permissions(&agent, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let hostfile = d.join("hosts");
+    std::fs::write(
+        &hostfile,
+        format!(
+            "{} slots=2\n{} slots=2\n",
+            hosts.addresses[0], hosts.addresses[1]
+        ),
+    )
+    .unwrap();
+    for name in TwoHosts::NAMES {
+        for local in 0..2 {
+            let f = std::fs::File::create(d.join(format!("f.{name}.{local}"))).unwrap();
+            f.set_len(16 << 20).unwrap();
+        }
+    }
+    let out_json = d.join("two.json");
+    let mpirun_cmd = format!(
+        "mpirun --allow-run-as-root --oversubscribe -np 4 --hostfile {} --map-by slot \
+         --mca plm_rsh_agent {} --mca btl tcp,self --mca btl_tcp_if_include {subnet} \
+         --mca oob_tcp_if_include {subnet} -x IOLAB_RESULTS_DIR {} run --access randread \
+         --bs 4k --buffered --ios-limit 2000 --no-probe --json {} {}",
+        hostfile.display(),
+        agent.display(),
+        env!("CARGO_BIN_EXE_iolab"),
+        out_json.display(),
+        d.join("f.{host}.{local_rank}").display(),
+        subnet = hosts.subnet,
+    );
+    let argv = hosts.enter(0, &mpirun_cmd);
+    let out = Command::new(&argv[0])
+        .args(&argv[1..])
+        .current_dir(d)
+        .env("IOLAB_RESULTS_DIR", d.join("results"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&out_json);
+    let scale = &r["scale"];
+    let per_host: Vec<(String, u64, u64)> = scale["hosts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|h| {
+            (
+                h["host"].as_str().unwrap().to_string(),
+                h["ranks"].as_array().unwrap().len() as u64,
+                u(&h["jobs"][0]["read"]["ios"]),
+            )
+        })
+        .collect();
+    assert_eq!(
+        per_host,
+        vec![
+            ("iolab-host-a".to_string(), 2, 4000),
+            ("iolab-host-b".to_string(), 2, 4000)
+        ]
+    );
+    assert_eq!(u(&r["jobs"][0]["read"]["ios"]), 8000);
+    // Each rank read its own host's file.
+    for k in scale["rank_info"].as_array().unwrap() {
+        let target = k["target"].as_str().unwrap();
+        let want = format!("f.{}.{}", k["host"].as_str().unwrap(), u(&k["local_rank"]));
+        assert!(target.ends_with(&want), "{target} is not {want}");
+    }
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        shown.contains("iolab-host-a") && shown.contains("iolab-host-b"),
+        "{shown}"
     );
 }

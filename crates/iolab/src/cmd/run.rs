@@ -505,11 +505,15 @@ pub(crate) fn plan(args: &RunArgs) -> Result<Plan> {
 
 /// Opens `target` for `plan`'s jobs (creating a test file they need) and resolves each job's
 /// span on it; a refused job leaves no file it created behind.
-pub(crate) fn open_subject(plan: &mut Plan, target: &Path, safety: &SafetyFlags) -> Result<Subject> {
+pub(crate) fn open_subject(
+    plan: &mut Plan,
+    target: &Path,
+    safety: &SafetyFlags,
+) -> Result<Subject> {
     let mut layout = layout_job(&plan.jobs);
     check_spans_before_layout(target, &layout, &plan.jobs).map_err(|(i, e)| plan.locate(i, &e))?;
-    let mut subject = Subject::open(target, &mut layout, safety, ModelState::Full, false)
-        .map_err(|e| {
+    let mut subject =
+        Subject::open(target, &mut layout, safety, ModelState::Full, false).map_err(|e| {
             // The layout job carries the name of the job whose span it takes.
             let at = job_error(&e).and_then(|je| {
                 let i = plan.jobs.iter().position(|j| j.name == je.job)?;

@@ -66,17 +66,6 @@ impl Comm {
         serde_json::from_slice(&bytes).map_err(|e| anyhow!("a message from rank {from}: {e}"))
     }
 
-    /// A message waiting from any rank: its source and tag, and its bytes.
-    pub fn try_receive(&self) -> Option<(u32, i32, Vec<u8>)> {
-        let status = self.world.any_process().immediate_probe()?;
-        let (from, tag) = (status.source_rank(), status.tag());
-        let (bytes, _) = self
-            .world
-            .process_at_rank(from)
-            .receive_vec_with_tag::<u8>(tag);
-        Some((from as u32, tag, bytes))
-    }
-
     /// A message waiting from rank `from` with `tag`.
     pub fn try_receive_from(&self, from: u32, tag: i32) -> Option<Vec<u8>> {
         let p = self.world.process_at_rank(from as i32);
@@ -167,12 +156,12 @@ impl Comm {
 
     /// Waits a little between polls of a watch loop.
     pub fn pause() {
-        std::thread::sleep(Duration::from_micros(500));
+        std::thread::sleep(Duration::from_millis(1));
     }
 }
 
-/// The refusals among `all` (in rank order), named by rank and host; one line when every rank
-/// refused for the same reason.
+/// The refusals among `all` (in rank order), named by rank and host; the reason alone when
+/// every rank refused for the same one (a bad flag, say).
 fn refusals(hosts: &[String], all: &[Verdict]) -> Option<String> {
     let refused: Vec<(usize, &str)> = all
         .iter()
@@ -181,7 +170,7 @@ fn refusals(hosts: &[String], all: &[Verdict]) -> Option<String> {
         .collect();
     let (_, first) = refused.first()?;
     if refused.len() == all.len() && refused.iter().all(|(_, why)| why == first) {
-        return Some(format!("every rank: {first}"));
+        return Some(first.to_string());
     }
     let host = |r: usize| hosts.get(r).map_or("?", String::as_str);
     let lines: Vec<String> = refused

@@ -29,12 +29,12 @@ use anyhow::{anyhow, bail, Context, Result};
 use iolab_core::job::Job;
 use iolab_core::result::{JobResult, RunResult};
 use iolab_core::scale::{
-    merge_job_results, HostJobs, RankFault, RankInfo, RankProgress, ScaleSummary,
-    StonewallWindow,
+    merge_job_results, HostJobs, RankFault, RankInfo, RankProgress, ScaleSummary, StonewallWindow,
 };
 use iolab_engine::driver::Progress;
 use iolab_engine::runner::{unix_now_ns, JobRun, RunControl};
 use iolab_engine::sys::INTERRUPTED;
+use mpi::traits::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -107,7 +107,7 @@ struct Watch {
 
 /// Runs `args` as one coordinated job of every rank mpirun started.
 pub fn run(args: RunArgs) -> Result<i32> {
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Funneled) else {
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
         bail!("MPI could not be initialised (was it initialised already?)");
     };
     let comm = Comm::new(universe.world());
@@ -215,7 +215,12 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         (Some(g), Some(frame)) => {
             let mut result = assemble(frame, g, &plan, share, args, hosts);
             subject.describe_into(&mut result);
-            Some(save(&result, args, setups.as_deref().unwrap_or_default(), false))
+            Some(save(
+                &result,
+                args,
+                setups.as_deref().unwrap_or_default(),
+                false,
+            ))
         }
         _ => None,
     };
@@ -305,7 +310,27 @@ fn open_share(
     args: &RunArgs,
     comm: &Comm,
 ) -> Result<(Subject, Vec<Job>)> {
-    let mut subject = open_subject(plan, target, &args.safety)?;
+    let shared_device = share == Share::Zones
+        && comm.rank > 0
+        && std::fs::metadata(target).is_ok_and(|m| {
+            use std::os::unix::fs::FileTypeExt;
+            m.file_type().is_block_device()
+        });
+    let mut subject = open_subject(plan, target, &args.safety).map_err(|e| {
+        if shared_device && plan.jobs.iter().any(Job::writes) && args.safety.destroy_data.is_none()
+        {
+            // Each writer of a device holds it exclusively, so the ranks of one host see each
+            // other as "another program".
+            e.context(format!(
+                "several ranks of one host writing zones of {} see each other hold it \
+                 exclusively: pass --destroy-data={} to let them share it",
+                target.display(),
+                target.display()
+            ))
+        } else {
+            e
+        }
+    })?;
     let full = plan.jobs.clone();
     if share == Share::Zones {
         let sector = subject.logical_block_bytes();
@@ -373,37 +398,43 @@ fn run_one(
     let progress = Progress::default();
     let started = AtomicU64::new(0);
     let finished: Mutex<Option<Option<String>>> = Mutex::new(None);
+    // The job runs on this thread (a model's state stays on the thread that made it); the
+    // watch, the only MPI caller meanwhile, on its own (MPI_THREAD_SERIALIZED).
+    let (rank, size) = (comm.rank, comm.size);
     let (run, watch) = std::thread::scope(|s| {
-        let handle = s.spawn(|| {
-            let ctl = RunControl {
-                stop: Some(&stop),
-                progress: Some(&progress),
-                start_at: Some(UNIX_EPOCH + Duration::from_nanos(local_start)),
-                started_unix_ns: Some(&started),
+        let (stop, finished, progress) = (&stop, &finished, &progress);
+        let watcher = s.spawn(move || {
+            let comm = Comm::new(mpi::topology::SimpleCommunicator::world());
+            debug_assert_eq!((comm.rank, comm.size), (rank, size));
+            let ctx = WatchContext {
+                comm: &comm,
+                job: j as u32,
+                stonewall,
+                stop,
+                finished,
+                progress,
             };
-            let run = subject.run_job_with(job, ctl);
-            *lock(&finished) = Some(failure_of(&run, &stop));
-            run
+            let watch = if comm.is_root() {
+                ctx.watch_as_root(last_progress)
+            } else {
+                ctx.watch_as_rank()
+            };
+            if watch.is_err() {
+                stop.store(true, Ordering::Relaxed);
+            }
+            watch
         });
-        let ctx = WatchContext {
-            comm,
-            job: j as u32,
-            stonewall,
-            stop: &stop,
-            finished: &finished,
-            progress: &progress,
+        let ctl = RunControl {
+            stop: Some(stop),
+            progress: Some(progress),
+            start_at: Some(UNIX_EPOCH + Duration::from_nanos(local_start)),
+            started_unix_ns: Some(&started),
         };
-        let watch = if comm.is_root() {
-            ctx.watch_as_root(last_progress)
-        } else {
-            ctx.watch_as_rank()
-        };
-        if watch.is_err() {
-            stop.store(true, Ordering::Relaxed);
-        }
-        let run = handle
+        let run = subject.run_job_with(job, ctl);
+        *lock(finished) = Some(failure_of(&run, stop));
+        let watch = watcher
             .join()
-            .unwrap_or_else(|_| Err(anyhow!("the job's thread panicked")));
+            .unwrap_or_else(|_| Err(anyhow!("the watch of the job panicked")));
         (run, watch)
     });
     Ok((run, started.load(Ordering::Relaxed), watch?))
@@ -776,12 +807,18 @@ fn interrupted_result(
     last_progress: &[Option<RankProgress>],
     lost: Vec<RankFault>,
 ) {
-    let hosts: Vec<String> = result
-        .scale
-        .as_ref()
-        .map(|s| s.rank_info.iter().map(|i| i.host.clone()).collect())
-        .unwrap_or_default();
+    let lost_names: Vec<String> = lost.iter().map(|f| format!("rank {}", f.rank)).collect();
+    let lost_said = if lost.is_empty() {
+        String::new()
+    } else {
+        format!("; {} lost", lost_names.join(", "))
+    };
+    let reason = match lost.first() {
+        Some(f) => format!("rank {} on {}: {}", f.rank, f.host, f.reason),
+        None => "interrupted (a signal, which mpirun passes on to every rank)".into(),
+    };
     let scale = result.scale.get_or_insert_with(ScaleSummary::default);
+    let hosts: Vec<String> = scale.rank_info.iter().map(|i| i.host.clone()).collect();
     for (r, info) in scale.rank_info.iter_mut().enumerate() {
         info.last_progress = last_progress
             .get(r)
@@ -789,39 +826,27 @@ fn interrupted_result(
             .flatten()
             .filter(|p| p.job as usize == j);
     }
-    if let Some(mut own) = own {
+    scale.faults.extend(lost);
+    let partial = own.map(|mut own| {
         own.complete = false;
-        let lost_names: Vec<String> = lost.iter().map(|f| format!("rank {}", f.rank)).collect();
-        own.stop_reason = Some(if lost.is_empty() {
-            "interrupted".into()
-        } else {
-            format!("stopped: {} lost", lost_names.join(", "))
-        });
-        // The job's aggregate holds rank 0's I/O only: the others' are their counts above.
+        own.stop_reason = Some(format!("interrupted{lost_said}"));
+        // The job's aggregate holds rank 0's I/O only: the others' are their counts.
         let mut partial = merge_job_results(full_job, &[&own]);
         partial.complete = false;
         partial.stop_reason = Some(format!(
             "only rank 0's I/O: the job was stopped before the other ranks could report (their \
-             last counts are in scale.rank_info[].last_progress){}",
-            if lost.is_empty() {
-                String::new()
-            } else {
-                format!("; {} lost", lost_names.join(", "))
-            }
+             last counts are in scale.rank_info[].last_progress){lost_said}"
         ));
-        result.jobs.push(partial);
         if let Some(info) = scale.rank_info.first_mut() {
             info.jobs.push(own);
         }
-    }
+        partial
+    });
+    result.jobs.extend(partial);
     let unknown: Vec<String> = (1..hosts.len())
         .filter(|r| hosts[*r] != hosts[0])
         .map(|r| format!("rank {r} on {}", hosts[r]))
         .collect();
-    let reason = match lost.first() {
-        Some(f) => format!("rank {} on {}: {}", f.rank, f.host, f.reason),
-        None => "interrupted (a signal, which mpirun passes on to every rank)".into(),
-    };
     result.complete = false;
     result.incomplete_reason = Some(format!(
         "{reason}; job '{}' is kept as rank 0 measured it and as far as the others' last \
@@ -836,7 +861,6 @@ fn interrupted_result(
             )
         }
     ));
-    scale.faults.extend(lost);
 }
 
 /// Shows the tables and saves the result under the output policy; returns the exit code.

@@ -111,8 +111,8 @@ mod tests {
 
     #[test]
     fn patterns_give_each_rank_its_own_target() {
-        let (t, share) = rank_target(Path::new("/mnt/{host}/f.{rank}.{local_rank}"), &place(3))
-            .unwrap();
+        let (t, share) =
+            rank_target(Path::new("/mnt/{host}/f.{rank}.{local_rank}"), &place(3)).unwrap();
         assert_eq!(t, Path::new("/mnt/node7/f.3.1"));
         assert_eq!(share, Share::OwnTarget);
         let e = rank_target(Path::new("/mnt/f.{rnak}"), &place(0)).unwrap_err();
@@ -120,14 +120,20 @@ mod tests {
         let e = rank_target(Path::new("/mnt/f.{rank}.{pid}"), &place(0)).unwrap_err();
         assert!(format!("{e}").contains("{pid}"), "{e}");
         let (t, share) = rank_target(Path::new("sim:ssd750-1200@z97"), &place(1)).unwrap();
-        assert_eq!((t.to_str().unwrap(), share), ("sim:ssd750-1200@z97", Share::OwnTarget));
+        assert_eq!(
+            (t.to_str().unwrap(), share),
+            ("sim:ssd750-1200@z97", Share::OwnTarget)
+        );
     }
 
     #[test]
     fn a_directory_gives_each_rank_a_file_and_a_file_gives_zones() {
         let dir = tempfile::tempdir().unwrap();
         let (t, share) = rank_target(dir.path(), &place(2)).unwrap();
-        assert_eq!((t, share), (dir.path().join("iolab-rank2.dat"), Share::OwnFileInDir));
+        assert_eq!(
+            (t, share),
+            (dir.path().join("iolab-rank2.dat"), Share::OwnFileInDir)
+        );
         let f = dir.path().join("shared.bin");
         assert_eq!(rank_target(&f, &place(2)).unwrap().1, Share::Zones);
     }
