@@ -391,6 +391,7 @@ impl Subject {
 
     /// Runs `job` (span resolved) under `ctl` and without a progress line: a job one of several
     /// coordinated processes runs (a model takes only the stop flag).
+    #[cfg(feature = "mpi")]
     pub fn run_job_with(&mut self, job: &Job, ctl: RunControl) -> Result<JobRun> {
         self.check_job(job)?;
         match self {

@@ -405,8 +405,11 @@ pub(crate) struct Plan {
     pub notes: Vec<String>,
     hint: BufferedHint,
     /// A job's refused value, with where the file or a flag sets it.
-    locate: Box<dyn Fn(usize, &JobError) -> anyhow::Error>,
+    locate: Box<Locate>,
 }
+
+/// Says where job `i`'s refused value was set (the job file's line, or a flag).
+type Locate = dyn Fn(usize, &JobError) -> anyhow::Error;
 
 impl Plan {
     /// Job `i`'s refused value `e`, with where the file or a flag sets it.

@@ -40,12 +40,22 @@ pub fn host_lines(result: &RunResult) -> String {
         .iter()
         .max_by_key(|r| r.clock_offset_ns.unsigned_abs())
         .map_or(0, |r| r.clock_offset_ns);
+    let starts_known = scale
+        .rank_info
+        .iter()
+        .any(|r| !r.start_offsets_ns.is_empty());
+    let skew = if starts_known {
+        format!(
+            "started each job within {:.3} ms of each other",
+            scale.start_skew_ns as f64 / 1e6
+        )
+    } else {
+        "were stopped before they reported their starts".into()
+    };
     let _ = writeln!(
         out,
-        "\n{} ranks started each job within {:.3} ms of each other (clock offsets to rank 0 up \
-         to {:.3} ms, removed){}",
+        "\n{} ranks {skew} (clock offsets to rank 0 up to {:.3} ms, removed){}",
         scale.ranks,
-        scale.start_skew_ns as f64 / 1e6,
         worst_offset as f64 / 1e6,
         if scale.stonewall {
             "; stonewalled: every rank stopped when the first finished"
