@@ -66,14 +66,14 @@ pub fn run(args: RunArgs) -> Result<i32> {
         #[cfg(feature = "mpi")]
         Some(_) => coordinated::run(args),
         #[cfg(not(feature = "mpi"))]
-        Some((var, n)) => bail!(
+        Some((var, n)) if n > 1 => bail!(
             "iolab was started by mpirun as one of {n} processes ({var}={n}), but this iolab is \
              built without MPI support: each process would run the whole job on its own, and \
              their results would not add up. Build it with MPI (`cargo build --release -p iolab \
              --features mpi`, which needs Open MPI's development files), or run iolab without \
              mpirun"
         ),
-        None => {
+        _ => {
             if args.scale.stonewall {
                 bail!(
                     "--stonewall stops every rank of a run under mpirun when the first finishes; \
