@@ -888,18 +888,35 @@ fn review_f(t: &mut Table) {
     }
 }
 
+/// The calibration's independent parts, in order: each review's figures.
+const PARTS: [fn(&mut Table); 8] = [
+    review_a,
+    review_b,
+    review_c,
+    review_c_tiers,
+    review_d,
+    review_e,
+    review_e_spec,
+    review_f,
+];
+
+/// How many independent parts the calibration has ([`calibrate_part`]).
+pub const CALIBRATION_PARTS: usize = PARTS.len();
+
+/// The rows of part `i` (0-based, below [`CALIBRATION_PARTS`]): the parts share nothing, so
+/// processes may run them apart (MPI ranks) and their rows, concatenated in part order, are
+/// [`calibrate`]'s.
+pub fn calibrate_part(i: usize) -> Vec<CalibrationRow> {
+    let mut t = Table(Vec::new());
+    if let Some(part) = PARTS.get(i) {
+        part(&mut t);
+    }
+    t.0
+}
+
 /// Runs every calibration figure of testbeds.md.
 pub fn calibrate() -> Vec<CalibrationRow> {
-    let mut t = Table(Vec::new());
-    review_a(&mut t);
-    review_b(&mut t);
-    review_c(&mut t);
-    review_c_tiers(&mut t);
-    review_d(&mut t);
-    review_e(&mut t);
-    review_e_spec(&mut t);
-    review_f(&mut t);
-    t.0
+    (0..CALIBRATION_PARTS).flat_map(calibrate_part).collect()
 }
 
 impl CalibrationRow {

@@ -39,7 +39,7 @@ pub mod model;
 mod target;
 mod timeq;
 
-pub use calib::{calibrate, CalibrationRow};
+pub use calib::{calibrate, calibrate_part, CalibrationRow, CALIBRATION_PARTS};
 pub use target::SimTarget;
 
 use catalog::Catalog;

@@ -56,6 +56,17 @@ fn mpirun_skip_reason() -> Option<String> {
     }
 }
 
+/// One mpirun test at a time: they start 4 ranks each on a 2-core machine, and a start skew
+/// or a stonewall is judged against the others' load otherwise; and a test that looks for a
+/// rank's process must find its own run's.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
 /// `mpirun -np N iolab ARGS` in `dir`, with the settings of `common::iolab_cmd`.
 fn mpirun(n: u32, args: &[&str], dir: &Path) -> Command {
     let mut c = Command::new("mpirun");
@@ -96,6 +107,7 @@ fn four_ranks_add_up_to_what_the_kernel_counted_and_start_together() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let _lock = iolab_testkit::MachineLock::take();
     let dev = iolab_testkit::LoopDevice::new(64 << 20).unwrap();
     let dir = tempfile::tempdir().unwrap();
@@ -208,6 +220,7 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("q.bin");
     let out = mpirun(
@@ -228,6 +241,7 @@ fn stonewalling_stops_every_rank_when_the_first_finishes() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     // Rank 0 has 1 MiB to read, the others 256 MiB each.
     let full = 256u64 << 20;
@@ -294,6 +308,7 @@ fn one_rank_refused_by_its_guard_stops_all_before_any_writes() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     // Rank 2's file is the user's: iolab may not write it. The others' do not exist yet.
     std::fs::write(dir.path().join("f.2"), b"the user's data").unwrap();
@@ -334,8 +349,32 @@ fn one_rank_refused_by_its_guard_stops_all_before_any_writes() {
     );
 }
 
-/// The pid of the iolab process that is rank `rank` of a running mpirun.
-fn rank_pid(rank: u32) -> Option<u32> {
+/// Whether process `pid` descends from process `ancestor`.
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut p = pid;
+    for _ in 0..64 {
+        if p == ancestor {
+            return true;
+        }
+        let Ok(stat) = std::fs::read_to_string(format!("/proc/{p}/stat")) else {
+            return false;
+        };
+        // The parent's pid is the second field after the command's closing parenthesis.
+        let ppid = stat
+            .rsplit(')')
+            .next()
+            .and_then(|rest| rest.split_whitespace().nth(1))
+            .and_then(|v| v.parse().ok());
+        match ppid {
+            Some(pp) if pp > 1 => p = pp,
+            _ => return false,
+        }
+    }
+    false
+}
+
+/// The pid of the iolab process that is rank `rank` of the mpirun `mpirun_pid`.
+fn rank_pid(mpirun_pid: u32, rank: u32) -> Option<u32> {
     let want = format!("OMPI_COMM_WORLD_RANK={rank}");
     let exe = std::fs::canonicalize(env!("CARGO_BIN_EXE_iolab")).ok()?;
     std::fs::read_dir("/proc").ok()?.find_map(|e| {
@@ -346,8 +385,7 @@ fn rank_pid(rank: u32) -> Option<u32> {
             return None;
         }
         let env = std::fs::read(e.path().join("environ")).ok()?;
-        env.split(|b| *b == 0)
-            .any(|kv| kv == want.as_bytes())
+        (env.split(|b| *b == 0).any(|kv| kv == want.as_bytes()) && descends_from(pid, mpirun_pid))
             .then_some(pid)
     })
 }
@@ -379,7 +417,7 @@ fn long_run(dir: &Path, json_name: &str, rank: u32) -> (std::process::Child, u32
     .unwrap();
     let mut pid = None;
     for _ in 0..200 {
-        pid = rank_pid(rank);
+        pid = rank_pid(child.id(), rank);
         if pid.is_some() {
             break;
         }
@@ -396,6 +434,7 @@ fn a_killed_rank_is_named_and_what_was_measured_is_kept() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (child, pid) = long_run(dir.path(), "killed.json", 2);
     Command::new("kill")
@@ -430,6 +469,7 @@ fn a_failing_rank_stops_the_others_and_is_named() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let (child, _) = long_run(dir.path(), "failed.json", 1);
     // Rank 1's file loses its blocks under it: its reads come back short.
@@ -545,6 +585,7 @@ fn two_hosts_over_tcp_give_a_breakdown_per_host() {
         println!("skipped: {why}");
         return;
     }
+    let _one = one_at_a_time();
     let hosts = match TwoHosts::new() {
         Ok(h) => h,
         Err(why) => {
@@ -641,5 +682,32 @@ fn two_hosts_over_tcp_give_a_breakdown_per_host() {
     assert!(
         shown.contains("iolab-host-a") && shown.contains("iolab-host-b"),
         "{shown}"
+    );
+}
+
+#[test]
+fn calibration_split_across_ranks_is_byte_identical() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let single = iolab_cmd(&["sim", "calibrate", "--json"], dir.path())
+        .output()
+        .unwrap();
+    let split = mpirun(3, &["sim", "calibrate", "--json"], dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(
+        split.status.code(),
+        single.status.code(),
+        "{}",
+        text(&split)
+    );
+    assert!(single.stdout.len() > 1000, "{}", text(&single));
+    assert!(
+        single.stdout == split.stdout,
+        "the ranks' rows differ from one process's"
     );
 }

@@ -114,7 +114,10 @@ pub fn run(args: SimArgs) -> Result<i32> {
             Ok(0)
         }
         SimCommand::Calibrate { json } => {
-            let rows = iolab_sim::calibrate();
+            // Under mpirun the ranks share the work; rank 0 prints.
+            let Some(rows) = crate::mpi::calibration_rows()? else {
+                return Ok(0);
+            };
             let out = rows.iter().filter(|r| !r.within_tolerance()).count();
             if json {
                 println!("{}", serde_json::to_string_pretty(&rows)?);

@@ -16,6 +16,8 @@ mod coordinated;
 mod report;
 #[cfg(feature = "mpi")]
 mod share;
+#[cfg(feature = "mpi")]
+mod sweep;
 
 use crate::cmd::run::RunArgs;
 use anyhow::{bail, Result};
@@ -83,4 +85,15 @@ pub fn run(args: RunArgs) -> Result<i32> {
             crate::cmd::run::run(args)
         }
     }
+}
+
+/// The model's calibration rows: under mpirun (with the feature) its parts split across the
+/// ranks and gathered at rank 0, byte for byte the single process's; else computed here.
+/// `None` on ranks other than 0, which print nothing.
+pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
+    #[cfg(feature = "mpi")]
+    if launched_size().is_some() {
+        return sweep::calibrate();
+    }
+    Ok(Some(iolab_sim::calibrate()))
 }
