@@ -13,6 +13,8 @@ mod comm;
 #[cfg(feature = "mpi")]
 mod coordinated;
 #[cfg(feature = "mpi")]
+mod outcome;
+#[cfg(feature = "mpi")]
 mod report;
 #[cfg(feature = "mpi")]
 mod share;
