@@ -24,6 +24,7 @@ pub mod hist;
 pub mod job;
 pub mod result;
 pub mod rng;
+pub mod scale;
 pub mod size;
 pub mod skew;
 pub mod stats;

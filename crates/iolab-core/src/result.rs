@@ -39,6 +39,10 @@ pub struct RunResult {
     /// For trace replays: the trace, how it was replayed, and the storage-bench metrics (null
     /// otherwise).
     pub replay: Option<ReplaySummary>,
+    /// For runs of several coordinated processes (`mpirun … iolab run`): every rank and host,
+    /// while `jobs` holds their aggregate (null otherwise, and in results written before).
+    #[serde(default)]
+    pub scale: Option<crate::scale::ScaleSummary>,
 }
 
 /// A trace replay's setting and its storage-bench figures (the SSD 750 review's metrics).

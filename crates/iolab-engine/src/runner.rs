@@ -13,9 +13,9 @@ use iolab_core::stats::RunStats;
 use iolab_verify::journal::JournalWriter;
 use iolab_verify::verifier::JobVerifier;
 use std::io;
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Condvar, Mutex, Once, PoisonError};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// How a run is watched and stopped from outside.
 #[derive(Clone, Copy, Default)]
@@ -26,6 +26,11 @@ pub struct RunControl<'a> {
     pub progress: Option<&'a Progress>,
     /// The journal of verified writes (`--verify-journal`), for jobs that verify.
     pub journal: Option<&'a Arc<JournalWriter>>,
+    /// Start the job's I/O at this wall-clock time, once every thread is set up (processes
+    /// that start one job together, e.g. MPI ranks); `None`: as soon as they are.
+    pub start_at: Option<SystemTime>,
+    /// Where to put when the job's I/O started, ns since the Unix epoch.
+    pub started_unix_ns: Option<&'a AtomicU64>,
 }
 
 /// Width of the per-second series bins.
@@ -276,7 +281,10 @@ fn run_threads<S: RequestSource + Send>(
         }
         // Starts the threads together once all are ready, or releases them to quit.
         let clock = WallClock::with_origin(origin);
-        let start = gate.open(handles.iter().all(Result::is_ok), clock);
+        let start = gate.open(handles.iter().all(Result::is_ok), clock, ctl.start_at);
+        if let (Some(_), Some(started)) = (start, ctl.started_unix_ns) {
+            started.store(unix_now_ns(), Ordering::Relaxed);
+        }
         // CPU is counted over the measured window only, as fio resets its accounting after
         // ramp_time: it is divided by the measured I/Os, and the ramp's CPU made the figure
         // 2.5 times too high with `--ramp 3 --duration 2`. Setting up rings and buffers is
@@ -388,18 +396,41 @@ impl StartGate {
         }
     }
 
-    /// Called once by the spawning thread: with `go`, waits until every thread is ready, then
-    /// releases them all at `clock`'s now, which it returns; without, releases those started,
-    /// to quit.
-    fn open(&self, go: bool, clock: WallClock) -> Option<u64> {
+    /// Called once by the spawning thread: with `go`, waits until every thread is ready (and
+    /// the wall clock reaches `at`, if given), then releases them all at `clock`'s now, which
+    /// it returns; without, releases those started, to quit.
+    fn open(&self, go: bool, clock: WallClock, at: Option<SystemTime>) -> Option<u64> {
         let mut s = lock(&self.state);
         while go && s.0 < self.expected {
             s = self.ready.wait(s).unwrap_or_else(PoisonError::into_inner);
+        }
+        if let Some(at) = at.filter(|_| go) {
+            wait_until(at);
         }
         let start = go.then(|| clock.now_ns());
         s.1 = Some(start);
         self.verdict.notify_all();
         start
+    }
+}
+
+/// Now, ns since the Unix epoch.
+pub fn unix_now_ns() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
+/// Waits until the wall clock reaches `at`: asleep until shortly before, then yielding, so
+/// that processes waiting for one instant leave within microseconds of it.
+fn wait_until(at: SystemTime) {
+    const SPIN: Duration = Duration::from_micros(300);
+    while let Ok(left) = at.duration_since(SystemTime::now()) {
+        if left > SPIN {
+            std::thread::sleep(left - SPIN);
+        } else {
+            std::thread::yield_now();
+        }
     }
 }
 
@@ -595,11 +626,33 @@ mod tests {
             let gate = StartGate::new(4);
             let starts: Vec<Option<u64>> = std::thread::scope(|s| {
                 let hs: Vec<_> = (0..4).map(|_| s.spawn(|| gate.ready_then_wait())).collect();
-                gate.open(go, WallClock::new());
+                gate.open(go, WallClock::new(), None);
                 hs.into_iter().map(|h| h.join().unwrap()).collect()
             });
             assert!(starts.iter().all(|s| *s == starts[0] && s.is_some() == go));
         }
+    }
+
+    #[test]
+    fn a_job_given_a_start_time_starts_no_earlier_and_says_when() {
+        let dir = tempfile::tempdir().unwrap();
+        let (job, target) = prepared(
+            dir.path(),
+            "size = \"1m\"\nios_limit = 8",
+            EngineChoice::Auto,
+        );
+        let at = SystemTime::now() + Duration::from_millis(120);
+        let started = AtomicU64::new(0);
+        let ctl = RunControl {
+            start_at: Some(at),
+            started_unix_ns: Some(&started),
+            ..RunControl::default()
+        };
+        let r = run_job(&target, &job, ctl).unwrap().result;
+        assert!(r.complete, "{:?}", r.stop_reason);
+        let at_ns = at.duration_since(UNIX_EPOCH).unwrap().as_nanos() as u64;
+        let started = started.load(Ordering::Relaxed);
+        assert!(started >= at_ns, "started {started} before {at_ns}");
     }
 
     #[test]
@@ -682,9 +735,8 @@ mod tests {
         let progress = Progress::default();
         let ios_as_cpu = || (progress.ios.load(Ordering::Relaxed) as f64 * 1e-6, 0.0);
         let ctl = RunControl {
-            stop: None,
             progress: Some(&progress),
-            journal: None,
+            ..RunControl::default()
         };
         let workers = plan_workers(&job, 0);
         let r = run_threads(

@@ -1518,6 +1518,7 @@ mod tests {
             ],
             suite: None,
             replay: None,
+            scale: None,
         }
     }
 

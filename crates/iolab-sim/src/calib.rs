@@ -327,21 +327,59 @@ impl Runner<'_> {
 
 /// Runs every figure of `set` (or those `keep` accepts).
 pub fn run_set(set: &FigureSet, keep: &dyn Fn(&Figure) -> bool) -> Vec<CalibrationRow> {
+    let indices: Vec<usize> = (0..set.figure.len())
+        .filter(|&i| keep(&set.figure[i]))
+        .collect();
+    modelled(set, &indices)
+        .into_iter()
+        .map(|(i, value)| CalibrationRow::new(set, &set.figure[i], value))
+        .collect()
+}
+
+/// The modelled value of each figure of `set` named by its index, in that order.
+fn modelled(set: &FigureSet, indices: &[usize]) -> Vec<(usize, f64)> {
     let mut runner = Runner {
         set,
         done: HashMap::new(),
     };
-    let mut rows = Vec::new();
-    for f in set.figure.iter().filter(|f| keep(f)) {
-        let mut values = HashMap::new();
-        for (name, m) in &f.measure {
-            values.insert(name.clone(), runner.measure(m));
-        }
-        let modelled = crate::figures::eval(&f.value, &|n| values.get(n).copied())
-            .expect("checked when the set was read");
-        rows.push(CalibrationRow::new(set, f, modelled));
-    }
-    rows
+    indices
+        .iter()
+        .map(|&i| {
+            let f = &set.figure[i];
+            let mut values = HashMap::new();
+            for (name, m) in &f.measure {
+                values.insert(name.clone(), runner.measure(m));
+            }
+            let value = crate::figures::eval(&f.value, &|n| values.get(n).copied())
+                .expect("checked when the set was read");
+            (i, value)
+        })
+        .collect()
+}
+
+/// Parts the calibration set splits into for processes that share it (MPI ranks): contiguous
+/// runs of its figures, so that the parts in order are [`calibrate`]'s figures in order.
+pub const CALIBRATION_PARTS: usize = 16;
+
+/// The modelled values of part `part` of the calibration set: `(figure index, value)`. Every
+/// run is deterministic, so the values are those [`calibrate`] computes.
+pub fn calibrate_part(part: usize) -> Vec<(usize, f64)> {
+    let set = FigureSet::calibration();
+    let n = set.figure.len();
+    let indices: Vec<usize> =
+        (part * n / CALIBRATION_PARTS..(part + 1) * n / CALIBRATION_PARTS).collect();
+    modelled(&set, &indices)
+}
+
+/// The calibration set's rows from every figure's modelled value (`calibrate_part`'s,
+/// gathered), in the set's order.
+pub fn calibration_rows(mut values: Vec<(usize, f64)>) -> Vec<CalibrationRow> {
+    let set = FigureSet::calibration();
+    values.sort_by_key(|&(i, _)| i);
+    values
+        .into_iter()
+        .map(|(i, value)| CalibrationRow::new(&set, &set.figure[i], value))
+        .collect()
 }
 
 /// Runs every figure of the calibration set (the published figures of testbeds.md).

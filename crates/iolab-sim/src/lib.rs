@@ -42,7 +42,10 @@ pub mod power_loss;
 mod target;
 mod timeq;
 
-pub use calib::{calibrate, run_set, validate, CalibrationRow};
+pub use calib::{
+    calibrate, calibrate_part, calibration_rows, run_set, validate, CalibrationRow,
+    CALIBRATION_PARTS,
+};
 pub use target::SimTarget;
 
 use catalog::Catalog;

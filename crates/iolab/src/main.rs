@@ -18,6 +18,7 @@ mod fio_out;
 mod fiojob;
 mod jobfile;
 mod leftover;
+mod mpi;
 mod output;
 mod session;
 mod subject;
@@ -73,9 +74,13 @@ fn main() {
         iolab_engine::sys::exit_quietly_on_closed_pipe();
     }
     let result = match cli.command {
-        Command::Quick(args) => cmd::quick::run(args),
-        Command::Run(args) => cmd::run::run(*args),
-        Command::Suite(args) => cmd::suite::run(args),
+        Command::Quick(args) => {
+            mpi::refuse_uncoordinated("quick").and_then(|()| cmd::quick::run(args))
+        }
+        Command::Run(args) => mpi::run(*args),
+        Command::Suite(args) => {
+            mpi::refuse_uncoordinated("suite").and_then(|()| cmd::suite::run(args))
+        }
         Command::Report(args) => cmd::report::run(args),
         Command::Results(args) => cmd::results::run(args),
         Command::Sim(args) => cmd::sim::run(args),

@@ -98,6 +98,7 @@ pub fn new_result_for(
         jobs: Vec::new(),
         suite: None,
         replay: None,
+        scale: None,
     }
 }
 

@@ -421,11 +421,24 @@ impl Subject {
                         stop: Some(&INTERRUPTED),
                         progress: Some(progress),
                         journal: journal.as_ref(),
+                        ..RunControl::default()
                     },
                 )
             }),
             // Virtual time runs faster than a wall-clock progress line could say anything.
             Subject::Model(sim) => sim.run_job(job, Some(&INTERRUPTED)),
+        }
+        .with_context(|| format!("job '{}'", job.name))
+    }
+
+    /// Runs `job` (span resolved) under `ctl` and without a progress line: a job one of several
+    /// coordinated processes runs (a model takes only the stop flag).
+    #[cfg(feature = "mpi")]
+    pub fn run_job_with(&mut self, job: &Job, ctl: RunControl) -> Result<JobRun> {
+        self.check_job(job)?;
+        match self {
+            Subject::Real { target, .. } => run_job(target, job, ctl),
+            Subject::Model(sim) => sim.run_job(job, ctl.stop),
         }
         .with_context(|| format!("job '{}'", job.name))
     }
@@ -446,7 +459,7 @@ impl Subject {
                     RunControl {
                         stop: Some(&INTERRUPTED),
                         progress: Some(progress),
-                        journal: None,
+                        ..RunControl::default()
                     },
                 )
             }),

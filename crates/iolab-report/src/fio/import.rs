@@ -184,6 +184,7 @@ pub fn from_fio_value(doc: &Value) -> Result<RunResult, FioJsonError> {
         jobs: out_jobs,
         suite: None,
         replay: None,
+        scale: None,
     })
 }
 

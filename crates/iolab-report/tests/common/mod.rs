@@ -150,6 +150,7 @@ pub fn frame(kind: &str, target: &str, host: &str) -> RunResult {
         jobs: Vec::new(),
         suite: None,
         replay: None,
+        scale: None,
     }
 }
 

@@ -253,6 +253,8 @@ pub struct RunArgs {
     pub safety: SafetyFlags,
     #[command(flatten)]
     pub journal: crate::cmd::verify::JournalFlags,
+    #[command(flatten)]
+    pub scale: crate::mpi::ScaleFlags,
 }
 
 /// Where a job's name came from, for errors.
@@ -468,8 +470,43 @@ fn job_error(e: &anyhow::Error) -> Option<&JobError> {
     })
 }
 
-/// Runs `iolab run`; returns the exit code.
-pub fn run(args: RunArgs) -> Result<i32> {
+/// A run's jobs, validated, and its target: what `iolab run` and a coordinated run (under
+/// mpirun) share.
+pub(crate) struct Plan {
+    /// The target as given (for a coordinated run, perhaps a pattern with `{rank}`).
+    pub target: PathBuf,
+    /// The jobs, validated, in run order.
+    pub jobs: Vec<Job>,
+    /// Said on the terminal and kept in the result's notes.
+    pub notes: Vec<String>,
+    /// The safety flags, with the engine a fio job file asks for.
+    pub safety: SafetyFlags,
+    hint: BufferedHint,
+    /// A job's refused value, with where the file or a flag sets it.
+    locate: Box<Locate>,
+}
+
+/// Says where job `i`'s refused value was set (the job file's line, or a flag).
+type Locate = dyn Fn(usize, &JobError) -> anyhow::Error;
+
+impl Plan {
+    /// Job `i`'s refused value `e`, with where the file or a flag sets it.
+    pub fn locate(&self, i: usize, e: &JobError) -> anyhow::Error {
+        (self.locate)(i, e)
+    }
+}
+
+/// The jobs of `args` as written (the job file's, flags applied), before validation.
+struct Written {
+    specs: Vec<JobSpec>,
+    file: Option<JobFile>,
+    targets: Vec<PathBuf>,
+    safety: SafetyFlags,
+    notes: Vec<String>,
+}
+
+/// Reads the job file (TOML or fio's) and flags of `args`.
+fn written(args: &RunArgs) -> Result<Written> {
     let (mut files, mut targets): (Vec<&PathBuf>, Vec<&PathBuf>) = (Vec::new(), Vec::new());
     for p in &args.inputs {
         if is_job_file(p) || crate::fiojob::is_fio_job(p) {
@@ -512,13 +549,27 @@ pub fn run(args: RunArgs) -> Result<i32> {
             spec.verify = Some(VerifyMode::End);
         }
     }
-    if args.print_job {
-        print!("{}", crate::fiojob::jobs_as_toml(&specs, &notes)?);
-        return Ok(0);
-    }
+    Ok(Written {
+        specs,
+        file,
+        targets: targets.into_iter().cloned().collect(),
+        safety,
+        notes,
+    })
+}
+
+/// Reads the job file and flags of `args` into validated jobs and a target.
+pub(crate) fn plan(args: &RunArgs) -> Result<Plan> {
+    let Written {
+        specs,
+        file,
+        targets,
+        safety,
+        mut notes,
+    } = written(args)?;
     // A job's refused value, with where the file sets it.
     let flag_keys = flag_keys(&args.job);
-    let locate = |i: usize, e: &JobError| -> anyhow::Error {
+    let locate = move |i: usize, e: &JobError| -> anyhow::Error {
         match (&file, flag_keys.iter().any(|k| k == e.key)) {
             (_, true) => {
                 let whose = file.as_ref().map_or(String::new(), |f| {
@@ -553,7 +604,7 @@ pub fn run(args: RunArgs) -> Result<i32> {
     } else {
         BufferedHint::KeyAndFlag
     };
-    let mut jobs: Vec<Job> = specs
+    let jobs: Vec<Job> = specs
         .iter()
         .enumerate()
         .map(|(i, s)| s.validate_with(hint).map_err(|e| locate(i, &e)))
@@ -570,11 +621,6 @@ pub fn run(args: RunArgs) -> Result<i32> {
     for job in &jobs {
         crate::subject::check_buffer_memory(&target, job)?;
     }
-    let mut inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
-    inputs.push(&target);
-    let rules = Rules::new(&inputs, safety.overwrite);
-    session::check_output(safety.json.as_deref(), &rules)?;
-    crate::fio_out::check(&safety, &rules)?;
     if args.journal.power_loss_at.is_some() && !crate::subject::is_model(&target) {
         bail!(
             "--power-loss-at cuts the power of a model (sim:…) in virtual time; on a real drive \
@@ -582,29 +628,40 @@ pub fn run(args: RunArgs) -> Result<i32> {
              --journal FILE"
         );
     }
-    if let Some(j) = &args.journal.verify_journal {
-        // Checked before anything is written; created once the target is open.
-        output::check("--verify-journal", j, &rules)?;
-        if crate::subject::is_model(&target) {
-            bail!("--verify-journal: a model keeps no data to journal; give a file or device");
-        }
+    if args.journal.verify_journal.is_some() && crate::subject::is_model(&target) {
+        bail!("--verify-journal: a model keeps no data to journal; give a file or device");
     }
-    iolab_engine::sys::install_interrupt_handler();
-    let mut layout = layout_job(&jobs);
-    check_spans_before_layout(&target, &layout, &jobs).map_err(|(i, e)| locate(i, &e))?;
-    let mut subject = Subject::open(&target, &mut layout, &safety, ModelState::Full, false)
-        .map_err(|e| {
+    Ok(Plan {
+        target,
+        jobs,
+        notes,
+        safety,
+        hint,
+        locate: Box::new(locate),
+    })
+}
+
+/// Opens `target` for `plan`'s jobs (creating a test file they need) and resolves each job's
+/// span on it; a refused job leaves no file it created behind.
+pub(crate) fn open_subject(
+    plan: &mut Plan,
+    target: &Path,
+    safety: &SafetyFlags,
+) -> Result<Subject> {
+    let mut layout = layout_job(&plan.jobs);
+    check_spans_before_layout(target, &layout, &plan.jobs).map_err(|(i, e)| plan.locate(i, &e))?;
+    let mut subject =
+        Subject::open(target, &mut layout, safety, ModelState::Full, false).map_err(|e| {
             // The layout job carries the name of the job whose span it takes.
             let at = job_error(&e).and_then(|je| {
-                let i = jobs.iter().position(|j| j.name == je.job)?;
-                Some(locate(i, je))
+                let i = plan.jobs.iter().position(|j| j.name == je.job)?;
+                Some(plan.locate(i, je))
             });
             at.unwrap_or(e)
         })?;
-    if let Some(t) = args.journal.power_loss_at {
-        subject.set_power_loss_at(t)?;
-    }
-    for (i, job) in jobs.iter_mut().enumerate() {
+    let hint = plan.hint;
+    for i in 0..plan.jobs.len() {
+        let job = &mut plan.jobs[i];
         let fits = job
             .resolve_span(subject.size_bytes())
             .and_then(|()| job.check_alignment_with(subject.logical_block_bytes(), hint));
@@ -612,22 +669,49 @@ pub fn run(args: RunArgs) -> Result<i32> {
             // A file made for jobs that cannot run on it (a 4 KiB-sector device under it,
             // known only once it exists) goes again: a refused run leaves nothing behind.
             subject.remove_created_on_drop();
-            return Err(locate(i, &e));
+            return Err(plan.locate(i, &e));
         }
         // What only the opened target can judge (a model that compresses keeps buffers as a
         // file's engine does), said before any job runs rather than as a later job's failure.
         if let Err(e) = subject.check_job(job) {
             subject.remove_created_on_drop();
-            let located = job_error(&e).map(|je| locate(i, je));
+            let located = job_error(&e).map(|je| plan.locate(i, je));
             return Err(located.unwrap_or(e));
         }
+    }
+    Ok(subject)
+}
+
+/// Runs `iolab run`; returns the exit code.
+pub fn run(args: RunArgs) -> Result<i32> {
+    if args.print_job {
+        let w = written(&args)?;
+        print!("{}", crate::fiojob::jobs_as_toml(&w.specs, &w.notes)?);
+        return Ok(0);
+    }
+    let mut plan = plan(&args)?;
+    let target = plan.target.clone();
+    let safety = plan.safety.clone();
+    let mut inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+    inputs.push(&target);
+    let rules = Rules::new(&inputs, safety.overwrite);
+    session::check_output(safety.json.as_deref(), &rules)?;
+    crate::fio_out::check(&safety, &rules)?;
+    if let Some(j) = &args.journal.verify_journal {
+        // Checked before anything is written; created once the target is open.
+        output::check("--verify-journal", j, &rules)?;
+    }
+    iolab_engine::sys::install_interrupt_handler();
+    let mut subject = open_subject(&mut plan, &target, &safety)?;
+    if let Some(t) = args.journal.power_loss_at {
+        subject.set_power_loss_at(t)?;
     }
     if let Some(j) = args.journal.open(&rules)? {
         subject.set_journal(j);
     }
     let mut result = subject.new_result("run", !safety.no_probe);
-    result.notes.extend(notes);
-    for job in &jobs {
+    result.notes.extend(plan.notes);
+    for job in &plan.jobs {
         if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
             break;
         }

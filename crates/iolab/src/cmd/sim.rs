@@ -122,7 +122,11 @@ pub fn run(args: SimArgs) -> Result<i32> {
             let wants = |name: &str| set.as_deref().is_none_or(|s| s == name);
             let mut rows = Vec::new();
             if wants("calibration") {
-                rows.extend(iolab_sim::calibrate());
+                // Under mpirun the ranks share the calibration set; rank 0 prints.
+                let Some(calibration) = crate::mpi::calibration_rows()? else {
+                    return Ok(0);
+                };
+                rows.extend(calibration);
             }
             if wants("validation") {
                 rows.extend(iolab_sim::validate());

@@ -203,7 +203,10 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Analyze(a) => run_analyze(a),
         TraceCommand::Synth(a) => run_synth(a),
         TraceCommand::Convert(a) => run_convert(a),
-        TraceCommand::Replay(a) => super::replay::run(*a),
+        TraceCommand::Replay(a) => {
+            crate::mpi::refuse_uncoordinated("trace replay")?;
+            super::replay::run(*a)
+        }
         TraceCommand::Detect(a) => {
             let r = a.open()?;
             // The format alone on standard output, for scripts; the compression beside it.

@@ -1,0 +1,101 @@
+//! Many processes and hosts as one run, under MPI (`mpirun -np N [--hostfile H] iolab run …`).
+//!
+//! Built with the `mpi` cargo feature, `iolab run` started by mpirun runs one coordinated job:
+//! every rank checks its share with the safety guard before any rank writes, ranks measure their
+//! clock offsets to rank 0, start each job together, may stop together when the first finishes
+//! (`--stonewall`), and rank 0 merges what they measured and writes one result (aggregate, per
+//! host, per rank), one store record and one report. Without the feature nothing here runs:
+//! a command started by mpirun says it cannot coordinate instead of running N copies that
+//! would each measure as if alone.
+
+#[cfg(feature = "mpi")]
+mod comm;
+#[cfg(feature = "mpi")]
+mod coordinated;
+#[cfg(feature = "mpi")]
+mod outcome;
+#[cfg(feature = "mpi")]
+mod report;
+#[cfg(feature = "mpi")]
+mod share;
+#[cfg(feature = "mpi")]
+mod sweep;
+
+use crate::cmd::run::RunArgs;
+use anyhow::{bail, Result};
+use clap::Args;
+
+/// Options of a run under mpirun.
+#[derive(Args, Clone, Debug, Default)]
+pub struct ScaleFlags {
+    /// Under mpirun: stop every rank when the first one finishes a job (IOR's stonewalling), so
+    /// the aggregate covers a window in which all ranks ran.
+    #[arg(long)]
+    pub stonewall: bool,
+}
+
+/// The environment variables by which a launcher tells a process its job's size: Open MPI's,
+/// then the PMI of MPICH, Intel MPI and Slurm.
+const SIZE_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"];
+
+/// The number of processes the launcher started, when this process is one of them.
+pub fn launched_size() -> Option<(&'static str, u32)> {
+    SIZE_VARIABLES.iter().find_map(|var| {
+        let n = std::env::var(var).ok()?.trim().parse::<u32>().ok()?;
+        Some((*var, n))
+    })
+}
+
+/// Refuses a measuring command that is not coordinated across ranks when a launcher started
+/// several copies of it: each copy would measure as if alone, and their results would not add.
+pub fn refuse_uncoordinated(command: &str) -> Result<()> {
+    match launched_size() {
+        Some((var, n)) if n > 1 => bail!(
+            "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), and \
+             {command} does not coordinate across processes: each would measure on its own, as \
+             if alone. Under mpirun use `iolab run` (a job file or flags){}",
+            if cfg!(feature = "mpi") {
+                ""
+            } else {
+                ", from a build with MPI support"
+            }
+        ),
+        _ => Ok(()),
+    }
+}
+
+/// `iolab run`: coordinated across ranks when mpirun started it, else as always.
+pub fn run(args: RunArgs) -> Result<i32> {
+    match launched_size() {
+        #[cfg(feature = "mpi")]
+        Some(_) => coordinated::run(args),
+        #[cfg(not(feature = "mpi"))]
+        Some((var, n)) if n > 1 => bail!(
+            "iolab was started by mpirun as one of {n} processes ({var}={n}), but this iolab is \
+             built without MPI support: each process would run the whole job on its own, and \
+             their results would not add up. Build it with MPI (`cargo build --release -p iolab \
+             --features mpi`, which needs Open MPI's development files), or run iolab without \
+             mpirun"
+        ),
+        _ => {
+            if args.scale.stonewall {
+                bail!(
+                    "--stonewall stops every rank of a run under mpirun when the first finishes; \
+                     this run is one process: leave --stonewall out, or start it with mpirun"
+                );
+            }
+            crate::cmd::run::run(args)
+        }
+    }
+}
+
+/// The model's calibration rows: under mpirun (with the feature) its parts split across the
+/// ranks and gathered at rank 0, byte for byte the single process's; else computed here.
+/// `None` on ranks other than 0, which print nothing.
+pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
+    #[cfg(feature = "mpi")]
+    if launched_size().is_some() {
+        return sweep::calibrate();
+    }
+    Ok(Some(iolab_sim::calibrate()))
+}
