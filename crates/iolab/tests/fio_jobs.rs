@@ -78,14 +78,15 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     let job = write(
         dir.path(),
         "v.fio",
-        "[w]\nrw=write\nbs=64k\nsize=1m\nverify=md5\nthinktime=10\n",
+        "[w]\nrw=write\nbs=64k\nsize=1m\nverify=pattern\nthinktime=10\n",
     );
     let out = iolab(&["run", &job, "t.bin", "--json", "r.json"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let said = text(&out);
     assert!(
-        said.contains(&format!("{job}:5: verify=md5: iolab does not read back"))
-            && said.contains(&format!("{job}:6: thinktime=10: pauses"))
+        said.contains(&format!(
+            "{job}:5: verify=pattern: iolab stamps each sector"
+        )) && said.contains(&format!("{job}:6: thinktime=10: pauses"))
             && said.contains("--fio-lenient"),
         "{said}"
     );
@@ -103,8 +104,30 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     assert_eq!(r["jobs"][0]["write"]["ios"], 16);
     let notes = r["notes"].to_string();
     assert!(
-        notes.contains("verify=md5") && notes.contains("thinktime=10"),
+        notes.contains("verify=pattern") && notes.contains("thinktime=10"),
         "{notes}"
+    );
+}
+
+#[test]
+fn a_fio_verify_job_is_verified_by_iolab_and_says_how() {
+    let dir = tempfile::tempdir().unwrap();
+    let job = write(
+        dir.path(),
+        "v.fio",
+        "[w]\nrw=randwrite\nbs=4k\nsize=1m\ndirect=1\nverify=md5\n",
+    );
+    let out = iolab(&["run", &job, "t.bin", "--json", "r.json"], dir.path());
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&dir.path().join("r.json"));
+    let v = &r["jobs"][0]["verify"];
+    assert_eq!(v["mode"], "end", "{v}");
+    assert_eq!(v["failures"], 0, "{v}");
+    assert_eq!(v["blocks_checked"], 256, "{v}");
+    assert!(
+        r["notes"].to_string().contains("not by fio's md5"),
+        "{}",
+        r["notes"]
     );
 }
 
