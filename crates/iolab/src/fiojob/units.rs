@@ -11,13 +11,7 @@ pub fn size(input: &str, kb_base: u64) -> Result<u64, String> {
         return u64::from_str_radix(hex, 16)
             .map_err(|_| format!("'{input}' is not a hexadecimal number"));
     }
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let number: f64 = num
-        .parse()
-        .map_err(|_| format!("'{input}' does not start with a number"))?;
+    let (number, unit) = leading_number(input, s)?;
     let mut unit = unit.trim().to_ascii_lowercase();
     if unit.len() > 1 && unit.ends_with('b') {
         unit.pop();
@@ -53,18 +47,24 @@ pub fn size(input: &str, kb_base: u64) -> Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// The number `s` starts with and the unit after it; `input` (as written) names it in errors.
+fn leading_number<'a>(input: &str, s: &'a str) -> Result<(f64, &'a str), String> {
+    let split = s
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(s.len());
+    let (num, unit) = s.split_at(split);
+    let number = num
+        .parse()
+        .map_err(|_| format!("'{input}' does not start with a number"))?;
+    Ok((number, unit))
+}
+
 /// Parses a time as fio does, in seconds: a bare number is in `default_unit_s` seconds (1 for
 /// most options, 1e-6 for `thinktime`); suffixes `d`, `h`, `m`, `s`/`sec`, `ms`/`msec`,
 /// `us`/`usec`, in any case.
 pub fn seconds(input: &str, default_unit_s: f64) -> Result<f64, String> {
     let s = input.trim();
-    let split = s
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(s.len());
-    let (num, unit) = s.split_at(split);
-    let number: f64 = num
-        .parse()
-        .map_err(|_| format!("'{input}' does not start with a number"))?;
+    let (number, unit) = leading_number(input, s)?;
     // Sub-second units divide, so that 10us is exactly 1e-5 s.
     let (mult, div) = match unit.trim().to_ascii_lowercase().as_str() {
         "" if default_unit_s < 1.0 => (1.0, (1.0 / default_unit_s).round()),
