@@ -292,7 +292,7 @@ pub struct JobResult {
 pub struct VerifySummary {
     /// `end` (after the job), `inline` (after each write) or `journal` (`iolab verify`).
     pub mode: String,
-    /// Checksum of every 512-byte sector: `crc32c`.
+    /// Checksum of every 512-byte sector: `xxh3-32 per sector`.
     pub checksum: String,
     /// Blocks (or what later writes left of them) read back and checked.
     pub blocks_checked: u64,

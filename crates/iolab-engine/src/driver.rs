@@ -14,6 +14,7 @@
 //! lowering the offered load (no coordinated omission).
 
 use crate::clock::Clock;
+use crate::sys;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
@@ -462,6 +463,10 @@ where
                         match st.w.source.next_planned() {
                             Some(p) => {
                                 target.upcoming(p.req.offset);
+                                if let (Some(v), Direction::Write) = (opts.verify, p.req.dir) {
+                                    // The claim's state word is a cache miss over a large span.
+                                    sys::prefetch(v.claim_word(p.req.offset));
+                                }
                                 st.pending.push_back(p);
                             }
                             None => st.exhausted = true,

@@ -26,7 +26,7 @@ pub fn process_run_id() -> u32 {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let seed = format!("{nanos}:{}", std::process::id());
-        crc32c::crc32c(seed.as_bytes()).max(1)
+        (xxhash_rust::xxh3::xxh3_64(seed.as_bytes()) as u32).max(1)
     })
 }
 
@@ -87,7 +87,7 @@ impl Tally {
         let k = |kind: Kind| self.by_kind[Kind::ALL.iter().position(|x| *x == kind).unwrap()];
         VerifySummary {
             mode: mode.into(),
-            checksum: "crc32c".into(),
+            checksum: "xxh3-32 per sector".into(),
             blocks_checked: self.blocks,
             bytes_checked: self.bytes,
             failures: self.failures(),
@@ -155,7 +155,7 @@ impl JobVerifier {
         Ok(JobVerifier {
             mode,
             run_id: journal.as_ref().map_or_else(process_run_id, |j| j.run_id()),
-            job_id: crc32c::crc32c(name.as_bytes()),
+            job_id: xxhash_rust::xxh3::xxh3_64(name.as_bytes()) as u32,
             table,
             journal,
             tally: Mutex::new(Tally::default()),
@@ -171,6 +171,12 @@ impl JobVerifier {
     /// Whether each write is read back as soon as it completes.
     pub fn inline(&self) -> bool {
         self.mode == VerifyMode::Inline
+    }
+
+    /// What [`begin_write`](Self::begin_write) will read first for a write at `offset`: the
+    /// driver prefetches it when it plans the write, one request ahead.
+    pub fn claim_word(&self, offset: u64) -> &impl Sized {
+        self.table.state_word(offset)
     }
 
     /// Claims a write's block and gives it a generation; `None` while another write to the
