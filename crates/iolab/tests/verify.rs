@@ -182,9 +182,10 @@ fn mixed_jobs_of_compressible_and_duplicate_data_verify_clean() {
 [[job]]
 name = "fill"
 access = "write"
-block_size = "128k"
-size = "48m"
+block_size = "1m"
+size = "1g"
 compress_pct = 60
+dedupe_pct = 30
 verify = "end"
 
 [[job]]
@@ -236,6 +237,8 @@ verify = "crc32c"
         assert_eq!(v["failures"], 0, "job {i}: {v}");
         assert!(v["blocks_checked"].as_u64().unwrap() > 100, "job {i}: {v}");
     }
+    // The fill alone wrote and checked the whole GiB.
+    assert_eq!(job_verify(&r, 0)["bytes_checked"], 1u64 << 30);
     // Every write of the inline job was read back: its 4000 writes.
     assert_eq!(job_verify(&r, 2)["blocks_checked"], 4000);
     // And the stamps left on the target hold together.
