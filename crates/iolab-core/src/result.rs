@@ -140,7 +140,7 @@ pub struct Score {
     pub rule: String,
 }
 
-/// The SNIA PTS steady-state determination of one step (methods.md §5).
+/// The SNIA PTS steady-state determination of one step.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct SteadyStateReport {
     /// Step name.

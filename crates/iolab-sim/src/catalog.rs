@@ -5,7 +5,7 @@
 //! overrides entries without touching code. Parsing is strict (`deny_unknown_fields`) and every
 //! cross-field rule is checked after parsing, so an inconsistent entry is refused with the file
 //! and the key at fault — never run with a silently wrong parameter (MQSim's lenient XML parser
-//! is the cautionary tale, anchors-style.md §5).
+//! is the cautionary tale: a misspelt key there silently keeps its default).
 
 use crate::SimError;
 use iolab_link::{DmiGen, Link, PcieGen, SataGen};

@@ -133,7 +133,14 @@ fn faults_are_found(d: &Path, victim: &Victim) {
     f.sync_all().unwrap();
 
     let out = iolab(
-        &["verify", victim.target, "--journal", "j.bin", "--json", "v.json"],
+        &[
+            "verify",
+            victim.target,
+            "--journal",
+            "j.bin",
+            "--json",
+            "v.json",
+        ],
         d,
     );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));

@@ -95,8 +95,6 @@ pub fn job_metrics(j: &JobResult) -> Vec<StoredMetric> {
     out
 }
 
-
-
 /// A run's scores: a suite's, or a trace replay's storage-bench figures.
 pub(super) fn scores_of(r: &RunResult) -> Vec<StoredScore> {
     let mut out: Vec<StoredScore> = r

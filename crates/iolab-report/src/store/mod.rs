@@ -24,10 +24,10 @@ mod schema;
 mod tests;
 mod write;
 
-pub use metrics::{job_metrics, metric_order};
 use metrics::scores_of;
-use schema::MIGRATIONS;
+pub use metrics::{job_metrics, metric_order};
 pub use rows::*;
+use schema::MIGRATIONS;
 
 use iolab_core::job::Job;
 use iolab_core::result::{JobResult, RunResult, SeriesResult, SteadyStateReport, SweepValue};
@@ -351,5 +351,4 @@ impl Store {
             .map_err(sql("setting the layout version"))?;
         tx.commit().map_err(sql("committing the layout"))
     }
-
 }

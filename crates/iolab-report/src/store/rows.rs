@@ -2,7 +2,6 @@
 
 use super::*;
 
-
 /// A run as the list shows it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunSummary {
@@ -205,4 +204,3 @@ pub struct Recorded {
     /// The run's key.
     pub key: String,
 }
-

@@ -100,4 +100,3 @@ CREATE TABLE scores (
     PRIMARY KEY (run_id, position)
 ) WITHOUT ROWID;
 "#;
-
