@@ -326,6 +326,9 @@ where
         total_slots as usize
     ];
     let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
+    if let Some(v) = opts.verify {
+        v.set_clock(clock.now_ns(), crate::runner::unix_now_ns() / 1000);
+    }
     let measure_start = start_ns + opts.ramp_ns;
     let end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
@@ -430,7 +433,7 @@ where
                         } else if let (Some(v), true) = (opts.verify, generation != 0) {
                             let buf = &mut target.buffer_mut(tag)[..len as usize];
                             let seed = st.w.data.fill(buf);
-                            v.stamp(buf, planned.req.offset, generation, seed);
+                            v.stamp(buf, planned.req.offset, generation, seed, now);
                             *filled = 0;
                         } else if !st.w.data.is_constant() || *filled < len {
                             st.w.data.fill(&mut target.buffer_mut(tag)[..len as usize]);
