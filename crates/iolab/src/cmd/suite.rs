@@ -47,6 +47,8 @@ pub struct SuiteArgs {
     pub keep: bool,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub mpi: crate::mpi::ScaleFlags,
 }
 
 /// Runs suite jobs on a real target or a model.
@@ -64,24 +66,7 @@ impl Executor for SubjectExecutor<'_> {
     }
 
     fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
-        let mut job = spec
-            .validate_with(self.buffered_hint)
-            .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
-        let size = self.subject.size_bytes();
-        if job.offset_bytes + job.span() > size {
-            let clamped = size.saturating_sub(job.offset_bytes);
-            self.notes.push(format!(
-                "job '{}': span {} exceeds the target; clamped to {}",
-                job.name,
-                format_size(job.span()),
-                format_size(clamped)
-            ));
-            job.span_bytes = None;
-        }
-        job.resolve_span(size)
-            .map_err(|e| SkipOrFail::Skip(e.message))?;
-        job.check_alignment_with(self.subject.logical_block_bytes(), self.buffered_hint)
-            .map_err(|e| SkipOrFail::Skip(e.message))?;
+        let job = prepare_job(self.subject, spec, self.buffered_hint, &mut self.notes)?;
         let expected = job.duration_s.map(|d| d + job.ramp_s);
         self.subject
             .run_job(&job, &job.name, expected)
@@ -104,6 +89,35 @@ impl Executor for SubjectExecutor<'_> {
     fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
     }
+}
+
+/// A suite's job made ready for `subject`: validated, its span resolved against the target
+/// (a span past the end clamped, said in `notes`), its alignment checked.
+pub(crate) fn prepare_job(
+    subject: &Subject,
+    spec: JobSpec,
+    buffered_hint: BufferedHint,
+    notes: &mut Vec<String>,
+) -> Result<iolab_core::job::Job, SkipOrFail> {
+    let mut job = spec
+        .validate_with(buffered_hint)
+        .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
+    let size = subject.size_bytes();
+    if job.offset_bytes + job.span() > size {
+        let clamped = size.saturating_sub(job.offset_bytes);
+        notes.push(format!(
+            "job '{}': span {} exceeds the target; clamped to {}",
+            job.name,
+            format_size(job.span()),
+            format_size(clamped)
+        ));
+        job.span_bytes = None;
+    }
+    job.resolve_span(size)
+        .map_err(|e| SkipOrFail::Skip(e.message))?;
+    job.check_alignment_with(subject.logical_block_bytes(), buffered_hint)
+        .map_err(|e| SkipOrFail::Skip(e.message))?;
+    Ok(job)
 }
 
 /// Runs file-set steps in a directory; block-level jobs are skipped.
@@ -278,7 +292,10 @@ fn run_in_directory(
 }
 
 /// Puts a suite run's jobs, notes and summary into its result.
-fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut RunResult {
+pub(crate) fn result_from(
+    result: &mut RunResult,
+    outcome: iolab_suite::SuiteRun,
+) -> &mut RunResult {
     result.jobs = outcome.jobs;
     result.notes.extend(outcome.notes);
     result.suite = Some(outcome.summary);
@@ -290,7 +307,7 @@ fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut R
 }
 
 /// Settles, prints and saves a suite result; returns the exit code.
-fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32> {
+pub(crate) fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32> {
     session::settle(result);
     session::show(
         &iolab_report::terminal::suite_table(result),
@@ -326,6 +343,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         }
         return Ok(0);
     }
+    let under_mpi = crate::mpi::coordinated("suite", &args.mpi)?;
     if !(args.scale.is_finite() && args.scale > 0.0) {
         anyhow::bail!(
             "--scale {} must be a positive number (e.g. 0.01 for a short demo)",
@@ -371,6 +389,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         crate::cmd::report::check_beside(p, &rules)?;
     }
     if in_directory {
+        if under_mpi {
+            anyhow::bail!(
+                "suite {} times whole files in a directory, which is not coordinated across \
+                 ranks under mpirun yet: run it without mpirun (block-level suites run under \
+                 mpirun)",
+                suite.name
+            );
+        }
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite, &rules);
     }
@@ -394,6 +420,20 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     let keep = args.keep || args.target.is_some();
+    if under_mpi {
+        let inputs = inputs.iter().map(|p| p.to_path_buf()).collect();
+        let start = crate::mpi::SuiteStart {
+            args: &args,
+            suite: &suite,
+            target: &target,
+            own: args.target.is_none() && target != crate::leftover::kept_test_file(TEST_FILE_STEM),
+            prep,
+            keep,
+            notes,
+            inputs,
+        };
+        return crate::mpi::suite(start);
+    }
     // A suite prepares the drive itself (purge, fills): a model starts as a new drive.
     let mut subject = Subject::open(&target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
     let mut result = subject.new_result(&format!("suite:{}", suite.name), !args.safety.no_probe);

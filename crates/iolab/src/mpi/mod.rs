@@ -15,15 +15,22 @@ mod coordinated;
 #[cfg(feature = "mpi")]
 mod outcome;
 #[cfg(feature = "mpi")]
+mod quick;
+#[cfg(feature = "mpi")]
 mod report;
 #[cfg(feature = "mpi")]
 mod share;
+#[cfg(feature = "mpi")]
+mod steps;
+#[cfg(feature = "mpi")]
+mod suite;
 #[cfg(feature = "mpi")]
 mod sweep;
 
 use crate::cmd::run::RunArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use std::path::{Path, PathBuf};
 
 /// Options of a run under mpirun.
 #[derive(Args, Clone, Debug, Default)]
@@ -53,7 +60,8 @@ pub fn refuse_uncoordinated(command: &str) -> Result<()> {
         Some((var, n)) if n > 1 => bail!(
             "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), and \
              {command} does not coordinate across processes: each would measure on its own, as \
-             if alone. Under mpirun use `iolab run` (a job file or flags){}",
+             if alone. Under mpirun use `iolab run` (a job file or flags), `iolab suite` or \
+             `iolab quick`{}; run {command} without mpirun",
             if cfg!(feature = "mpi") {
                 ""
             } else {
@@ -61,6 +69,27 @@ pub fn refuse_uncoordinated(command: &str) -> Result<()> {
             }
         ),
         _ => Ok(()),
+    }
+}
+
+/// Whether `command` runs coordinated across ranks: true when mpirun started it and iolab has
+/// MPI support; refused when mpirun started several copies of a build without it (each would
+/// measure as if alone), and `--stonewall` without mpirun (one process has no one to stop).
+pub fn coordinated(command: &str, flags: &ScaleFlags) -> Result<bool> {
+    match launched_size() {
+        Some(_) if cfg!(feature = "mpi") => Ok(true),
+        Some((var, n)) if n > 1 => bail!(
+            "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), but this \
+             iolab is built without MPI support: each process would run on its own, and their \
+             results would not add up. Build it with MPI (`cargo build --release -p iolab \
+             --features mpi`, which needs Open MPI's development files), or run iolab without \
+             mpirun"
+        ),
+        _ if flags.stonewall => bail!(
+            "--stonewall stops every rank of a run under mpirun when the first finishes; this \
+             {command} is one process: leave --stonewall out, or start it with mpirun"
+        ),
+        _ => Ok(false),
     }
 }
 
@@ -98,4 +127,55 @@ pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
         return sweep::calibrate();
     }
     Ok(Some(iolab_sim::calibrate()))
+}
+
+/// A suite ready to run under mpirun: checked and planned by `iolab suite` as for one process.
+pub struct SuiteStart<'a> {
+    pub args: &'a crate::cmd::suite::SuiteArgs,
+    pub suite: &'a iolab_suite::SuiteSpec,
+    /// The target as given, or the default test file.
+    pub target: &'a Path,
+    /// The target is this rank's own test file (no target given).
+    pub own: bool,
+    /// The job the target is opened for.
+    pub prep: iolab_core::job::Job,
+    /// Keep the test file iolab creates.
+    pub keep: bool,
+    /// Notes for the result (said on the terminal already).
+    pub notes: Vec<String>,
+    /// Files the result must not overwrite.
+    pub inputs: Vec<PathBuf>,
+}
+
+/// `iolab suite` under mpirun: each step one coordinated step of every rank.
+pub fn suite(start: SuiteStart) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return suite::run(start);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = start;
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// `iolab quick` ready to run under mpirun: checked as for one process.
+pub struct QuickStart<'a> {
+    pub args: &'a crate::cmd::quick::QuickArgs,
+    /// The target as given, or the default test file.
+    pub target: &'a Path,
+    /// The target is this rank's own test file (no target given).
+    pub own: bool,
+    /// The job the target is opened for.
+    pub first: iolab_core::job::Job,
+}
+
+/// `iolab quick` under mpirun: each run of each test one coordinated step of every rank.
+pub fn quick(start: QuickStart) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return quick::run(start);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = start;
+        bail!("iolab is built without MPI support")
+    }
 }
