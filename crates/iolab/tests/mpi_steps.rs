@@ -254,3 +254,96 @@ fn quick_runs_each_test_on_every_rank_and_merges_the_counted_runs() {
     let left: Vec<_> = std::fs::read_dir(&share).unwrap().collect();
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A saved result without what differs between two runs of the same thing: when it started
+/// and the host it ran on (mpirun binds each rank to a core, so even its CPU count differs).
+fn without_run_facts(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_host = false;
+    for line in text.lines() {
+        if line.starts_with("  \"host\": {") {
+            in_host = true;
+        } else if in_host {
+            in_host = !line.starts_with("  }");
+        } else if !line.starts_with("  \"started_unix_s\"") {
+            out.push(line);
+        }
+    }
+    out.join("\n")
+}
+
+/// The results a sweep saved in `dir/results`, in the order of their targets.
+fn saved_results(dir: &Path) -> Vec<String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    // `…-PID-N.json`: by N.
+    let n = |p: &std::path::PathBuf| -> u32 {
+        let stem = p.file_stem().unwrap().to_str().unwrap();
+        stem.rsplit('-').next().unwrap().parse().unwrap()
+    };
+    files.sort_by_key(n);
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_suite_over_many_models_split_across_ranks_is_byte_identical_to_one_process() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let models = [
+        "sim:ssd750-400@z97",
+        "sim:c300-256@890gx",
+        "sim:force3-120@h67",
+        "sim:hdd-7200@h67",
+        "sim:nvme2018-500@z97",
+    ];
+    let mut args = vec!["suite", "cdm", "--scale", "0.001"];
+    args.extend(models);
+    let one = tempfile::tempdir().unwrap();
+    let out = iolab_cmd(&args, one.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let split = tempfile::tempdir().unwrap();
+    let out = mpirun(3, &args, split.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (a, b) = (saved_results(one.path()), saved_results(split.path()));
+    assert_eq!(a.len(), models.len());
+    assert_eq!(b.len(), models.len());
+    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+        let model = models[i].strip_prefix("sim:").unwrap();
+        assert!(a.contains(model), "result {i} is not of {model}");
+        assert!(
+            without_run_facts(a) == without_run_facts(b),
+            "{model}: the ranks' result differs from one process's"
+        );
+    }
+    // One record each, in the order of the targets.
+    let e = iolab_cmd(&["results", "export", "5", "-o", "-"], split.path())
+        .output()
+        .unwrap();
+    assert!(e.status.success(), "{}", text(&e));
+    assert!(String::from_utf8_lossy(&e.stdout).contains("nvme2018-500"));
+    // A sweep is over models, and has no one --json file.
+    let t = split.path().join("t.bin");
+    for (extra, said) in [
+        (vec![t.to_str().unwrap()], "not a model"),
+        (
+            vec!["sim:c300-256@890gx", "--json", "r.json"],
+            "leave them out",
+        ),
+    ] {
+        let mut bad = vec!["suite", "cdm", "--scale", "0.001", "sim:hdd-7200@h67"];
+        bad.extend(extra);
+        let out = iolab_cmd(&bad, split.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(said), "{}", text(&out));
+    }
+    assert!(!t.exists());
+}

@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 pub const TEST_FILE_STEM: &str = "iolab-suite";
 
 /// `iolab suite`.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct SuiteArgs {
     /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts, filecopy) or a
     /// suite file.
@@ -29,6 +29,10 @@ pub struct SuiteArgs {
     /// File, block device or model (`sim:DRIVE@PLATFORM[/PORT]`); a directory for filecopy.
     /// Default: a test file (or directories) created here and removed afterwards.
     pub target: Option<PathBuf>,
+    /// More models: the suite runs on each (a sweep), one result each; under mpirun the
+    /// targets are dealt to the ranks and rank 0 saves every result.
+    #[arg(value_name = "MORE_MODELS")]
+    pub more_targets: Vec<PathBuf>,
     /// Shrink every duration and size by this factor, keeping the structure (demos, tests).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
@@ -362,6 +366,9 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
+    if !args.more_targets.is_empty() {
+        return crate::mpi::suite_sweep(&args, &suite, notes, under_mpi);
+    }
     // Said before anything is made or run: a suite's name does not tell a minute from days.
     let length = iolab_suite::plan::plan_length(&suite, args.scale)?;
     let modelled = args.target.as_deref().is_some_and(crate::subject::is_model);
@@ -467,4 +474,34 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     });
     subject.describe_into(&mut result);
     finish(result_from(&mut result, outcome), &args, &rules)
+}
+
+/// Runs `suite` on the model `target` (fresh, as `suite` starts a model) and returns its result,
+/// settled and unsaved: one target of a sweep over models.
+pub(crate) fn suite_on_model(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    target: &Path,
+    notes: Vec<String>,
+) -> Result<RunResult> {
+    let mut prep = JobSpec {
+        name: Some("prepare".into()),
+        access: Some(Access::Write),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    let mut subject = Subject::open(target, &mut prep, &args.safety, ModelState::Fresh, false)?;
+    let mut result = subject.new_result(&format!("suite:{}", suite.name), false);
+    result.notes.extend(notes);
+    let mut exec = SubjectExecutor {
+        subject: &mut subject,
+        safety: &args.safety,
+        notes: Vec::new(),
+        buffered_hint: suite.buffered_hint,
+    };
+    let outcome = run_suite(suite, args.scale, &mut exec, &mut |_| {});
+    subject.describe_into(&mut result);
+    result_from(&mut result, outcome);
+    session::settle(&mut result);
+    Ok(result)
 }

@@ -179,3 +179,79 @@ pub fn quick(start: QuickStart) -> Result<i32> {
         bail!("iolab is built without MPI support")
     }
 }
+
+/// `iolab suite SUITE MODEL MODEL…`: the suite on each model (a sweep), one result each, saved
+/// in target order by this process; under mpirun (`under_mpi`) the models are dealt to the
+/// ranks round-robin and gathered at rank 0, which saves them, figures bit for bit those of one
+/// process (the model is deterministic, and every number travels exactly).
+pub fn suite_sweep(
+    args: &crate::cmd::suite::SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    notes: Vec<String>,
+    under_mpi: bool,
+) -> Result<i32> {
+    let targets: Vec<PathBuf> = args
+        .target
+        .iter()
+        .chain(&args.more_targets)
+        .cloned()
+        .collect();
+    if let Some(t) = targets.iter().find(|t| !crate::subject::is_model(t)) {
+        bail!(
+            "suite {}: several targets are a sweep over models (sim:DRIVE@PLATFORM[/PORT]), and \
+             {} is not a model: measure a file or device on its own (under mpirun, as one \
+             coordinated run of every rank)",
+            suite.name,
+            t.display()
+        );
+    }
+    if args.safety.json.is_some() || args.safety.fio_json.is_some() {
+        bail!(
+            "--json and --fio-json name one result's file, and a sweep over {} models makes one \
+             result each: leave them out (each result goes to the results directory and the \
+             results store)",
+            targets.len()
+        );
+    }
+    if args.mpi.stonewall {
+        bail!(
+            "--stonewall stops the ranks of one coordinated run; in a sweep over models each \
+             rank runs models of its own: leave --stonewall out"
+        );
+    }
+    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
+    let inputs: Vec<&Path> = [suite_file].into_iter().filter(|p| p.is_file()).collect();
+    let rules = crate::output::Rules::new(&inputs, args.safety.overwrite);
+    crate::session::check_output(None, &rules)?;
+    let results = if under_mpi {
+        #[cfg(feature = "mpi")]
+        let gathered = sweep::suites(args, suite, &targets, &notes)?;
+        #[cfg(not(feature = "mpi"))]
+        let gathered = None;
+        match gathered {
+            Some(results) => results,
+            None => return Ok(0),
+        }
+    } else {
+        let mut results = Vec::with_capacity(targets.len());
+        for t in &targets {
+            results.push(crate::cmd::suite::suite_on_model(
+                args,
+                suite,
+                t,
+                notes.clone(),
+            )?);
+        }
+        results
+    };
+    // Each result its own file (they may start within one second): `…-PID-N.json`.
+    let mut code = 0;
+    for (i, result) in results.iter().enumerate() {
+        let file = crate::session::default_result_file(result, &format!("-{}", i + 1));
+        crate::session::show(&iolab_report::terminal::suite_table(result), None);
+        let saved = crate::session::save(result, Some(&file), &rules)?;
+        say!("result saved to {saved}");
+        code = code.max(crate::session::exit_code(result));
+    }
+    Ok(code)
+}
