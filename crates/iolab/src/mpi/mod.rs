@@ -130,6 +130,8 @@ pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
 }
 
 /// A suite ready to run under mpirun: checked and planned by `iolab suite` as for one process.
+// Read only by the coordinated suite, built with the feature.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub struct SuiteStart<'a> {
     pub args: &'a crate::cmd::suite::SuiteArgs,
     pub suite: &'a iolab_suite::SuiteSpec,
@@ -159,6 +161,7 @@ pub fn suite(start: SuiteStart) -> Result<i32> {
 }
 
 /// `iolab quick` ready to run under mpirun: checked as for one process.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
 pub struct QuickStart<'a> {
     pub args: &'a crate::cmd::quick::QuickArgs,
     /// The target as given, or the default test file.
