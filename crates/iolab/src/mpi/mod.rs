@@ -4,7 +4,9 @@
 //! every rank checks its share with the safety guard before any rank writes, ranks measure their
 //! clock offsets to rank 0, start each job together, may stop together when the first finishes
 //! (`--stonewall`), and rank 0 merges what they measured and writes one result (aggregate, per
-//! host, per rank), one store record and one report. Without the feature nothing here runs:
+//! host, per rank), one store record and one report. `suite` and `quick` run each step so
+//! (`steps.rs`), and a suite over several models deals them to the ranks (`sweep.rs`), as
+//! `sim calibrate` deals its parts. Without the feature nothing here runs:
 //! a command started by mpirun says it cannot coordinate instead of running N copies that
 //! would each measure as if alone.
 
