@@ -10,7 +10,8 @@
 use crate::hist::Histogram;
 use crate::job::Job;
 use crate::result::{
-    CpuResult, DirectionResult, ErrorCount, JobResult, LatencySummary, SeriesResult, VerifySummary,
+    CpuResult, DirectionResult, ErrorCount, JobResult, LatencySummary, RepeatFigures, SeriesResult,
+    VerifySummary,
 };
 use crate::stats::latency_summary;
 use serde::{Deserialize, Serialize};
@@ -142,10 +143,39 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         },
         errors,
         latency_from_intended_start: parts.iter().any(|p| p.latency_from_intended_start),
-        repeats: Vec::new(),
+        repeats: merge_repeats(parts),
         step: parts.first().and_then(|p| p.step.clone()),
         verify: merge_verify(parts.iter().filter_map(|p| p.verify.as_ref())),
     }
+}
+
+/// The ranks' repeated runs (quick's counted runs, which start together on every rank) as
+/// one per run: rates add, the window is the longest rank's, a mean latency is weighted by each
+/// rank's I/Os. Only as many runs as every rank has.
+fn merge_repeats(parts: &[&JobResult]) -> Vec<RepeatFigures> {
+    let n = parts.iter().map(|p| p.repeats.len()).min().unwrap_or(0);
+    (0..n)
+        .map(|i| {
+            let runs: Vec<&RepeatFigures> = parts.iter().map(|p| &p.repeats[i]).collect();
+            let weighted = |lat: fn(&RepeatFigures) -> f64, iops: fn(&RepeatFigures) -> f64| {
+                let total: f64 = runs.iter().map(|r| iops(r)).sum();
+                if total > 0.0 {
+                    runs.iter().map(|r| lat(r) * iops(r)).sum::<f64>() / total
+                } else {
+                    0.0
+                }
+            };
+            RepeatFigures {
+                measured_ns: runs.iter().map(|r| r.measured_ns).max().unwrap_or(0),
+                read_iops: runs.iter().map(|r| r.read_iops).sum(),
+                write_iops: runs.iter().map(|r| r.write_iops).sum(),
+                read_mb_per_s: runs.iter().map(|r| r.read_mb_per_s).sum(),
+                write_mb_per_s: runs.iter().map(|r| r.write_mb_per_s).sum(),
+                read_lat_mean_ns: weighted(|r| r.read_lat_mean_ns, |r| r.read_iops),
+                write_lat_mean_ns: weighted(|r| r.write_lat_mean_ns, |r| r.write_iops),
+            }
+        })
+        .collect()
 }
 
 /// The ranks' verify summaries as one: counts add, the first failures of each rank in rank
@@ -360,5 +390,34 @@ mod tests {
         assert_eq!(m.measured_ns, 2_000_000_000);
         assert_eq!(m.read.ios, 2);
         assert!((m.read.iops - 1.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn repeated_runs_merge_run_by_run_with_rates_added() {
+        let job = JobSpec::default().validate().unwrap();
+        let s = RunStats::new(1_000_000_000);
+        let run = |iops: f64, lat: f64, ns: u64| RepeatFigures {
+            measured_ns: ns,
+            read_iops: iops,
+            read_mb_per_s: iops / 1000.0,
+            read_lat_mean_ns: lat,
+            ..RepeatFigures::default()
+        };
+        let mut a = job_result(&job, &s, 1);
+        a.repeats = vec![run(100.0, 10.0, 5), run(300.0, 20.0, 6)];
+        let mut b = job_result(&job, &s, 1);
+        b.repeats = vec![run(300.0, 30.0, 7)];
+        let m = merge_job_results(&job, &[&a, &b]);
+        // Only the run every rank has; rates add, the latency weighs by I/Os.
+        assert_eq!(m.repeats.len(), 1);
+        let r = &m.repeats[0];
+        assert_eq!((r.measured_ns, r.read_iops, r.write_iops), (7, 400.0, 0.0));
+        assert!((r.read_mb_per_s - 0.4).abs() < 1e-12);
+        assert!(
+            (r.read_lat_mean_ns - 25.0).abs() < 1e-12,
+            "{}",
+            r.read_lat_mean_ns
+        );
+        assert_eq!(r.write_lat_mean_ns, 0.0);
     }
 }

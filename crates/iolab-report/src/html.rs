@@ -10,6 +10,7 @@ use iolab_core::result::{DirectionResult, JobResult, RunResult};
 use std::fmt::Write;
 
 mod cdm;
+mod hosts;
 mod suite;
 
 const CSS: &str = "body{font-family:sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#222;background:#fafafa}\
@@ -173,6 +174,7 @@ fn runs_table(out: &mut String, group: &[Run]) {
             row("note", esc(n));
         }
         out.push_str("</table>\n");
+        hosts::hosts_table(out, r);
     }
 }
 

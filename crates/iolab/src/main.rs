@@ -76,13 +76,9 @@ fn main() {
         iolab_engine::sys::exit_quietly_on_closed_pipe();
     }
     let result = match cli.command {
-        Command::Quick(args) => {
-            mpi::refuse_uncoordinated("quick").and_then(|()| cmd::quick::run(args))
-        }
+        Command::Quick(args) => cmd::quick::run(args),
         Command::Run(args) => mpi::run(*args),
-        Command::Suite(args) => {
-            mpi::refuse_uncoordinated("suite").and_then(|()| cmd::suite::run(args))
-        }
+        Command::Suite(args) => cmd::suite::run(args),
         Command::Report(args) => cmd::report::run(args),
         Command::Results(args) => cmd::results::run(args),
         Command::Sim(args) => cmd::sim::run(args),

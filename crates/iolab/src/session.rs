@@ -185,6 +185,16 @@ pub fn check_output(json: Option<&Path>, rules: &Rules) -> Result<()> {
     }
 }
 
+/// The file a result goes to in the results directory: `KIND-STAMP-PID{tag}.json`.
+pub fn default_result_file(result: &RunResult, tag: &str) -> PathBuf {
+    default_results_dir().join(format!(
+        "{}-{}-{}{tag}.json",
+        result.kind.replace([':', '/'], "-"),
+        utc_stamp(result.started_unix_s),
+        std::process::id()
+    ))
+}
+
 /// Saves the result as JSON: to `json` (`-` for standard output) or a new file in the default
 /// results directory, and records it in the results store; a suite's HTML report goes beside a
 /// JSON file that is a regular file. Every file is written under `rules` (see
@@ -197,12 +207,7 @@ pub fn save(result: &RunResult, json: Option<&Path>, rules: &Rules) -> Result<St
     let recorded = crate::cmd::results::record(result);
     let path = match json {
         Some(p) => p.to_path_buf(),
-        None => default_results_dir().join(format!(
-            "{}-{}-{}.json",
-            result.kind.replace([':', '/'], "-"),
-            utc_stamp(result.started_unix_s),
-            std::process::id()
-        )),
+        None => default_result_file(result, ""),
     };
     let written = path
         .parent()

@@ -23,6 +23,7 @@ fn a_build_without_mpi_refuses_to_run_as_one_of_many_copies() {
     for args in [
         vec!["run", "--size", "1m", "--ios-limit", "10", t],
         vec!["quick", "--size", "1m", t],
+        vec!["suite", "cdm", "--size", "1m", t],
     ] {
         let out = iolab_cmd(&args, dir.path())
             .env("OMPI_COMM_WORLD_SIZE", "4")
@@ -223,16 +224,27 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
     let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
     let target = dir.path().join("q.bin");
-    let out = mpirun(
-        2,
-        &["quick", "--size", "1m", target.to_str().unwrap()],
-        dir.path(),
-    )
-    .output()
-    .unwrap();
-    assert_ne!(out.status.code(), Some(0), "{}", text(&out));
-    assert!(text(&out).contains("does not coordinate"), "{}", text(&out));
-    assert!(!target.exists());
+    let trace = dir.path().join("t.csv");
+    std::fs::write(&trace, "").unwrap();
+    let t = target.to_str().unwrap();
+    for (args, said) in [
+        (
+            vec!["trace", "replay", trace.to_str().unwrap(), t],
+            "does not coordinate",
+        ),
+        (vec!["suite", "filecopy", "."], "not coordinated"),
+    ] {
+        let out = mpirun(2, &args, dir.path()).output().unwrap();
+        assert_ne!(out.status.code(), Some(0), "{}", text(&out));
+        assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
+        assert!(!target.exists());
+    }
+    let made: Vec<_> = std::fs::read_dir(dir.path())
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.file_name().to_string_lossy().contains("iolab-tmp"))
+        .collect();
+    assert!(made.is_empty(), "{made:?}");
 }
 
 #[test]

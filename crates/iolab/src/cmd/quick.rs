@@ -14,8 +14,9 @@ use crate::subject::{ModelState, Subject};
 use anyhow::Result;
 use clap::Args;
 use iolab_core::job::{Access, DataKind, Job, JobSpec};
+use iolab_core::result::{JobResult, RunResult};
 use iolab_core::size::{format_size, ByteSize};
-use iolab_engine::runner::mean_of_repeats;
+use iolab_engine::runner::{mean_of_repeats, JobRun};
 use iolab_engine::sys::INTERRUPTED;
 use std::path::PathBuf;
 use std::sync::atomic::Ordering;
@@ -83,6 +84,8 @@ pub struct QuickArgs {
     pub keep: bool,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub mpi: crate::mpi::ScaleFlags,
 }
 
 /// One CrystalDiskMark test.
@@ -181,6 +184,7 @@ impl QuickArgs {
 
 /// Runs `iolab quick`; returns the exit code.
 pub fn run(args: QuickArgs) -> Result<i32> {
+    let under_mpi = crate::mpi::coordinated("quick", &args.mpi)?;
     if args.count == 0 {
         anyhow::bail!("--count 0 would measure nothing; use 1 or more");
     }
@@ -222,6 +226,15 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             }
         );
     }
+    if under_mpi {
+        let start = crate::mpi::QuickStart {
+            args: &args,
+            target: &target,
+            own: args.target.is_none() && target != leftover::kept_test_file(TEST_FILE_STEM),
+            first,
+        };
+        return crate::mpi::quick(start);
+    }
     // CrystalDiskMark measures a test file it has just written: a model starts full.
     let mut subject = Subject::open(
         &target,
@@ -231,14 +244,104 @@ pub fn run(args: QuickArgs) -> Result<i32> {
         !args.keep,
     )?;
     let mut result = subject.new_result("quick", !args.safety.no_probe);
+    let outcome = run_tests(&args, &mut OneProcess(&mut subject))?;
+    outcome.into_result(&mut result);
+    subject.describe_into(&mut result);
+    finish(&mut result, &args, &rules)
+}
+
+/// Settles, prints and saves a quick result; returns the exit code.
+pub(crate) fn finish(result: &mut RunResult, args: &QuickArgs, rules: &Rules) -> Result<i32> {
+    session::settle(result);
+    session::show(
+        &iolab_report::terminal::quick_table(result),
+        args.safety.stdout_document(),
+    );
+    let saved = session::save(result, args.safety.json.as_deref(), rules)?;
+    say!("result saved to {saved}");
+    crate::fio_out::save(result, &args.safety, rules)?;
+    Ok(session::exit_code(result))
+}
+
+/// Where quick's runs go: one process's target, or every rank's share together. Every call
+/// is made at the same point of the tests on every rank.
+pub(crate) trait QuickRunner {
+    /// Bytes the target offers.
+    fn size_bytes(&self) -> u64;
+    /// Resolves `job`'s span against the target and checks its alignment.
+    fn prepare(&self, job: &mut Job) -> Result<()>;
+    /// Waits `seconds` between tests.
+    fn idle(&mut self, seconds: f64);
+    /// Whether to stop (Ctrl-C).
+    fn interrupted(&self) -> bool;
+    /// One run of a test (span resolved).
+    fn run(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun>;
+    /// A test's figures from its counted runs (`None`: nothing measured).
+    fn combine(&mut self, job: &Job, runs: &[JobRun]) -> Option<JobResult>;
+}
+
+/// Quick's runs on one process's target.
+struct OneProcess<'a>(&'a mut Subject);
+
+impl QuickRunner for OneProcess<'_> {
+    fn size_bytes(&self) -> u64 {
+        self.0.size_bytes()
+    }
+
+    fn prepare(&self, job: &mut Job) -> Result<()> {
+        job.resolve_span(self.0.size_bytes())?;
+        job.check_alignment(self.0.logical_block_bytes())?;
+        Ok(())
+    }
+
+    fn idle(&mut self, seconds: f64) {
+        self.0.idle(seconds);
+    }
+
+    fn interrupted(&self) -> bool {
+        INTERRUPTED.load(Ordering::Relaxed)
+    }
+
+    fn run(&mut self, job: &Job, label: &str, expected_s: Option<f64>) -> Result<JobRun> {
+        self.0.run_job(job, label, expected_s)
+    }
+
+    fn combine(&mut self, job: &Job, runs: &[JobRun]) -> Option<JobResult> {
+        mean_of_repeats(job, runs)
+    }
+}
+
+/// What quick's tests measured, and why they stopped early if they did.
+#[derive(Default)]
+pub(crate) struct QuickOutcome {
+    pub jobs: Vec<JobResult>,
+    pub notes: Vec<String>,
+    pub incomplete: Option<String>,
+}
+
+impl QuickOutcome {
+    pub(crate) fn into_result(self, result: &mut RunResult) {
+        result.jobs.extend(self.jobs);
+        result.notes.extend(self.notes);
+        if let Some(why) = self.incomplete {
+            result.complete = false;
+            result.incomplete_reason = Some(why);
+        }
+    }
+}
+
+/// Runs quick's tests on `runner`: each a warm-up and its counted runs, combined.
+pub(crate) fn run_tests(args: &QuickArgs, runner: &mut dyn QuickRunner) -> Result<QuickOutcome> {
+    let plan = args.plan();
+    let mut out = QuickOutcome::default();
     let per_test = args.warmup + args.count as f64 * args.duration + args.interval;
     let mut left = per_test * plan.len() as f64;
     for (i, (name, access, t)) in plan.iter().enumerate() {
-        if INTERRUPTED.load(Ordering::Relaxed) {
+        if runner.interrupted() {
             break;
         }
         if i > 0 && args.interval > 0.0 {
-            subject.idle(args.interval);
+            runner.idle(args.interval);
         }
         let mut runs = Vec::new();
         let mut error = None;
@@ -249,19 +352,18 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             .into_iter()
             .chain(std::iter::repeat_n(args.duration, args.count as usize));
         for (stage, secs) in stages.enumerate() {
-            if INTERRUPTED.load(Ordering::Relaxed) {
+            if runner.interrupted() {
                 break;
             }
             let warmup = stage == 0 && args.warmup > 0.0;
             let mut job = args.job(name.clone(), *access, t.block, t.qd, t.threads, secs)?;
-            job.resolve_span(subject.size_bytes())?;
-            job.check_alignment(subject.logical_block_bytes())?;
+            runner.prepare(&mut job)?;
             let label = if warmup {
                 format!("{name} warm-up")
             } else {
                 format!("{name} run {}/{}", runs.len() + 1, args.count)
             };
-            let outcome = subject.run_job(&job, &label, Some(left));
+            let outcome = runner.run(&job, &label, Some(left));
             left -= secs;
             match outcome {
                 Ok(run) if warmup => {
@@ -297,36 +399,25 @@ pub fn run(args: QuickArgs) -> Result<i32> {
             t.threads,
             args.duration,
         )?;
-        if let Some(mut combined) = mean_of_repeats(&job, &runs) {
-            combined.job.span_bytes = Some(subject.size_bytes().min(args.size.0));
-            result.jobs.push(combined);
+        if let Some(mut combined) = runner.combine(&job, &runs) {
+            combined.job.span_bytes = Some(runner.size_bytes().min(args.size.0));
+            out.jobs.push(combined);
         }
         if let Some(why) = warmup_cut {
             say!("{name}: stopped during its warm-up ({why}); nothing measured");
-            result.notes.push(format!(
+            out.notes.push(format!(
                 "{name}: stopped during its warm-up ({why}); nothing measured for this test"
             ));
-            result.complete = false;
-            result.incomplete_reason = Some(format!("job '{name}' warm-up: {why}"));
+            out.incomplete = Some(format!("job '{name}' warm-up: {why}"));
             break;
         }
         if let Some(e) = error {
-            result.complete = false;
-            result.incomplete_reason = Some(e);
+            out.incomplete = Some(e);
             break;
         }
-        if result.jobs.last().is_some_and(|j| !j.complete) {
+        if out.jobs.last().is_some_and(|j| !j.complete) {
             break;
         }
     }
-    subject.describe_into(&mut result);
-    session::settle(&mut result);
-    session::show(
-        &iolab_report::terminal::quick_table(&result),
-        args.safety.stdout_document(),
-    );
-    let saved = session::save(&result, args.safety.json.as_deref(), &rules)?;
-    say!("result saved to {saved}");
-    crate::fio_out::save(&result, &args.safety, &rules)?;
-    Ok(session::exit_code(&result))
+    Ok(out)
 }

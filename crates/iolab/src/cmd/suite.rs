@@ -21,7 +21,7 @@ use std::time::{Duration, Instant};
 pub const TEST_FILE_STEM: &str = "iolab-suite";
 
 /// `iolab suite`.
-#[derive(Args, Debug)]
+#[derive(Args, Clone, Debug)]
 pub struct SuiteArgs {
     /// A built-in suite (cdm, atto, asssd, anandtech2015, xbit2011, snia-pts, filecopy) or a
     /// suite file.
@@ -29,6 +29,10 @@ pub struct SuiteArgs {
     /// File, block device or model (`sim:DRIVE@PLATFORM[/PORT]`); a directory for filecopy.
     /// Default: a test file (or directories) created here and removed afterwards.
     pub target: Option<PathBuf>,
+    /// More models: the suite runs on each (a sweep), one result each; under mpirun the
+    /// targets are dealt to the ranks and rank 0 saves every result.
+    #[arg(value_name = "MORE_MODELS")]
+    pub more_targets: Vec<PathBuf>,
     /// Shrink every duration and size by this factor, keeping the structure (demos, tests).
     #[arg(long, default_value_t = 1.0)]
     pub scale: f64,
@@ -47,6 +51,8 @@ pub struct SuiteArgs {
     pub keep: bool,
     #[command(flatten)]
     pub safety: SafetyFlags,
+    #[command(flatten)]
+    pub mpi: crate::mpi::ScaleFlags,
 }
 
 /// Runs suite jobs on a real target or a model.
@@ -64,24 +70,7 @@ impl Executor for SubjectExecutor<'_> {
     }
 
     fn run_job(&mut self, spec: JobSpec) -> Result<JobResult, SkipOrFail> {
-        let mut job = spec
-            .validate_with(self.buffered_hint)
-            .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
-        let size = self.subject.size_bytes();
-        if job.offset_bytes + job.span() > size {
-            let clamped = size.saturating_sub(job.offset_bytes);
-            self.notes.push(format!(
-                "job '{}': span {} exceeds the target; clamped to {}",
-                job.name,
-                format_size(job.span()),
-                format_size(clamped)
-            ));
-            job.span_bytes = None;
-        }
-        job.resolve_span(size)
-            .map_err(|e| SkipOrFail::Skip(e.message))?;
-        job.check_alignment_with(self.subject.logical_block_bytes(), self.buffered_hint)
-            .map_err(|e| SkipOrFail::Skip(e.message))?;
+        let job = prepare_job(self.subject, spec, self.buffered_hint, &mut self.notes)?;
         let expected = job.duration_s.map(|d| d + job.ramp_s);
         self.subject
             .run_job(&job, &job.name, expected)
@@ -104,6 +93,35 @@ impl Executor for SubjectExecutor<'_> {
     fn take_notes(&mut self) -> Vec<String> {
         std::mem::take(&mut self.notes)
     }
+}
+
+/// A suite's job made ready for `subject`: validated, its span resolved against the target
+/// (a span past the end clamped, said in `notes`), its alignment checked.
+pub(crate) fn prepare_job(
+    subject: &Subject,
+    spec: JobSpec,
+    buffered_hint: BufferedHint,
+    notes: &mut Vec<String>,
+) -> Result<iolab_core::job::Job, SkipOrFail> {
+    let mut job = spec
+        .validate_with(buffered_hint)
+        .map_err(|e| SkipOrFail::Fail(e.to_string()))?;
+    let size = subject.size_bytes();
+    if job.offset_bytes + job.span() > size {
+        let clamped = size.saturating_sub(job.offset_bytes);
+        notes.push(format!(
+            "job '{}': span {} exceeds the target; clamped to {}",
+            job.name,
+            format_size(job.span()),
+            format_size(clamped)
+        ));
+        job.span_bytes = None;
+    }
+    job.resolve_span(size)
+        .map_err(|e| SkipOrFail::Skip(e.message))?;
+    job.check_alignment_with(subject.logical_block_bytes(), buffered_hint)
+        .map_err(|e| SkipOrFail::Skip(e.message))?;
+    Ok(job)
 }
 
 /// Runs file-set steps in a directory; block-level jobs are skipped.
@@ -278,7 +296,10 @@ fn run_in_directory(
 }
 
 /// Puts a suite run's jobs, notes and summary into its result.
-fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut RunResult {
+pub(crate) fn result_from(
+    result: &mut RunResult,
+    outcome: iolab_suite::SuiteRun,
+) -> &mut RunResult {
     result.jobs = outcome.jobs;
     result.notes.extend(outcome.notes);
     result.suite = Some(outcome.summary);
@@ -290,7 +311,7 @@ fn result_from(result: &mut RunResult, outcome: iolab_suite::SuiteRun) -> &mut R
 }
 
 /// Settles, prints and saves a suite result; returns the exit code.
-fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32> {
+pub(crate) fn finish(result: &mut RunResult, args: &SuiteArgs, rules: &Rules) -> Result<i32> {
     session::settle(result);
     session::show(
         &iolab_report::terminal::suite_table(result),
@@ -326,6 +347,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         }
         return Ok(0);
     }
+    let under_mpi = crate::mpi::coordinated("suite", &args.mpi)?;
     if !(args.scale.is_finite() && args.scale > 0.0) {
         anyhow::bail!(
             "--scale {} must be a positive number (e.g. 0.01 for a short demo)",
@@ -344,6 +366,9 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     // input before anything runs.
     suite.check_plan(args.scale)?;
     let notes = bssplit_notes(&suite, args.scale)?;
+    if !args.more_targets.is_empty() {
+        return crate::mpi::suite_sweep(&args, &suite, notes, under_mpi);
+    }
     // Said before anything is made or run: a suite's name does not tell a minute from days.
     let length = iolab_suite::plan::plan_length(&suite, args.scale)?;
     let modelled = args.target.as_deref().is_some_and(crate::subject::is_model);
@@ -371,6 +396,14 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         crate::cmd::report::check_beside(p, &rules)?;
     }
     if in_directory {
+        if under_mpi {
+            anyhow::bail!(
+                "suite {} times whole files in a directory, which is not coordinated across \
+                 ranks under mpirun yet: run it without mpirun (block-level suites run under \
+                 mpirun)",
+                suite.name
+            );
+        }
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite, &rules);
     }
@@ -394,6 +427,20 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         );
     }
     let keep = args.keep || args.target.is_some();
+    if under_mpi {
+        let inputs = inputs.iter().map(|p| p.to_path_buf()).collect();
+        let start = crate::mpi::SuiteStart {
+            args: &args,
+            suite: &suite,
+            target: &target,
+            own: args.target.is_none() && target != crate::leftover::kept_test_file(TEST_FILE_STEM),
+            prep,
+            keep,
+            notes,
+            inputs,
+        };
+        return crate::mpi::suite(start);
+    }
     // A suite prepares the drive itself (purge, fills): a model starts as a new drive.
     let mut subject = Subject::open(&target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
     let mut result = subject.new_result(&format!("suite:{}", suite.name), !args.safety.no_probe);
@@ -427,4 +474,34 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     });
     subject.describe_into(&mut result);
     finish(result_from(&mut result, outcome), &args, &rules)
+}
+
+/// Runs `suite` on the model `target` (fresh, as `suite` starts a model) and returns its result,
+/// settled and unsaved: one target of a sweep over models.
+pub(crate) fn suite_on_model(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    target: &Path,
+    notes: Vec<String>,
+) -> Result<RunResult> {
+    let mut prep = JobSpec {
+        name: Some("prepare".into()),
+        access: Some(Access::Write),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    let mut subject = Subject::open(target, &mut prep, &args.safety, ModelState::Fresh, false)?;
+    let mut result = subject.new_result(&format!("suite:{}", suite.name), false);
+    result.notes.extend(notes);
+    let mut exec = SubjectExecutor {
+        subject: &mut subject,
+        safety: &args.safety,
+        notes: Vec::new(),
+        buffered_hint: suite.buffered_hint,
+    };
+    let outcome = run_suite(suite, args.scale, &mut exec, &mut |_| {});
+    subject.describe_into(&mut result);
+    result_from(&mut result, outcome);
+    session::settle(&mut result);
+    Ok(result)
 }

@@ -41,12 +41,12 @@ use std::time::{Duration, Instant, UNIX_EPOCH};
 
 /// From rank 0 setting a job's start to the start: time for every rank to hear it and set up
 /// its threads, rings and buffers.
-const START_LEAD: Duration = Duration::from_millis(250);
+pub(super) const START_LEAD: Duration = Duration::from_millis(250);
 /// How often a rank tells rank 0 its running count.
 const PROGRESS_EVERY: Duration = Duration::from_millis(250);
 /// How long a rank other than 0 waits after SIGTERM before it exits, so that rank 0, looking
 /// for the rank whose process is gone, does not take it for one.
-const LINGER_ON_SIGNAL: Duration = Duration::from_millis(800);
+pub(super) const LINGER_ON_SIGNAL: Duration = Duration::from_millis(800);
 
 /// Where a rank runs.
 #[derive(Serialize, Deserialize)]
@@ -127,12 +127,7 @@ pub(super) struct Gathered {
 }
 
 fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
-    let me = Identity {
-        host: iolab_engine::host::host_info().hostname,
-        pid: std::process::id(),
-    };
-    let roster = comm.gather(&me)?.map(|all| roster_of(&all));
-    let roster: Roster = comm.broadcast(roster.as_ref())?;
+    let roster = roster(comm)?;
     let hosts = &roster.hosts;
     let rank = comm.rank;
     let planned = plan(args).and_then(|p| {
@@ -234,6 +229,16 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     comm.broadcast(code.as_ref())
 }
 
+/// Every rank's place, known to all.
+pub(super) fn roster(comm: &Comm) -> Result<Roster> {
+    let me = Identity {
+        host: iolab_engine::host::host_info().hostname,
+        pid: std::process::id(),
+    };
+    let roster = comm.gather(&me)?.map(|all| roster_of(&all));
+    comm.broadcast(roster.as_ref())
+}
+
 /// Every rank's host, its rank among its host's, and its pid.
 fn roster_of(all: &[Identity]) -> Roster {
     let mut local_ranks = Vec::with_capacity(all.len());
@@ -249,7 +254,7 @@ fn roster_of(all: &[Identity]) -> Roster {
 
 /// The safety guard's checks for writing to `target`, without opening it for writing or
 /// creating it: run by every rank before any rank writes.
-fn precheck(target: &Path, jobs: &[Job], safety: &SafetyFlags) -> Result<()> {
+pub(super) fn precheck(target: &Path, jobs: &[Job], safety: &SafetyFlags) -> Result<()> {
     if crate::subject::is_model(target) {
         return Ok(());
     }
@@ -354,7 +359,7 @@ fn open_share(
 }
 
 /// What a rank measures, as its result says: its target, or its zone of the shared one.
-fn describe_share(target: &Path, share: Share, jobs: &[Job]) -> String {
+pub(super) fn describe_share(target: &Path, share: Share, jobs: &[Job]) -> String {
     let path = if crate::subject::is_model(target) {
         target.display().to_string()
     } else {
@@ -370,7 +375,7 @@ fn describe_share(target: &Path, share: Share, jobs: &[Job]) -> String {
     }
 }
 
-fn rank_infos(roster: &Roster, setups: &[RankSetup]) -> Vec<RankInfo> {
+pub(super) fn rank_infos(roster: &Roster, setups: &[RankSetup]) -> Vec<RankInfo> {
     setups
         .iter()
         .enumerate()
@@ -391,7 +396,7 @@ fn rank_infos(roster: &Roster, setups: &[RankSetup]) -> Vec<RankInfo> {
 /// the job's outcome, when its I/O started (this rank's clock, ns since the epoch; 0 if it
 /// never did) and how the watch ended.
 #[allow(clippy::too_many_arguments)]
-fn run_one(
+pub(super) fn run_one(
     comm: &Comm,
     subject: &mut Subject,
     job: &Job,
@@ -612,7 +617,7 @@ impl WatchContext<'_> {
 }
 
 /// This rank's report of a job: a stop it was told to make is no failure of its own.
-fn job_report(
+pub(super) fn job_report(
     run: Result<JobRun>,
     watch: &Watch,
     started: u64,
@@ -628,23 +633,29 @@ fn job_report(
         },
         Ok(run) => {
             let mut r = run.result;
-            let told_to_stop = r.stop_reason.as_deref() == Some("interrupted");
-            match &watch.stop {
-                Some(Stop::Stonewall { .. }) if told_to_stop => {
-                    r.complete = true;
-                    r.stop_reason = None;
-                }
-                Some(Stop::Fault { rank, .. }) if told_to_stop => {
-                    let host = hosts.get(*rank as usize).map_or("?", String::as_str);
-                    r.stop_reason = Some(format!("stopped because rank {rank} on {host} failed"));
-                }
-                _ => {}
-            }
+            settle_own(&mut r, watch, hosts);
             JobReport {
                 result: Some(r),
                 error: None,
                 started_ns,
             }
         }
+    }
+}
+
+/// A rank's own result of a job once the watch ended: a stonewall's stop completes it, a stop
+/// for another rank's fault says whose.
+pub(super) fn settle_own(r: &mut JobResult, watch: &Watch, hosts: &[String]) {
+    let told_to_stop = r.stop_reason.as_deref() == Some("interrupted");
+    match &watch.stop {
+        Some(Stop::Stonewall { .. }) if told_to_stop => {
+            r.complete = true;
+            r.stop_reason = None;
+        }
+        Some(Stop::Fault { rank, .. }) if told_to_stop => {
+            let host = hosts.get(*rank as usize).map_or("?", String::as_str);
+            r.stop_reason = Some(format!("stopped because rank {rank} on {host} failed"));
+        }
+        _ => {}
     }
 }

@@ -4,7 +4,9 @@
 //! every rank checks its share with the safety guard before any rank writes, ranks measure their
 //! clock offsets to rank 0, start each job together, may stop together when the first finishes
 //! (`--stonewall`), and rank 0 merges what they measured and writes one result (aggregate, per
-//! host, per rank), one store record and one report. Without the feature nothing here runs:
+//! host, per rank), one store record and one report. `suite` and `quick` run each step so
+//! (`steps.rs`), and a suite over several models deals them to the ranks (`sweep.rs`), as
+//! `sim calibrate` deals its parts. Without the feature nothing here runs:
 //! a command started by mpirun says it cannot coordinate instead of running N copies that
 //! would each measure as if alone.
 
@@ -15,15 +17,22 @@ mod coordinated;
 #[cfg(feature = "mpi")]
 mod outcome;
 #[cfg(feature = "mpi")]
+mod quick;
+#[cfg(feature = "mpi")]
 mod report;
 #[cfg(feature = "mpi")]
 mod share;
+#[cfg(feature = "mpi")]
+mod steps;
+#[cfg(feature = "mpi")]
+mod suite;
 #[cfg(feature = "mpi")]
 mod sweep;
 
 use crate::cmd::run::RunArgs;
 use anyhow::{bail, Result};
 use clap::Args;
+use std::path::{Path, PathBuf};
 
 /// Options of a run under mpirun.
 #[derive(Args, Clone, Debug, Default)]
@@ -53,7 +62,8 @@ pub fn refuse_uncoordinated(command: &str) -> Result<()> {
         Some((var, n)) if n > 1 => bail!(
             "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), and \
              {command} does not coordinate across processes: each would measure on its own, as \
-             if alone. Under mpirun use `iolab run` (a job file or flags){}",
+             if alone. Under mpirun use `iolab run` (a job file or flags), `iolab suite` or \
+             `iolab quick`{}; run {command} without mpirun",
             if cfg!(feature = "mpi") {
                 ""
             } else {
@@ -61,6 +71,27 @@ pub fn refuse_uncoordinated(command: &str) -> Result<()> {
             }
         ),
         _ => Ok(()),
+    }
+}
+
+/// Whether `command` runs coordinated across ranks: true when mpirun started it and iolab has
+/// MPI support; refused when mpirun started several copies of a build without it (each would
+/// measure as if alone), and `--stonewall` without mpirun (one process has no one to stop).
+pub fn coordinated(command: &str, flags: &ScaleFlags) -> Result<bool> {
+    match launched_size() {
+        Some(_) if cfg!(feature = "mpi") => Ok(true),
+        Some((var, n)) if n > 1 => bail!(
+            "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), but this \
+             iolab is built without MPI support: each process would run on its own, and their \
+             results would not add up. Build it with MPI (`cargo build --release -p iolab \
+             --features mpi`, which needs Open MPI's development files), or run iolab without \
+             mpirun"
+        ),
+        _ if flags.stonewall => bail!(
+            "--stonewall stops every rank of a run under mpirun when the first finishes; this \
+             {command} is one process: leave --stonewall out, or start it with mpirun"
+        ),
+        _ => Ok(false),
     }
 }
 
@@ -98,4 +129,134 @@ pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
         return sweep::calibrate();
     }
     Ok(Some(iolab_sim::calibrate()))
+}
+
+/// A suite ready to run under mpirun: checked and planned by `iolab suite` as for one process.
+// Read only by the coordinated suite, built with the feature.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub struct SuiteStart<'a> {
+    pub args: &'a crate::cmd::suite::SuiteArgs,
+    pub suite: &'a iolab_suite::SuiteSpec,
+    /// The target as given, or the default test file.
+    pub target: &'a Path,
+    /// The target is this rank's own test file (no target given).
+    pub own: bool,
+    /// The job the target is opened for.
+    pub prep: iolab_core::job::Job,
+    /// Keep the test file iolab creates.
+    pub keep: bool,
+    /// Notes for the result (said on the terminal already).
+    pub notes: Vec<String>,
+    /// Files the result must not overwrite.
+    pub inputs: Vec<PathBuf>,
+}
+
+/// `iolab suite` under mpirun: each step one coordinated step of every rank.
+pub fn suite(start: SuiteStart) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return suite::run(start);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = start;
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// `iolab quick` ready to run under mpirun: checked as for one process.
+#[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+pub struct QuickStart<'a> {
+    pub args: &'a crate::cmd::quick::QuickArgs,
+    /// The target as given, or the default test file.
+    pub target: &'a Path,
+    /// The target is this rank's own test file (no target given).
+    pub own: bool,
+    /// The job the target is opened for.
+    pub first: iolab_core::job::Job,
+}
+
+/// `iolab quick` under mpirun: each run of each test one coordinated step of every rank.
+pub fn quick(start: QuickStart) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return quick::run(start);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = start;
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// `iolab suite SUITE MODEL MODEL…`: the suite on each model (a sweep), one result each, saved
+/// in target order by this process; under mpirun (`under_mpi`) the models are dealt to the
+/// ranks round-robin and gathered at rank 0, which saves them, figures bit for bit those of one
+/// process (the model is deterministic, and every number travels exactly).
+pub fn suite_sweep(
+    args: &crate::cmd::suite::SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    notes: Vec<String>,
+    under_mpi: bool,
+) -> Result<i32> {
+    let targets: Vec<PathBuf> = args
+        .target
+        .iter()
+        .chain(&args.more_targets)
+        .cloned()
+        .collect();
+    if let Some(t) = targets.iter().find(|t| !crate::subject::is_model(t)) {
+        bail!(
+            "suite {}: several targets are a sweep over models (sim:DRIVE@PLATFORM[/PORT]), and \
+             {} is not a model: measure a file or device on its own (under mpirun, as one \
+             coordinated run of every rank)",
+            suite.name,
+            t.display()
+        );
+    }
+    if args.safety.json.is_some() || args.safety.fio_json.is_some() {
+        bail!(
+            "--json and --fio-json name one result's file, and a sweep over {} models makes one \
+             result each: leave them out (each result goes to the results directory and the \
+             results store)",
+            targets.len()
+        );
+    }
+    if args.mpi.stonewall {
+        bail!(
+            "--stonewall stops the ranks of one coordinated run; in a sweep over models each \
+             rank runs models of its own: leave --stonewall out"
+        );
+    }
+    let suite_file = Path::new(args.suite.as_deref().unwrap_or_default());
+    let inputs: Vec<&Path> = [suite_file].into_iter().filter(|p| p.is_file()).collect();
+    let rules = crate::output::Rules::new(&inputs, args.safety.overwrite);
+    crate::session::check_output(None, &rules)?;
+    let results = if under_mpi {
+        #[cfg(feature = "mpi")]
+        let gathered = sweep::suites(args, suite, &targets, &notes)?;
+        #[cfg(not(feature = "mpi"))]
+        let gathered = None;
+        match gathered {
+            Some(results) => results,
+            None => return Ok(0),
+        }
+    } else {
+        let mut results = Vec::with_capacity(targets.len());
+        for t in &targets {
+            results.push(crate::cmd::suite::suite_on_model(
+                args,
+                suite,
+                t,
+                notes.clone(),
+            )?);
+        }
+        results
+    };
+    // Each result its own file (they may start within one second): `…-PID-N.json`.
+    let mut code = 0;
+    for (i, result) in results.iter().enumerate() {
+        let file = crate::session::default_result_file(result, &format!("-{}", i + 1));
+        crate::session::show(&iolab_report::terminal::suite_table(result), None);
+        let saved = crate::session::save(result, Some(&file), &rules)?;
+        say!("result saved to {saved}");
+        code = code.max(crate::session::exit_code(result));
+    }
+    Ok(code)
 }

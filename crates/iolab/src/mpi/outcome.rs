@@ -76,6 +76,20 @@ pub(super) fn assemble(
         result.target.path = plan.target.display().to_string();
     }
     result.notes.extend(plan.notes.iter().cloned());
+    result.jobs = g.aggregates.clone();
+    add_scale(&mut result, g, share, args.scale.stonewall, hosts);
+    result
+}
+
+/// Puts the ranks, hosts, stonewall windows and faults of `g` into `result` (whose jobs are
+/// the aggregates already), with a note of how the ranks ran, and settles it.
+pub(super) fn add_scale(
+    result: &mut RunResult,
+    g: &Gathered,
+    share: Share,
+    stonewall: bool,
+    hosts: &[String],
+) {
     let mut host_order: Vec<&String> = Vec::new();
     for h in hosts {
         if !host_order.contains(&h) {
@@ -125,8 +139,7 @@ pub(super) fn assemble(
             }
         })
         .collect();
-    result.jobs = g.aggregates.clone();
-    session::settle(&mut result);
+    session::settle(result);
     if let Some(f) = g.faults.first() {
         result.complete = false;
         result.incomplete_reason = Some(format!(
@@ -138,14 +151,13 @@ pub(super) fn assemble(
         launcher: "mpi".into(),
         ranks: hosts.len() as u32,
         share: share.name().into(),
-        stonewall: args.scale.stonewall,
+        stonewall,
         start_skew_ns: g.skew_ns,
         rank_info: g.ranks.clone(),
         hosts: host_jobs,
         stonewall_windows: g.windows.clone(),
         faults: g.faults.clone(),
     });
-    result
 }
 
 /// The ranks of rank 0's host whose process is gone (exited, killed: no `/proc` entry, or a

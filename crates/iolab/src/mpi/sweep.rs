@@ -4,8 +4,10 @@
 //! single process's, byte for byte.
 
 use super::comm::Comm;
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
+use iolab_core::result::RunResult;
 use iolab_sim::{calibrate_part, calibration_rows, CalibrationRow, CALIBRATION_PARTS};
+use std::path::PathBuf;
 
 /// `iolab sim calibrate`'s rows, the parts dealt round-robin to the ranks; `None` on ranks other
 /// than 0.
@@ -29,4 +31,37 @@ pub fn calibrate() -> Result<Option<Vec<CalibrationRow>>> {
                 .collect(),
         )
     }))
+}
+
+/// A suite on each of `targets` (models), dealt round-robin to the ranks; every result at rank
+/// 0 in target order (`None` on the others). A model that fails stops the sweep at rank 0,
+/// naming it, once every rank is done. Results travel as JSON, whose floating-point numbers
+/// the `mpi` feature parses exactly (serde_json's `float_roundtrip`).
+pub fn suites(
+    args: &crate::cmd::suite::SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    targets: &[PathBuf],
+    notes: &[String],
+) -> Result<Option<Vec<RunResult>>> {
+    let Some(universe) = mpi::initialize() else {
+        bail!("MPI could not be initialised (was it initialised already?)");
+    };
+    let comm = Comm::new(universe.world());
+    let mine: Vec<(usize, Result<RunResult, String>)> = (comm.rank as usize..targets.len())
+        .step_by(comm.size.max(1) as usize)
+        .map(|i| {
+            let r = crate::cmd::suite::suite_on_model(args, suite, &targets[i], notes.to_vec())
+                .map_err(|e| format!("{e:#}"));
+            (i, r)
+        })
+        .collect();
+    let Some(all) = comm.gather(&mine)? else {
+        return Ok(None);
+    };
+    let mut all: Vec<(usize, Result<RunResult, String>)> = all.into_iter().flatten().collect();
+    all.sort_by_key(|(i, _)| *i);
+    all.into_iter()
+        .map(|(i, r)| r.map_err(|e| anyhow!("{}: {e}", targets[i].display())))
+        .collect::<Result<Vec<_>>>()
+        .map(Some)
 }

@@ -1,0 +1,349 @@
+//! `iolab suite` and `iolab quick` under mpirun (feature `mpi`): each step one coordinated step
+//! of every rank, the aggregate what every rank measured, one result. Without mpirun (or the
+//! feature) the tests print `skipped: <reason>`.
+
+mod common;
+
+use common::{iolab_cmd, json, text};
+use serde_json::Value;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+fn mpirun_skip_reason() -> Option<String> {
+    if !cfg!(feature = "mpi") {
+        return Some("iolab is built without the mpi feature".into());
+    }
+    match Command::new("mpirun").arg("--version").output() {
+        Ok(o) if o.status.success() => None,
+        Ok(o) => Some(format!("mpirun --version failed: {}", text(&o))),
+        Err(e) => Some(format!("no mpirun ({e}): install openmpi-bin")),
+    }
+}
+
+/// One mpirun test at a time: each starts several ranks on a small machine.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// `mpirun -np N iolab ARGS` in `dir`, results and store inside it.
+fn mpirun(n: u32, args: &[&str], dir: &Path) -> Command {
+    let mut c = Command::new("mpirun");
+    c.args([
+        "--oversubscribe",
+        "--allow-run-as-root",
+        "-np",
+        &n.to_string(),
+    ])
+    .arg(env!("CARGO_BIN_EXE_iolab"))
+    .args(args)
+    .current_dir(dir)
+    .env_remove("IOLAB_DB")
+    .env("IOLAB_RESULTS_DIR", dir.join("results"))
+    .stdin(Stdio::null())
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped());
+    c
+}
+
+fn u(v: &Value) -> u64 {
+    v.as_u64().unwrap_or_else(|| panic!("not a count: {v}"))
+}
+
+fn ios(job: &Value) -> u64 {
+    u(&job["read"]["ios"]) + u(&job["write"]["ios"])
+}
+
+/// Every aggregate job is the sum of the ranks' parts, and every rank has a part of each.
+fn check_aggregates_add_up(r: &Value, ranks: usize) {
+    let jobs = r["jobs"].as_array().unwrap();
+    let infos = r["scale"]["rank_info"].as_array().unwrap();
+    assert_eq!(infos.len(), ranks);
+    for info in infos {
+        assert_eq!(info["jobs"].as_array().unwrap().len(), jobs.len(), "{info}");
+    }
+    for (j, job) in jobs.iter().enumerate() {
+        let parts: Vec<u64> = infos.iter().map(|k| ios(&k["jobs"][j])).collect();
+        assert_eq!(ios(job), parts.iter().sum::<u64>(), "job {}", job["name"]);
+        assert!(
+            parts.iter().all(|p| *p > 0),
+            "job {}: {parts:?}",
+            job["name"]
+        );
+    }
+}
+
+/// A suite with a fill and a step that loops until steady, short and buffered.
+const TINY_SUITE: &str = r#"
+name = "tiny"
+title = "a fill and a steady-state loop"
+source = "test"
+
+[job]
+size = "8m"
+duration_s = 0.2
+direct = false
+
+[[phase]]
+name = "prepare"
+prepare = { purge = true, fill_passes = 1, fill_block_size = "1m" }
+
+[[phase]]
+name = "rounds"
+[[phase.step]]
+name = "rw"
+job = { access = "randrw", block_size = "4k", queue_depth = 2 }
+sweep = [{ key = "read_pct", values = [100, 0] }]
+steady_state = { metric = "write_iops", track = [{ key = "read_pct", values = [0] }], max_rounds = 6 }
+"#;
+
+#[test]
+fn a_suite_runs_each_step_on_every_rank_and_judges_steady_state_on_the_aggregate() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tiny.toml");
+    std::fs::write(&suite, TINY_SUITE).unwrap();
+    let target = dir.path().join("shared.bin");
+    let out_json = dir.path().join("r.json");
+    let out = mpirun(
+        2,
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            target.to_str().unwrap(),
+            "--size",
+            "8m",
+            "--no-probe",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&out_json);
+    let scale = &r["scale"];
+    assert_eq!(u(&scale["ranks"]), 2);
+    assert_eq!(scale["share"], "zones of one target");
+    let zones: Vec<&str> = scale["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["target"].as_str().unwrap())
+        .collect();
+    assert!(zones[0].ends_with("bytes 0..4194304"), "{zones:?}");
+    assert!(zones[1].ends_with("bytes 4194304..8388608"), "{zones:?}");
+    check_aggregates_add_up(&r, 2);
+    // Each rank filled its own zone: the fill wrote the target once.
+    let fill = &r["jobs"][0];
+    assert_eq!(fill["step"]["step"], "fill pass 1", "{fill}");
+    assert_eq!(u(&fill["write"]["bytes"]), 8 << 20);
+    // The purge was rank 0's, once, of the shared file.
+    let prepared = r["suite"]["prepared"].to_string();
+    assert!(prepared.contains("once, by rank 0"), "{prepared}");
+    // Steady state was judged on the aggregate: its round values are the aggregate's.
+    let ss = &r["suite"]["steady_state"][0];
+    let values: Vec<f64> = ss["round_values"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    let tracked: Vec<f64> = r["jobs"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|j| j["name"].as_str().unwrap().starts_with("rw R0 round"))
+        .map(|j| j["write"]["iops"].as_f64().unwrap())
+        .collect();
+    assert!(!values.is_empty());
+    assert_eq!(values, tracked, "{ss}");
+    assert_eq!(u(&ss["rounds"]) as usize, tracked.len());
+    // One result, one report, one record.
+    assert!(dir.path().join("r.html").is_file());
+    let exported = dir.path().join("exported.json");
+    let e = iolab_cmd(
+        &["results", "export", "1", "-o", exported.to_str().unwrap()],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert!(e.status.success(), "{}", text(&e));
+    assert_eq!(u(&json(&exported)["scale"]["ranks"]), 2);
+    let e = iolab_cmd(&["results", "export", "2", "-o", "-"], dir.path())
+        .output()
+        .unwrap();
+    assert!(!e.status.success(), "a second record: {}", text(&e));
+}
+
+#[test]
+fn quick_runs_each_test_on_every_rank_and_merges_the_counted_runs() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let share = dir.path().join("share");
+    std::fs::create_dir(&share).unwrap();
+    let out_json = dir.path().join("q.json");
+    let out = mpirun(
+        4,
+        &[
+            "quick",
+            share.to_str().unwrap(),
+            "--size",
+            "4m",
+            "--count",
+            "2",
+            "--duration",
+            "0.2",
+            "--warmup",
+            "0",
+            "--no-probe",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&out_json);
+    assert_eq!(r["scale"]["share"], "own file in a directory");
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 8);
+    check_aggregates_add_up(&r, 4);
+    for job in r["jobs"].as_array().unwrap() {
+        // The counted runs merged run by run: rates add across the ranks.
+        let repeats = job["repeats"].as_array().unwrap();
+        assert_eq!(repeats.len(), 2, "{}", job["name"]);
+        let infos = r["scale"]["rank_info"].as_array().unwrap();
+        let j = r["jobs"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|x| x["name"] == job["name"])
+            .unwrap();
+        for (i, rep) in repeats.iter().enumerate() {
+            let sum: f64 = infos
+                .iter()
+                .map(|k| {
+                    let x = &k["jobs"][j]["repeats"][i];
+                    x["read_iops"].as_f64().unwrap() + x["write_iops"].as_f64().unwrap()
+                })
+                .sum();
+            let agg = rep["read_iops"].as_f64().unwrap() + rep["write_iops"].as_f64().unwrap();
+            assert!((agg - sum).abs() <= 1e-9 * sum, "{agg} {sum}");
+        }
+    }
+    // The table says the runs as one process's would.
+    assert!(
+        text(&out).contains("mean of 2 counted run(s)"),
+        "{}",
+        text(&out)
+    );
+    // Each rank's test file is gone.
+    let left: Vec<_> = std::fs::read_dir(&share).unwrap().collect();
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A saved result without what differs between two runs of the same thing: when it started
+/// and the host it ran on (mpirun binds each rank to a core, so even its CPU count differs).
+fn without_run_facts(text: &str) -> String {
+    let mut out = Vec::new();
+    let mut in_host = false;
+    for line in text.lines() {
+        if line.starts_with("  \"host\": {") {
+            in_host = true;
+        } else if in_host {
+            in_host = !line.starts_with("  }");
+        } else if !line.starts_with("  \"started_unix_s\"") {
+            out.push(line);
+        }
+    }
+    out.join("\n")
+}
+
+/// The results a sweep saved in `dir/results`, in the order of their targets.
+fn saved_results(dir: &Path) -> Vec<String> {
+    let mut files: Vec<_> = std::fs::read_dir(dir.join("results"))
+        .unwrap()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .collect();
+    // `…-PID-N.json`: by N.
+    let n = |p: &std::path::PathBuf| -> u32 {
+        let stem = p.file_stem().unwrap().to_str().unwrap();
+        stem.rsplit('-').next().unwrap().parse().unwrap()
+    };
+    files.sort_by_key(n);
+    files
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+#[test]
+fn a_suite_over_many_models_split_across_ranks_is_byte_identical_to_one_process() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let models = [
+        "sim:ssd750-400@z97",
+        "sim:c300-256@890gx",
+        "sim:force3-120@h67",
+        "sim:hdd-7200@h67",
+        "sim:nvme2018-500@z97",
+    ];
+    let mut args = vec!["suite", "cdm", "--scale", "0.001"];
+    args.extend(models);
+    let one = tempfile::tempdir().unwrap();
+    let out = iolab_cmd(&args, one.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let split = tempfile::tempdir().unwrap();
+    let out = mpirun(3, &args, split.path()).output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let (a, b) = (saved_results(one.path()), saved_results(split.path()));
+    assert_eq!(a.len(), models.len());
+    assert_eq!(b.len(), models.len());
+    for (i, (a, b)) in a.iter().zip(&b).enumerate() {
+        let model = models[i].strip_prefix("sim:").unwrap();
+        assert!(a.contains(model), "result {i} is not of {model}");
+        assert!(
+            without_run_facts(a) == without_run_facts(b),
+            "{model}: the ranks' result differs from one process's"
+        );
+    }
+    // One record each, in the order of the targets.
+    let e = iolab_cmd(&["results", "export", "5", "-o", "-"], split.path())
+        .output()
+        .unwrap();
+    assert!(e.status.success(), "{}", text(&e));
+    assert!(String::from_utf8_lossy(&e.stdout).contains("nvme2018-500"));
+    // A sweep is over models, and has no one --json file.
+    let t = split.path().join("t.bin");
+    for (extra, said) in [
+        (vec![t.to_str().unwrap()], "not a model"),
+        (
+            vec!["sim:c300-256@890gx", "--json", "r.json"],
+            "leave them out",
+        ),
+    ] {
+        let mut bad = vec!["suite", "cdm", "--scale", "0.001", "sim:hdd-7200@h67"];
+        bad.extend(extra);
+        let out = iolab_cmd(&bad, split.path()).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+        assert!(text(&out).contains(said), "{}", text(&out));
+    }
+    assert!(!t.exists());
+}
