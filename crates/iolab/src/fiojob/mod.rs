@@ -5,13 +5,14 @@
 //! honour is refused naming the option, the file and line and why — or, with `--fio-lenient`,
 //! left out and recorded in the result.
 //!
-//! fio runs the jobs of a file at the same time unless `stonewall` (or `wait_for`) orders them;
-//! iolab runs a file's jobs one after another. A job that fio would start alongside the one
-//! before it is therefore refused (strict) or run after it with a note (lenient). A job's
-//! `numjobs` clones are iolab's threads of that job, which do run at the same time.
+//! fio runs the jobs of a file at the same time unless `stonewall` orders them, and so does
+//! iolab (`together`, `wait_for`, reporting groups: see [`concurrency`]); on a model, which
+//! runs one job at a time, such jobs are refused (strict) or run in turn (lenient). A job's
+//! `numjobs` clones are iolab's threads of that job.
 
 mod blocks;
 mod budget;
+mod concurrency;
 pub mod ini;
 pub mod options;
 pub mod translate;
@@ -129,7 +130,8 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
         }
     }
     let mut problems: Vec<Problem> = jobs.iter().flat_map(|j| j.problems.clone()).collect();
-    problems.extend(concurrency(&jobs));
+    let on_model = opts.target.is_some_and(crate::subject::is_model);
+    problems.extend(concurrency::file_order(&mut jobs, on_model, opts.lenient));
     let (engine, engine_note, engine_problem) = engine(&jobs);
     problems.extend(engine_problem);
     if !problems.is_empty() && !opts.lenient {
@@ -195,40 +197,6 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
 
 fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
-}
-
-/// Jobs fio would run at the same time as the one before them: iolab runs them in turn.
-fn concurrency(jobs: &[FioJob]) -> Vec<Problem> {
-    let mut out = Vec::new();
-    for (i, job) in jobs.iter().enumerate().skip(1) {
-        let before = jobs[i - 1].spec.name.as_deref().unwrap_or_default();
-        let waits = job
-            .wait_for
-            .as_ref()
-            .is_some_and(|(name, _)| name == before);
-        if job.stonewall || waits {
-            continue;
-        }
-        let name = job.spec.name.as_deref().unwrap_or_default();
-        let why = match &job.wait_for {
-            Some((other, _)) => {
-                format!("job '{name}' waits for '{other}' but runs alongside '{before}' in fio")
-            }
-            None => format!(
-                "job '{name}' runs at the same time as '{before}' in fio (no stonewall between \
-                 them)"
-            ),
-        };
-        out.push(Problem {
-            at: job.header.clone(),
-            option: format!("[{name}]"),
-            why: format!(
-                "{why}; iolab runs a file's jobs one after another: add stonewall to [{name}] \
-                 to measure them in turn (numjobs runs clones of one job at once)"
-            ),
-        });
-    }
-    out
 }
 
 /// The one engine of the run: every job's must agree.
