@@ -925,10 +925,54 @@ rate_poisson = true",
             continue_on_error: false,
             verify: None,
             end: None,
-            think: None,
+            think: job.schedule.think,
             flow: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
+    }
+
+    #[test]
+    fn a_thinking_job_pauses_after_every_so_many_ios() {
+        // 10 I/Os, a pause of 1 ms after every 2: counted as issued, 5 bursts of 2 and 4
+        // pauses between them; counted as completed with 4 in flight, bursts of 4, 4 and 2
+        // (the pause waits for the burst's I/Os), so 2 pauses.
+        for (after, pauses) in [("issue", 4), ("complete", 2)] {
+            let j = job(&format!(
+                "ios_limit = 10\nqueue_depth = 4\nthink_s = 0.001\nthink_blocks = 2\n\
+                 think_after = \"{after}\""
+            ));
+            let clock = crate::clock::VirtualClock::new();
+            let out = drive_on_null(&j, &clock, None);
+            assert_eq!(out.stats.read.ios, 10);
+            assert_eq!(out.measured_ns, pauses * 1_000_000, "{after}");
+        }
+    }
+
+    #[test]
+    fn a_job_ended_by_another_stops_issuing_and_is_complete() {
+        let j = job("duration_s = 60");
+        let end = AtomicBool::new(true);
+        let mut target = crate::psync::NullTarget::new(j.span());
+        target.prepare(1, 4096).unwrap();
+        let opts = DriveOptions {
+            start_ns: None,
+            ramp_ns: 0,
+            duration_ns: Some(60_000_000_000),
+            interval_ns: 1_000_000_000,
+            stop: None,
+            abort: None,
+            progress: None,
+            continue_on_error: false,
+            verify: None,
+            end: Some(&end),
+            think: None,
+            flow: None,
+        };
+        let clock = crate::clock::VirtualClock::new();
+        let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
+        assert!(out.complete && out.stopped_by.is_none());
+        assert_eq!(out.stats.read.ios, 0);
+        assert_eq!(out.measured_ns, 0);
     }
 
     #[test]

@@ -440,3 +440,178 @@ fn sleep_unless(d: Duration, stop: &AtomicBool) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::job::JobSpec;
+    use iolab_engine::open::{prepare_target, EngineChoice, WritePolicy};
+
+    fn job(name: &str, toml: &str) -> Job {
+        let mut spec = JobSpec::from_toml(toml, "t.toml").unwrap();
+        spec.name = Some(name.into());
+        let mut job = spec.validate().unwrap();
+        job.resolve_span(4 << 20).unwrap();
+        job
+    }
+
+    /// Runs `jobs` together on a new 4 MiB file.
+    fn run_together(jobs: &[Job]) -> Vec<Result<Option<JobRun>>> {
+        let dir = tempfile::tempdir().unwrap();
+        let mut layout = jobs[0].clone();
+        let target = prepare_target(
+            &dir.path().join("t.bin"),
+            &mut layout,
+            &WritePolicy::default(),
+            EngineChoice::Auto,
+            None,
+        )
+        .unwrap();
+        let refs: Vec<&Job> = jobs.iter().collect();
+        run_group(&target, &refs, RunControl::default()).0
+    }
+
+    fn result(run: &Result<Option<JobRun>>) -> &JobResult {
+        &run.as_ref().unwrap().as_ref().unwrap().result
+    }
+
+    #[test]
+    fn jobs_of_a_flow_keep_their_weights_and_an_end_stops_the_others() {
+        // a would read for a minute; b's end after 3000 I/Os ends it, and the flow kept it
+        // at a third of b's I/Os.
+        let jobs = [
+            job(
+                "a",
+                "access = \"randread\"\nsize = \"4m\"\nduration_s = 60\nflow = 1",
+            ),
+            job(
+                "b",
+                "access = \"randread\"\nsize = \"4m\"\nios_limit = 3000\nflow = 3\n\
+                 together = true\nends_others = \"running\"",
+            ),
+        ];
+        let runs = run_together(&jobs);
+        let (a, b) = (result(&runs[0]), result(&runs[1]));
+        assert!(
+            a.complete && b.complete,
+            "{:?} {:?}",
+            a.stop_reason,
+            b.stop_reason
+        );
+        assert_eq!(b.read.ios, 3000);
+        assert!(
+            (900..=1100).contains(&a.read.ios),
+            "a did {} I/Os",
+            a.read.ios
+        );
+        assert!(a.measured_ns < 60_000_000_000);
+    }
+
+    #[test]
+    fn a_failing_job_stops_the_others_which_keep_what_they_measured() {
+        let jobs = [
+            job("a", "access = \"randread\"\nsize = \"4m\"\nduration_s = 60"),
+            job(
+                "b",
+                "together = true\nsize = \"4m\"\nmem_policy = \"bind:999\"",
+            ),
+        ];
+        let runs = run_together(&jobs);
+        let e = format!("{:#}", runs[1].as_ref().err().unwrap());
+        assert!(e.contains("job 'b'") && e.contains("NUMA node 999"), "{e}");
+        let a = result(&runs[0]);
+        assert!(!a.complete);
+        assert_eq!(
+            a.stop_reason.as_deref(),
+            Some("stopped because job 'b' failed")
+        );
+    }
+
+    #[test]
+    fn a_job_waits_for_the_one_it_names() {
+        // c's end stops every job then running; b waits for a, so it never starts.
+        let jobs = [
+            job("a", "access = \"randread\"\nsize = \"4m\"\nduration_s = 60"),
+            job("b", "together = true\nsize = \"4m\"\nwait_for = \"a\""),
+            job(
+                "c",
+                "together = true\nsize = \"4m\"\nios_limit = 500\nends_others = \"running\"",
+            ),
+        ];
+        let runs = run_together(&jobs);
+        assert!(result(&runs[0]).read.ios > 0);
+        assert!(runs[1].as_ref().unwrap().is_none(), "b ran");
+        assert_eq!(result(&runs[2]).read.ios, 500);
+    }
+
+    #[test]
+    fn reporting_groups_merge_and_groups_split_at_jobs_in_turn() {
+        let mut a = job("a", "group = 0\ngroup_reporting = true");
+        let mut b = job("b", "together = true\ngroup = 0\ngroup_reporting = true");
+        let c = job("c", "together = true");
+        let d = job("d", "size = \"4m\"");
+        assert_eq!(
+            groups(&[a.clone(), b.clone(), c.clone(), d.clone()]),
+            [vec![0, 1, 2], vec![3]]
+        );
+        let part = |job: &Job, ios: u64| {
+            let mut stats = iolab_core::stats::RunStats::new(1_000_000_000);
+            for i in 0..ios {
+                stats.record(iolab_core::job::Direction::Read, 4096, 1000 + i, i);
+            }
+            iolab_engine::runner::job_result(
+                job,
+                &stats,
+                1_000_000_000,
+                0,
+                false,
+                None,
+                Default::default(),
+            )
+        };
+        a.name = "a".into();
+        b.name = "b".into();
+        let jobs = [a.clone(), b.clone(), c.clone()];
+        let mut notes = Vec::new();
+        let out = merge_reporting_groups(
+            &jobs,
+            vec![(0, part(&a, 10)), (1, part(&b, 30)), (2, part(&c, 5))],
+            &mut notes,
+        );
+        let names: Vec<&str> = out.iter().map(|r| r.name.as_str()).collect();
+        assert_eq!(names, ["a", "c"]);
+        assert_eq!(out[0].read.ios, 40);
+        assert!(notes[0].contains("jobs a, b"), "{notes:?}");
+    }
+
+    #[test]
+    fn orders_that_cannot_be_honoured_are_refused() {
+        let a = job("a", "size = \"4m\"");
+        let e = check(&[a.clone(), job("b", "wait_for = \"z\"")], false).unwrap_err();
+        assert!(e.to_string().contains("no job named 'z'"), "{e}");
+        let b = job("b", "together = true\nsize = \"4m\"");
+        let e = check(&[a.clone(), b.clone()], true).unwrap_err();
+        assert!(
+            e.to_string().contains("a model runs one job at a time"),
+            "{e}"
+        );
+        check(&[a.clone(), b], false).unwrap();
+        let v = job(
+            "v",
+            "together = true\naccess = \"randwrite\"\nverify = \"end\"\nsize = \"4m\"",
+        );
+        let w = job("w", "access = \"write\"\nsize = \"4m\"");
+        let e = check(&[w.clone(), v.clone()], false).unwrap_err();
+        assert!(
+            e.to_string().contains("job 'v': verify: job 'w' writes"),
+            "{e}"
+        );
+        let apart = job(
+            "v",
+            "together = true\naccess = \"randwrite\"\nverify = \"end\"\nsize = \"1m\"\n\
+             offset = \"2m\"",
+        );
+        let w = job("w", "access = \"write\"\nsize = \"1m\"");
+        check(&[w, apart], false).unwrap();
+    }
+}

@@ -178,3 +178,68 @@ pub(super) fn file_order(jobs: &mut [FioJob], on_model: bool, lenient: bool) -> 
     }
     problems
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::{load, LoadOptions};
+    use iolab_core::job::JobSpec;
+    use iolab_core::schedule::ThinkAfter;
+    use iolab_core::size::ByteSize;
+
+    fn specs(text: &str) -> Vec<JobSpec> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.fio");
+        std::fs::write(&path, text).unwrap();
+        let target = dir.path().join("t.bin");
+        let opts = LoadOptions {
+            lenient: false,
+            target: Some(&target),
+        };
+        match load(&path, &opts) {
+            Ok(t) => t.file.specs,
+            Err(e) => panic!("{e:#}"),
+        }
+    }
+
+    #[test]
+    fn thinktime_becomes_pauses_in_seconds() {
+        let s = &specs(
+            "[a]\nsize=1m\nthinktime=2000\nthinktime_blocks=4\nthinktime_spin=500\n\
+             thinktime_blocks_type=issue\nnumber_ios=1000\n",
+        )[0];
+        assert_eq!(s.think_s, Some(0.002));
+        assert_eq!(s.think_spin_s, Some(0.0005));
+        assert_eq!(s.think_blocks, Some(4));
+        assert_eq!(s.think_after, Some(ThinkAfter::Issue));
+        assert_eq!(s.ios_limit, Some(1000));
+        assert!(s.clone().validate().unwrap().schedule.think.is_some());
+    }
+
+    #[test]
+    fn flows_and_numa_placement_become_job_keys() {
+        let s = specs(
+            "[global]\nsize=1m\nflow_sleep=1000\n[w]\nflow=1\nnuma_cpu_nodes=0\n\
+             numa_mem_policy=bind:0\n[r]\nflow=8\nflow_id=2\n",
+        );
+        assert_eq!(
+            (s[0].flow, s[0].flow_id, s[0].flow_sleep_s),
+            (Some(1), None, Some(0.001))
+        );
+        assert_eq!((s[1].flow, s[1].flow_id), (Some(8), Some(2)));
+        assert_eq!(s[0].cpu_nodes.as_deref(), Some("0"));
+        assert_eq!(s[0].mem_policy.as_deref(), Some("bind:0"));
+    }
+
+    #[test]
+    fn caps_per_direction_become_the_total_that_keeps_each() {
+        // 50/50: reads and writes each at 300 B/s is 600 B/s in all; each of 3 clones has
+        // its own caps, iolab's threads share the job's.
+        let s = &specs("[a]\nrw=randrw\nsize=1m\nrate=300,300,300\nnumjobs=3\n")[0];
+        assert_eq!(s.rate_bytes_per_s, Some(ByteSize(1800)));
+        // 75 % reads capped at 300 IOPS: 400 in all, leaving writes (cap 1000) at 100.
+        let s = &specs("[a]\nrw=randrw\nrwmixread=75\nsize=1m\nrate_iops=300,1000\n")[0];
+        assert_eq!(s.rate_iops, Some(400.0));
+        let s = &specs("[a]\nrw=read\nsize=1m\nrate=1m,5m\n")[0];
+        assert_eq!(s.rate_bytes_per_s, Some(ByteSize(1 << 20)));
+    }
+}

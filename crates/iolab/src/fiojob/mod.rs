@@ -305,19 +305,53 @@ mod tests {
     }
 
     #[test]
-    fn concurrent_jobs_are_refused_unless_stonewalled_or_lenient() {
-        let text = "[global]\nrw=read\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n";
-        let e = format!("{:#}", load_text(text, false).err().unwrap());
+    fn jobs_without_a_stonewall_run_together_and_groups_are_fios() {
+        let text = "[global]\nrw=read\nsize=1m\ngroup_reporting\nexitall\n[a]\n[b]\n\
+                    [c]\nstonewall\nexit_what=all\n[d]\nnew_group\n[e]\nwait_for=a\n";
+        let t = load_text(text, false).unwrap();
+        let s = &t.file.specs;
+        let together: Vec<Option<bool>> = s.iter().map(|s| s.together).collect();
+        assert_eq!(together, [None, Some(true), None, Some(true), Some(true)]);
+        // Groups: {a, b}, {c}, {d, e}; c's group has one job, so nothing to merge there.
+        let groups: Vec<Option<u32>> = s.iter().map(|s| s.group).collect();
+        assert_eq!(groups, [Some(0), Some(0), None, Some(2), Some(2)]);
+        assert_eq!(s[0].group_reporting, Some(true));
+        assert_eq!(s[2].group_reporting, None);
+        use iolab_core::schedule::EndsOthers;
+        assert_eq!(s[0].ends_others, Some(EndsOthers::Group));
+        assert_eq!(s[2].ends_others, Some(EndsOthers::All));
+        assert_eq!(s[4].wait_for.as_deref(), Some("a"));
+        let e = format!(
+            "{:#}",
+            load_text("[a]\nsize=1m\n[b]\nwait_for=z\n", false)
+                .err()
+                .unwrap()
+        );
+        assert!(e.contains("j.fio:4: wait_for=z: no job named 'z'"), "{e}");
+    }
+
+    #[test]
+    fn jobs_at_the_same_time_on_a_model_are_refused_or_run_in_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.fio");
+        std::fs::write(&path, "[global]\ndirect=1\nsize=1m\n[a]\n[b]\n").unwrap();
+        let load_on = |lenient| {
+            load(
+                &path,
+                &LoadOptions {
+                    lenient,
+                    target: Some(Path::new("sim:ssd750-400@z97")),
+                },
+            )
+        };
+        let e = format!("{:#}", load_on(false).err().unwrap());
         assert!(
-            e.contains("j.fio:5: [b]: job 'b' runs at the same time as 'a'"),
+            e.contains("j.fio:5: [b]: job 'b' runs at the same time"),
             "{e}"
         );
-        assert!(!e.contains("[c]"), "{e}");
-        let t = load_text(text, true).unwrap();
-        assert_eq!(t.file.specs.len(), 3);
+        let t = load_on(true).unwrap();
+        assert!(t.file.specs.iter().all(|s| s.together.is_none()));
         assert_eq!(t.ignored.len(), 1);
-        let t = load_text("[a]\nrw=read\nsize=1m\n[b]\nwait_for=a\nsize=1m\n", false).unwrap();
-        assert_eq!(t.file.specs.len(), 2);
     }
 
     #[test]
