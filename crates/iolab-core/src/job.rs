@@ -463,6 +463,10 @@ pub struct JobSpec {
     /// (fio's `numa_mem_policy`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_policy: Option<String>,
+    /// The engine this job runs on where it differs from the run's (`psync`, `io_uring`,
+    /// `auto`): a fio file whose jobs name different `ioengine`s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`

@@ -85,6 +85,9 @@ pub struct Schedule {
     /// `interleave:NODES`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub mem_policy: Option<String>,
+    /// The engine it runs on where it differs from the run's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 impl Schedule {
@@ -173,6 +176,14 @@ impl Schedule {
                 format!("'{w}' names no job; give the name of a job before this one"),
             ));
         }
+        if let Some(e) = spec.engine.as_deref() {
+            if !matches!(e, "auto" | "io_uring" | "psync" | "psync-per-slot") {
+                return Err(fail(
+                    "engine",
+                    format!("unknown engine '{e}': use auto, io_uring, psync or psync-per-slot"),
+                ));
+            }
+        }
         if let Some(nodes) = &spec.cpu_nodes {
             parse_nodes(nodes).map_err(|e| fail("cpu_nodes", e))?;
         }
@@ -189,6 +200,7 @@ impl Schedule {
             flow,
             cpu_nodes: spec.cpu_nodes.clone(),
             mem_policy: spec.mem_policy.clone(),
+            engine: spec.engine.clone(),
         })
     }
 }

@@ -79,10 +79,15 @@ fn run_engine<S: RequestSource + Send>(
     ctl: RunControl,
     verify: Option<&JobVerifier>,
 ) -> io::Result<JobRun> {
-    let engine = if workers.iter().any(|w| w.source.paced()) {
-        target.paced_engine
-    } else {
-        target.engine
+    let engine = match job.schedule.engine.as_deref() {
+        // A job of its own engine (a fio file whose jobs name different ones); `auto` is the
+        // run's choice for this target.
+        Some(name) if name != "auto" => EngineChoice::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(target.engine, |(_, e)| *e),
+        _ if workers.iter().any(|w| w.source.paced()) => target.paced_engine,
+        _ => target.engine,
     };
     match engine {
         EngineChoice::Psync => {

@@ -132,8 +132,7 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
     let mut problems: Vec<Problem> = jobs.iter().flat_map(|j| j.problems.clone()).collect();
     let on_model = opts.target.is_some_and(crate::subject::is_model);
     problems.extend(concurrency::file_order(&mut jobs, on_model, opts.lenient));
-    let (engine, engine_note, engine_problem) = engine(&jobs);
-    problems.extend(engine_problem);
+    let (engine, engine_note) = engine(&mut jobs);
     if !problems.is_empty() && !opts.lenient {
         let list = problems
             .iter()
@@ -199,38 +198,46 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// The one engine of the run: every job's must agree.
-fn engine(jobs: &[FioJob]) -> (EngineChoice, String, Option<Problem>) {
-    let first = &jobs[0].engine;
-    let engine = match first.0 {
-        // The asynchronous engines: io_uring, where the target takes I/O without blocking.
-        EngineChoice::Auto => {
-            "io_uring (or psync-per-slot where io_uring would block, as on zram: said in the \
-             result)"
-        }
-        other => other.name(),
+/// The run's engine: the jobs' one, or where they name different ones, io_uring for the run
+/// and psync for each job that asks for it (its own `engine` key).
+fn engine(jobs: &mut [FioJob]) -> (EngineChoice, String) {
+    let describe = |e: &(EngineChoice, String, Option<ini::Place>)| {
+        let at = e.2.as_ref().map_or(String::new(), |p| format!(" ({p})"));
+        format!("{}{at}", e.1)
     };
+    let first = jobs[0].engine.clone();
+    if jobs.iter().all(|j| j.engine.0 == first.0) {
+        let engine = match first.0 {
+            // The asynchronous engines: io_uring, where the target takes I/O without blocking.
+            EngineChoice::Auto => {
+                "io_uring (or psync-per-slot where io_uring would block, as on zram: said in \
+                 the result)"
+            }
+            other => other.name(),
+        };
+        return (
+            first.0,
+            format!("{} → iolab's {engine} engine", describe(&first)),
+        );
+    }
+    let mut own = Vec::new();
+    for job in jobs
+        .iter_mut()
+        .filter(|j| j.engine.0 == EngineChoice::Psync)
+    {
+        job.spec.engine = Some("psync".into());
+        own.push(format!(
+            "job '{}': {}",
+            job.spec.name.as_deref().unwrap_or_default(),
+            describe(&job.engine)
+        ));
+    }
     let note = format!(
-        "{}{} → iolab's {engine} engine",
-        first.1,
-        first
-            .2
-            .as_ref()
-            .map_or(String::new(), |p| format!(" ({p})")),
+        "the jobs name different engines: {} run on iolab's psync engine (job key engine), the \
+         others on io_uring (or psync-per-slot where io_uring would block)",
+        own.join(", ")
     );
-    let problem = jobs
-        .iter()
-        .find(|j| j.engine.0 != first.0)
-        .map(|j| Problem {
-            at: j.engine.2.clone().unwrap_or_else(|| j.header.clone()),
-            option: j.engine.1.clone(),
-            why: format!(
-                "one run uses one engine, and job '{}' maps to another ({})",
-                jobs[0].spec.name.as_deref().unwrap_or_default(),
-                first.1
-            ),
-        });
-    (first.0, note, problem)
+    (EngineChoice::Auto, note)
 }
 
 /// Jobs as an iolab job file (`--print-job`): `notes` as comments, then one `[[job]]` each.
@@ -267,6 +274,13 @@ pub fn read_for_run(
             "fio: {}: not used, a model has no engine",
             t.engine_note
         ));
+    } else if *engine != EngineChoice::Auto {
+        // --engine runs every job on the engine it names.
+        let mut file = t.file;
+        for spec in &mut file.specs {
+            spec.engine = None;
+        }
+        return finish(file, &t.notes, &t.ignored, notes);
     } else if *engine == EngineChoice::Auto {
         *engine = t.engine;
         let again = match t.engine {
@@ -275,15 +289,25 @@ pub fn read_for_run(
         };
         notes.push(format!("fio: {}{again}", t.engine_note));
     }
-    for n in &t.notes {
+    finish(t.file, &t.notes, &t.ignored, notes)
+}
+
+/// Says the translation's notes and what was ignored, and keeps them for the result.
+fn finish(
+    file: JobFile,
+    said: &[String],
+    ignored: &[String],
+    notes: &mut Vec<String>,
+) -> Result<JobFile> {
+    for n in said {
         say!("note: {n}");
         notes.push(n.clone());
     }
-    for n in &t.ignored {
+    for n in ignored {
         say!("warning: {n}");
         notes.push(n.clone());
     }
-    Ok(t.file)
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -379,17 +403,26 @@ mod tests {
     }
 
     #[test]
-    fn engines_must_agree_and_names_are_kept_apart() {
-        let text = "[a]\nioengine=libaio\nsize=1m\n[a]\nstonewall\nioengine=psync\nsize=1m\n";
-        let e = format!("{:#}", load_text(text, false).err().unwrap());
-        assert!(
-            e.contains("j.fio:6: ioengine=psync: one run uses one engine"),
-            "{e}"
-        );
-        let t = load_text(text, true).unwrap();
+    fn jobs_of_different_engines_keep_theirs_and_names_are_kept_apart() {
+        let text = "[a]\nioengine=libaio\nsize=1m\n[a]\nstonewall\nioengine=sync\nsize=1m\n";
+        let t = load_text(text, false).unwrap();
         let names: Vec<_> = t.file.specs.iter().filter_map(|s| s.name.clone()).collect();
         assert_eq!(names, ["a", "a#2"]);
         assert_eq!(t.engine, EngineChoice::Auto);
+        let engines: Vec<_> = t.file.specs.iter().map(|s| s.engine.as_deref()).collect();
+        assert_eq!(engines, [None, Some("psync")]);
+        assert!(
+            t.engine_note
+                .contains("j.fio:6) run on iolab's psync engine"),
+            "{}",
+            t.engine_note
+        );
+        // One engine for all: no job key.
+        let t = load_text("[a]\nioengine=sync\nsize=1m\n", false).unwrap();
+        assert_eq!(
+            (t.engine, t.file.specs[0].engine.as_deref()),
+            (EngineChoice::Psync, None)
+        );
     }
 
     #[test]
