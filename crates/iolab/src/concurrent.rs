@@ -143,7 +143,17 @@ pub fn run(
     let mut out = Outcome::default();
     let mut stop_all = false;
     for group in groups(jobs) {
-        if INTERRUPTED.load(Ordering::Relaxed) || stop_all || out.failed.is_some() {
+        if stop_all {
+            for &i in &group {
+                out.notes.push(format!(
+                    "job '{}' did not run: a job before it ended every job to come \
+                     (ends_others = \"all\")",
+                    jobs[i].name
+                ));
+            }
+            continue;
+        }
+        if INTERRUPTED.load(Ordering::Relaxed) || out.failed.is_some() {
             break;
         }
         let members: Vec<&Job> = group.iter().map(|&i| &jobs[i]).collect();
@@ -194,8 +204,8 @@ pub fn run(
                     finished.push((i, r.result));
                 }
                 Ok(None) => out.notes.push(format!(
-                    "job '{}' did not run: another job's end stopped it before it started \
-                     (ends_others)",
+                    "job '{}' did not run: stopped before it started (by another job's end, \
+                     ends_others, or by Ctrl-C)",
                     job.name
                 )),
                 Err(e) => {
