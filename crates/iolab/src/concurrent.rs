@@ -521,9 +521,10 @@ mod tests {
     fn a_failing_job_stops_the_others_which_keep_what_they_measured() {
         let jobs = [
             job("a", "access = \"randread\"\nsize = \"4m\"\nduration_s = 60"),
+            // It fails once a has started (failing before, it would keep a from starting).
             job(
                 "b",
-                "together = true\nsize = \"4m\"\nmem_policy = \"bind:999\"",
+                "together = true\nsize = \"4m\"\nmem_policy = \"bind:999\"\nstart_delay_s = 0.5",
             ),
         ];
         let runs = run_together(&jobs);
