@@ -72,10 +72,10 @@ pub fn check(jobs: &[Job], on_model: bool) -> Result<()> {
         }
     }
     if on_model {
-        if let Some(job) = jobs.iter().find(|j| {
-            !j.schedule.is_default()
-                && (j.schedule.cpu_nodes.is_some() || j.schedule.mem_policy.is_some())
-        }) {
+        if let Some(job) = jobs
+            .iter()
+            .find(|j| j.schedule.cpu_nodes.is_some() || j.schedule.mem_policy.is_some())
+        {
             bail!(
                 "job '{}': cpu_nodes/mem_policy place a job's threads and buffers on this \
                  machine's NUMA nodes; a model has neither: drop them",

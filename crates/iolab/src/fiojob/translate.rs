@@ -550,12 +550,12 @@ fn rates(tr: &mut Tr, reads: bool, writes: bool) {
         v.parse::<f64>()
             .map_err(|_| format!("'{v}' is not a number"))
     };
-    if let Some(b) = cap(tr, "rate", reads, writes, &bytes) {
-        tr.job.spec.rate_bytes_per_s = Some(ByteSize((b * clones).max(1.0) as u64));
+    if let Some(b) = cap(tr, "rate", reads, writes, clones, &bytes) {
+        tr.job.spec.rate_bytes_per_s = Some(ByteSize(b.max(1.0) as u64));
         tr.from("rate_bytes_per_s", "rate");
     }
-    if let Some(x) = cap(tr, "rate_iops", reads, writes, &iops) {
-        tr.job.spec.rate_iops = Some(x * clones);
+    if let Some(x) = cap(tr, "rate_iops", reads, writes, clones, &iops) {
+        tr.job.spec.rate_iops = Some(x);
         tr.from("rate_iops", "rate_iops");
     }
     for key in ["rate_min", "rate_iops_min"] {
@@ -584,13 +584,15 @@ fn rates(tr: &mut Tr, reads: bool, writes: bool) {
     }
 }
 
-/// The job's cap from fio's `READ,WRITE[,TRIM]` caps: the one its direction has, or for a mix
-/// the total that keeps each direction within its own cap at the job's read share.
+/// The job's cap from fio's `READ,WRITE[,TRIM]` caps, each `clones` times (every clone has its
+/// own): the one its direction has, or for a mix the total that keeps each direction within
+/// its own cap at the job's read share.
 fn cap(
     tr: &mut Tr,
     key: &str,
     reads: bool,
     writes: bool,
+    clones: f64,
     parse: &dyn Fn(&str) -> Result<f64, String>,
 ) -> Option<f64> {
     let v = tr.o.value(key)?.to_string();
@@ -605,18 +607,19 @@ fn cap(
     };
     let (r, w) = (parsed(r), parsed(w));
     if !(reads && writes) {
-        return if reads { r } else { w };
+        return if reads { r } else { w }.map(|c| c * clones);
     }
     let share = tr.job.spec.read_pct.unwrap_or(50.0) / 100.0;
     let total = [(r, share), (w, 1.0 - share)]
         .into_iter()
         .filter_map(|(c, s)| c.filter(|_| s > 0.0).map(|c| c / s))
-        .reduce(f64::min)?;
+        .reduce(f64::min)?
+        * clones;
     tr.note(
         key,
         format!(
-            "fio caps reads and writes each; iolab caps the job's total at {total:.0}/s, which \
-             keeps each within its cap at the job's read share"
+            "fio caps reads and writes each (of every clone); iolab caps the job's total at \
+             {total:.0}/s, which keeps each within its cap at the job's read share"
         ),
     );
     Some(total)
