@@ -7,7 +7,7 @@
 # as it completes, inside the window). Runs alternate, REPS times each (default 3); prints the
 # median write IOPS and CPU µs per write of each, and their ratios to `off`.
 # Target: verify costs <= 10 % of the IOPS. Then the checksum's own speed on one core
-# (CRC-32C over sectors, stamping, checking; target >= 5 GB/s).
+# (XXH3 over sectors, stamping, checking; target >= 5 GB/s).
 #
 # Usage: bench/verify.sh                      # as root for zram
 #        REPS=5 DURATION=10 bench/verify.sh

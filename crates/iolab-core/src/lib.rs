@@ -18,6 +18,7 @@
 //! assert_eq!(job.queue_depth, 32);
 //! ```
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod data;
 pub mod hist;

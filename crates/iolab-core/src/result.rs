@@ -140,7 +140,7 @@ pub struct Score {
     pub rule: String,
 }
 
-/// The SNIA PTS steady-state determination of one step (methods.md §5).
+/// The SNIA PTS steady-state determination of one step.
 #[derive(Clone, Debug, Serialize, Deserialize, PartialEq, Default)]
 pub struct SteadyStateReport {
     /// Step name.
@@ -292,7 +292,7 @@ pub struct JobResult {
 pub struct VerifySummary {
     /// `end` (after the job), `inline` (after each write) or `journal` (`iolab verify`).
     pub mode: String,
-    /// Checksum of every 512-byte sector: `crc32c`.
+    /// Checksum of every 512-byte sector: `xxh3-32 per sector`.
     pub checksum: String,
     /// Blocks (or what later writes left of them) read back and checked.
     pub blocks_checked: u64,

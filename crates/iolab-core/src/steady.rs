@@ -1,4 +1,4 @@
-//! Steady-state detection by the SNIA PTS rule (methods.md §5), as pure functions of a series
+//! Steady-state detection by the SNIA PTS rule, as pure functions of a series
 //! of per-round values of the tracking variable.
 //!
 //! The window is the last `window` rounds (5 in the PTS). It is steady when

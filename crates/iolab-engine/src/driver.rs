@@ -14,6 +14,7 @@
 //! lowering the offered load (no coordinated omission).
 
 use crate::clock::Clock;
+use crate::sys;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
@@ -338,6 +339,9 @@ where
         total_slots as usize
     ];
     let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
+    if let Some(v) = opts.verify {
+        v.set_clock(clock.now_ns(), crate::runner::unix_now_ns() / 1000);
+    }
     let measure_start = start_ns + opts.ramp_ns;
     let end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
@@ -475,7 +479,7 @@ where
                         } else if let (Some(v), true) = (opts.verify, generation != 0) {
                             let buf = &mut target.buffer_mut(tag)[..len as usize];
                             let seed = st.w.data.fill(buf);
-                            v.stamp(buf, planned.req.offset, generation, seed);
+                            v.stamp(buf, planned.req.offset, generation, seed, now);
                             *filled = 0;
                         } else if !st.w.data.is_constant() || *filled < len {
                             st.w.data.fill(&mut target.buffer_mut(tag)[..len as usize]);
@@ -514,6 +518,10 @@ where
                         match st.w.source.next_planned() {
                             Some(p) => {
                                 target.upcoming(p.req.offset);
+                                if let (Some(v), Direction::Write) = (opts.verify, p.req.dir) {
+                                    // The claim's state word is a cache miss over a large span.
+                                    sys::prefetch(v.claim_word(p.req.offset));
+                                }
                                 st.pending.push_back(p);
                             }
                             None => st.exhausted = true,

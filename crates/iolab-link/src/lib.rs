@@ -13,7 +13,7 @@
 //!    handshakes on SATA — for a given payload per packet.
 //!
 //! Sources for every constant are cited in the module docs of [`sata`] and [`pcie`]; they come
-//! from `reference/simulators-and-interfaces.md` §3.
+//! from the interface specifications and the reviews named there.
 //!
 //! ```
 //! use iolab_link::{Link, PcieGen, SataGen};
@@ -27,6 +27,7 @@
 //! ```
 
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 mod encoding;
 mod link;

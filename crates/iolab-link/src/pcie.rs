@@ -1,6 +1,6 @@
 //! PCIe generations and transaction-layer (TLP) overhead.
 //!
-//! Rates and encodings (`simulators-and-interfaces.md` §3.2, sources [16]): 2.5/5/8/16/32 GT/s per
+//! Rates and encodings (the PCI Express base specifications' signalling rates): 2.5/5/8/16/32 GT/s per
 //! lane; 8b/10b for 1.x/2.x, 128b/130b from 3.0 → 250 MB/s, 500 MB/s, 985 MB/s, 1.97 GB/s and
 //! 3.94 GB/s per lane.
 //!

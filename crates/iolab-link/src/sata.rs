@@ -1,6 +1,6 @@
 //! SATA generations and the FIS framing/handshake factor.
 //!
-//! Figures are from `simulators-and-interfaces.md` §3.1:
+//! Figures (the SATA specification's line rates; ceilings as reviews measure them):
 //! * line rates 1.5/3/6 Gb/s, 8b/10b encoding → 150/300/600 MB/s of payload bandwidth;
 //! * practical ceilings 275–285 MB/s on 3 Gb/s and 550–557 MB/s on 6 Gb/s.
 //!

@@ -1,4 +1,4 @@
-//! The figures the issue and `simulators-and-interfaces.md` §3 quote.
+//! The figures the SATA and PCIe specifications and the reviews quote for line rates and ceilings.
 
 use super::*;
 

@@ -7,7 +7,7 @@
 //! It only reads sysfs and procfs: no device is opened, so it is cheap (well under 50 ms) and
 //! safe to run next to every benchmark result. Missing facts are `None`, never errors.
 //!
-//! [`trimcheck()`] implements trimcheck's method (methods.md §6) on Linux: it writes a unique block,
+//! [`trimcheck()`] implements trimcheck's method (CyberShadow/trimcheck) on Linux: it writes a unique block,
 //! finds it on the device with FIEMAP, deletes it, runs FITRIM and reads the raw device back.
 //!
 //! ```no_run

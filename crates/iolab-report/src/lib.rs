@@ -5,6 +5,7 @@
 //! The exception is [`store`], the SQLite results store, which reads and writes its database
 //! file; [`store_tables`] renders what it returns.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod compare;
 pub mod csv;

@@ -1,7 +1,8 @@
 //! How fast the model runs: host I/Os simulated per wall second on one core (4 KiB random reads
 //! and writes at QD32 on the SSD 750 1.2 TB behind Z97's CPU lanes), and the one-hour
 //! performance-consistency test with its wall time and peak memory: 4 KiB random writes at QD32
-//! over every LBA of a filled drive for an hour, as AnandTech runs it (methods.md §7, and the
+//! over every LBA of a filled drive for an hour, as AnandTech runs it (its performance
+//! consistency test, e.g. in the SSD 750 review, and the
 //! `anandtech2015` suite's step). The fill is analytic; every write of the hour is simulated.
 //!
 //! ```text

@@ -193,7 +193,7 @@ impl Builder<'_> {
                 let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} link"));
                 let sata_cmd = match edge {
                     // Per NCQ command: Register H2D, DMA Setup and Set Device Bits FISes, each
-                    // with its handshake gap (simulators-and-interfaces.md §3.1), on the
+                    // with its handshake gap (the SATA transport layer's FIS exchange), on the
                     // half-duplex link.
                     Link::Sata { gen } => {
                         Some((edge_hop.down.res, (3.0 * gen.fis_gap_ns()) as u64))

@@ -202,7 +202,7 @@ impl RequestSource for TraceRequests {
     }
 }
 
-/// Replays `requests` synthesised from the built-in `profile` (testbeds.md F's tables) on
+/// Replays `requests` synthesised from the built-in `profile` (AnandTech's Storage Bench tables, calibration source anandtech-9090) on
 /// `spec`, as fast as possible at the trace's recorded queue depth, the drive full or (with
 /// `steady`) in garbage-collection steady state.
 fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Fig {
@@ -382,7 +382,7 @@ pub fn calibration_rows(mut values: Vec<(usize, f64)>) -> Vec<CalibrationRow> {
         .collect()
 }
 
-/// Runs every figure of the calibration set (the published figures of testbeds.md).
+/// Runs every figure of the calibration set (catalog/figures/calibration.toml).
 pub fn calibrate() -> Vec<CalibrationRow> {
     run_set(&FigureSet::calibration(), &|_| true)
 }

@@ -1,4 +1,4 @@
-//! Every figure of the calibration set (testbeds.md), run on the modelled testbed: within ±15 %
+//! Every figure of the calibration set (catalog/figures/calibration.toml), run on the modelled testbed: within ±15 %
 //! or on the right side of a bound; and every figure of the validation set, held to the state
 //! recorded in `catalog/figures/state.toml`.
 //!

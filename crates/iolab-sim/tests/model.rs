@@ -1036,9 +1036,9 @@ fn explain_measures_each_test_from_the_filled_drive_past_its_write_cache() {
     assert!((100.0..=160.0).contains(&mb_s), "{seq_write}");
 }
 
-/// A published figure that is not in testbeds.md: DMI 2.0 tops out at 1.6–1.8 GB/s in practice,
+/// A published figure that is in neither figure set: DMI 2.0 tops out at 1.6–1.8 GB/s in practice,
 /// and on Z87 "three decent SSDs are enough to saturate it" at about 1,600 MB/s
-/// (simulators-and-interfaces.md §3.3 [18]). Sequential reads from Force GT 240s in RAID-0 on
+/// (Tom's Hardware, "Samsung XP941 on Z97", reviews/samsung-xp941-z97-pci-express,3826-3). Sequential reads from Force GT 240s in RAID-0 on
 /// Z97's SATA ports (the same DMI 2.0): one is held by its SATA link; four stop at the DMI,
 /// inside that range give or take the project's 15 %.
 #[test]
@@ -1417,7 +1417,7 @@ fn data_not_yet_programmed_is_read_from_the_write_buffer_and_rewritten_there() {
     assert!(spread > 0.95, "1 GiB span: write amplification {spread}");
 }
 
-/// 4 KiB random writes at QD3 (testbeds.md A's test) on the C300, with its write data received
+/// 4 KiB random writes at QD3 (calibration source anandtech-2973's test) on the C300, with its write data received
 /// in line by the firmware core or taken by a DMA engine, behind the 890GX's 6 Gb/s port or the
 /// X58's 3 Gb/s one.
 fn c300_qd3_write_iops(in_line: bool, port: &str) -> f64 {

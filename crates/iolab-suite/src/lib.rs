@@ -3,6 +3,7 @@
 //! scores are computed from the results. Nothing here performs I/O or renders: an
 //! [`run::Executor`] runs each job (on a real target or a model) and the report crate draws.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod plan;
 pub mod run;

@@ -24,7 +24,7 @@ fn step_jobs<'a>(jobs: &'a [JobResult], step: &'a str) -> impl Iterator<Item = &
 
 /// The rounds a score reads of a step looped to steady state: its window, the last `window`
 /// rounds run, as [`iolab_core::steady::judge`] judges them. SNIA PTS reports each matrix
-/// cell as the average over the window rounds (methods.md §5), not the last round alone.
+/// cell as the average over the window rounds, not the last round alone.
 #[derive(Clone, Copy, Debug, PartialEq)]
 struct Window {
     first: u32,
@@ -276,7 +276,7 @@ pub fn compute_with(
             if measured + 1e-9 < secs {
                 notes.push(format!("the job measured only {measured:.0} s"));
             }
-            // AnandTech scores consistency by the average and by average/σ (methods.md §7).
+            // AnandTech scores consistency by the average and by average/σ (its consistency charts).
             let ratio = if sd > 0.0 {
                 format!("; average/σ {:.1}", m / sd)
             } else {

@@ -71,7 +71,7 @@ fn msr_sample_facts() {
     assert_eq!(first.len_bytes, 2048);
     assert_eq!(first.completion_ns, Some(first.time_ns + 2833 * 100));
     assert!(recs.iter().all(|r| r.time_ns % 100 == 0 && r.device == 0));
-    // traces.md: the timestamp 128166385432702750 appears twice.
+    // The sample has one timestamp twice (128166385432702750, lines 148-149 of the CSV).
     let dup = recs
         .iter()
         .filter(|r| r.time_ns == 128_166_385_432_702_750 * 100)

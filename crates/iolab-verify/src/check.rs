@@ -121,125 +121,113 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
     let seen: Vec<Seen> = data
         .chunks_exact(SECTOR)
         .enumerate()
-        .map(|(i, s)| match read_sector(s) {
-            Sector::Stamped {
-                run_id,
-                index,
-                offset,
-                generation,
-            } => {
-                let here = exp.start + (i * SECTOR) as u64;
-                if run_id == exp.run_id
-                    && offset == exp.block_offset
-                    && index as u64 == first_index + i as u64
-                {
-                    if generation == exp.generation {
-                        Seen::Good
-                    } else if generation >= exp.floor {
-                        Seen::Acceptable(generation)
-                    } else {
-                        Seen::Older(generation)
-                    }
-                } else if offset + index as u64 * SECTOR as u64 == here {
-                    // Written for this very place by another write (an earlier run's, or one
-                    // of another size): what was here before.
-                    // After a crash, one at or above the floor is as good as the block's own.
-                    if run_id == exp.run_id && exp.after_crash && generation >= exp.floor {
-                        Seen::Acceptable(generation)
-                    } else {
-                        Seen::Older(generation)
-                    }
-                } else {
-                    Seen::Elsewhere(Sector::Stamped {
-                        run_id,
-                        index,
-                        offset,
-                        generation,
-                    })
-                }
-            }
-            Sector::Damaged => Seen::Damaged,
-            Sector::Uniform(b) => Seen::Uniform(b),
-            Sector::Foreign => Seen::Foreign,
+        .map(|(i, s)| {
+            classify(
+                exp,
+                first_index + i as u64,
+                exp.start + (i * SECTOR) as u64,
+                s,
+            )
         })
         .collect();
-    let at = |pred: &dyn Fn(&Seen) -> bool| {
-        seen.iter()
-            .position(pred)
-            .map(|i| exp.start + (i * SECTOR) as u64)
-    };
-    let expected = format!(
-        "generation {} of the block at {}{}",
-        exp.generation,
-        exp.block_offset,
-        if exp.floor < exp.generation {
-            format!(" (at least {})", exp.floor)
-        } else {
-            String::new()
+    let judgement = Judgement { exp, seen: &seen };
+    judgement
+        .damage()
+        .unwrap_or_else(|| judgement.generations_found())
+}
+
+/// What the sector read at `here`, the `index`th of its block, holds against `exp`.
+fn classify(exp: &Expected, index_expected: u64, here: u64, sector: &[u8]) -> Seen {
+    match read_sector(sector) {
+        Sector::Stamped {
+            run_id,
+            index,
+            offset,
+            generation,
+        } => {
+            if run_id == exp.run_id && offset == exp.block_offset && index as u64 == index_expected
+            {
+                if generation == exp.generation {
+                    Seen::Good
+                } else if generation >= exp.floor {
+                    Seen::Acceptable(generation)
+                } else {
+                    Seen::Older(generation)
+                }
+            } else if offset + index as u64 * SECTOR as u64 == here {
+                // Written for this very place by another write (an earlier run's, or one
+                // of another size): what was here before.
+                // After a crash, one at or above the floor is as good as the block's own.
+                if run_id == exp.run_id && exp.after_crash && generation >= exp.floor {
+                    Seen::Acceptable(generation)
+                } else {
+                    Seen::Older(generation)
+                }
+            } else {
+                Seen::Elsewhere(Sector::Stamped {
+                    run_id,
+                    index,
+                    offset,
+                    generation,
+                })
+            }
         }
-    );
-    let fail = |kind: Kind, sector_offset: u64, found: String| {
+        Sector::Damaged => Seen::Damaged,
+        Sector::Uniform(b) => Seen::Uniform(b),
+        Sector::Foreign => Seen::Foreign,
+    }
+}
+
+/// A stretch's sectors as read, judged against what it should hold.
+struct Judgement<'a> {
+    exp: &'a Expected,
+    seen: &'a [Seen],
+}
+
+impl Judgement<'_> {
+    /// Where the first sector that `pred` holds for starts on the target.
+    fn at(&self, pred: &dyn Fn(&Seen) -> bool) -> Option<u64> {
+        self.seen
+            .iter()
+            .position(pred)
+            .map(|i| self.exp.start + (i * SECTOR) as u64)
+    }
+
+    /// The sector at target offset `s`.
+    fn sector_at(&self, s: u64) -> Seen {
+        self.seen[((s - self.exp.start) / SECTOR as u64) as usize]
+    }
+
+    /// A failure of `kind` first seen at `sector_offset`, with what was found.
+    fn fail(&self, kind: Kind, sector_offset: u64, found: String) -> Verdict {
+        let exp = self.exp;
+        let expected = format!(
+            "generation {} of the block at {}{}",
+            exp.generation,
+            exp.block_offset,
+            if exp.floor < exp.generation {
+                format!(" (at least {})", exp.floor)
+            } else {
+                String::new()
+            }
+        );
         Verdict::Failed(Failure {
             kind,
             offset: exp.start,
             len: exp.len,
             sector_offset,
-            expected: expected.clone(),
+            expected,
             found,
         })
-    };
-    if let Some(s) = at(&|s| *s == Seen::Damaged) {
-        return fail(
-            Kind::Corrupted,
-            s,
-            format!("sector at {s}: checksum mismatch (changed after the write)"),
-        );
     }
-    if let Some(s) = at(&|s| matches!(s, Seen::Elsewhere(_))) {
-        let i = ((s - exp.start) / SECTOR as u64) as usize;
-        let Seen::Elsewhere(Sector::Stamped {
-            index,
-            offset,
-            generation,
-            ..
-        }) = seen[i]
-        else {
-            unreachable!("matched above")
-        };
-        return fail(
-            Kind::Misplaced,
-            s,
-            format!(
-                "sector at {s}: sector {index} of the block written at {offset}, generation \
-                 {generation}"
-            ),
-        );
-    }
-    let good = |s: &Seen| matches!(s, Seen::Good | Seen::Acceptable(_));
-    if let Some(s) = at(&|s| matches!(s, Seen::Uniform(_))) {
-        let n = seen
-            .iter()
-            .filter(|s| matches!(s, Seen::Uniform(_)))
-            .count();
-        let Seen::Uniform(b) = seen[((s - exp.start) / SECTOR as u64) as usize] else {
-            unreachable!("matched above")
-        };
-        return fail(
-            Kind::Zeros,
-            s,
-            format!(
-                "{n} of {} sectors hold only bytes {b:#04x}, from {s}",
-                seen.len()
-            ),
-        );
-    }
-    let older = seen.iter().filter(|s| matches!(s, Seen::Older(_))).count();
-    let foreign = seen.iter().filter(|s| **s == Seen::Foreign).count();
-    let gens = |seen: &[Seen]| {
-        let mut g: Vec<u64> = seen
+
+    /// The generations the sectors hold, in order, each once.
+    fn generations(&self) -> Vec<u64> {
+        let mut g: Vec<u64> = self
+            .seen
             .iter()
             .filter_map(|s| match s {
-                Seen::Good => Some(exp.generation),
+                Seen::Good => Some(self.exp.generation),
                 Seen::Acceptable(g) | Seen::Older(g) => Some(*g),
                 _ => None,
             })
@@ -247,54 +235,111 @@ pub fn check(exp: &Expected, data: &[u8]) -> Verdict {
         g.sort_unstable();
         g.dedup();
         g
-    };
-    if older + foreign > 0 && seen.iter().any(good) {
-        let s = at(&|s| !good(s)).expect("a sector at fault");
-        return fail(
-            Kind::Torn,
+    }
+
+    /// Damage no write explains: a sector whose checksum fails, a sector of another block, or
+    /// uniform bytes.
+    fn damage(&self) -> Option<Verdict> {
+        if let Some(s) = self.at(&|s| *s == Seen::Damaged) {
+            return Some(self.fail(
+                Kind::Corrupted,
+                s,
+                format!("sector at {s}: checksum mismatch (changed after the write)"),
+            ));
+        }
+        if let Some(s) = self.at(&|s| matches!(s, Seen::Elsewhere(_))) {
+            let Seen::Elsewhere(Sector::Stamped {
+                index,
+                offset,
+                generation,
+                ..
+            }) = self.sector_at(s)
+            else {
+                unreachable!("matched above")
+            };
+            return Some(self.fail(
+                Kind::Misplaced,
+                s,
+                format!(
+                    "sector at {s}: sector {index} of the block written at {offset}, generation \
+                     {generation}"
+                ),
+            ));
+        }
+        let s = self.at(&|s| matches!(s, Seen::Uniform(_)))?;
+        let n = self
+            .seen
+            .iter()
+            .filter(|s| matches!(s, Seen::Uniform(_)))
+            .count();
+        let Seen::Uniform(b) = self.sector_at(s) else {
+            unreachable!("matched above")
+        };
+        Some(self.fail(
+            Kind::Zeros,
             s,
             format!(
-                "{} of {} sectors from another write (generations {:?}{}), from {s}",
-                older + foreign,
-                seen.len(),
-                gens(&seen),
-                if foreign > 0 {
-                    " and unstamped data"
-                } else {
-                    ""
-                }
+                "{n} of {} sectors hold only bytes {b:#04x}, from {s}",
+                self.seen.len()
             ),
-        );
+        ))
     }
-    if older > 0 {
-        return fail(
-            Kind::Stale,
-            exp.start,
-            format!("generation {:?}: an older write", gens(&seen)),
-        );
-    }
-    if foreign > 0 {
-        return fail(Kind::Foreign, exp.start, "data iolab did not stamp".into());
-    }
-    if seen.iter().all(|s| *s == Seen::Good) {
-        return Verdict::Ok;
-    }
-    // Every sector is of this block, from the floor up, not all of the expected generation.
-    let found = gens(&seen);
-    if !exp.after_crash {
-        // Every write is known to have landed: generations mixed in one block are a tear.
-        let s = at(&|s| *s != Seen::Good).unwrap_or(exp.start);
-        return fail(
-            Kind::Torn,
-            s,
-            format!("sectors of generations {found:?} in one block, from {s}",),
-        );
-    }
-    if found.iter().all(|&g| g >= exp.generation) {
-        // Newer than the record, whole or torn: writes the journal never held as flushed.
-        Verdict::Ok
-    } else {
-        Verdict::Allowed
+
+    /// Every sector is a write's for this place: which writes, and whether that is right.
+    fn generations_found(&self) -> Verdict {
+        let exp = self.exp;
+        let seen = self.seen;
+        let good = |s: &Seen| matches!(s, Seen::Good | Seen::Acceptable(_));
+        let older = seen.iter().filter(|s| matches!(s, Seen::Older(_))).count();
+        let foreign = seen.iter().filter(|s| **s == Seen::Foreign).count();
+        if older + foreign > 0 && seen.iter().any(good) {
+            let s = self.at(&|s| !good(s)).expect("a sector at fault");
+            return self.fail(
+                Kind::Torn,
+                s,
+                format!(
+                    "{} of {} sectors from another write (generations {:?}{}), from {s}",
+                    older + foreign,
+                    seen.len(),
+                    self.generations(),
+                    if foreign > 0 {
+                        " and unstamped data"
+                    } else {
+                        ""
+                    }
+                ),
+            );
+        }
+        if older > 0 {
+            return self.fail(
+                Kind::Stale,
+                exp.start,
+                format!("generation {:?}: an older write", self.generations()),
+            );
+        }
+        if foreign > 0 {
+            return self.fail(Kind::Foreign, exp.start, "data iolab did not stamp".into());
+        }
+        if seen.iter().all(|s| *s == Seen::Good) {
+            return Verdict::Ok;
+        }
+        // Every sector is of this block, from the floor up, not all of the expected generation.
+        let found = self.generations();
+        if !exp.after_crash {
+            // Every write is known to have landed: generations mixed in one block are a tear.
+            let s = self.at(&|s| *s != Seen::Good).unwrap_or(exp.start);
+            return self.fail(
+                Kind::Torn,
+                s,
+                format!("sectors of generations {found:?} in one block, from {s}",),
+            );
+        }
+        if found.iter().all(|&g| g >= exp.generation) {
+            // Newer than the record, whole or torn: writes the journal never held as flushed.
+            Verdict::Ok
+        } else {
+            Verdict::Allowed
+        }
     }
 }
 

@@ -4,6 +4,7 @@
 //! be there; [`verifier`] ties them together for a running job, and [`scan`] checks a target
 //! from its stamps alone.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 pub mod check;
 pub mod journal;

@@ -1,7 +1,7 @@
 //! The layout of a verified block: a 32-byte stamp at the head of every 512-byte sector, and
 //! 24 more bytes of block facts in the first sector.
 //!
-//! Every sector carries its own stamp and its own CRC-32C because the failures worth finding
+//! Every sector carries its own stamp and its own checksum because the failures worth finding
 //! are sector-sized: a write torn at a sector boundary leaves sectors of two generations in one
 //! block, each intact on its own, and only per-sector generations tell that from a block that
 //! is simply old or corrupted. The stamps sit where the data generator puts its random bytes
@@ -13,7 +13,7 @@
 //! | bytes  | field                                                                 |
 //! |--------|-----------------------------------------------------------------------|
 //! | 0..4   | magic `iolV`                                                          |
-//! | 4..8   | CRC-32C of bytes 8..512 of the sector (stamp fields and payload)      |
+//! | 4..8   | checksum of bytes 8..512 of the sector (stamp fields and payload)     |
 //! | 8..12  | target id: the run that wrote it (a later run's blocks are not ours)  |
 //! | 12..16 | index of this sector in its block                                     |
 //! | 16..24 | the block's offset on the target                                      |
@@ -26,13 +26,17 @@
 //! | 32..40 | content seed of the payload                                           |
 //! | 40..48 | time the block was filled, µs since the Unix epoch                    |
 //! | 48..52 | block length in bytes                                                 |
-//! | 52..56 | job id (CRC-32C of the job's name)                                    |
+//! | 52..56 | job id (XXH3 of the job's name, low 32 bits)                          |
 //!
-//! The CRC covers bytes 8..512 as listed; bytes 8..32 (and 32..56 of the first sector) are
-//! then stored XORed with a keystream drawn from the CRC. Plain, the fields repeat from sector
+//! The checksum covers bytes 8..512 as listed; bytes 8..32 (and 32..56 of the first sector) are
+//! then stored XORed with a keystream drawn from the checksum. Plain, the fields repeat from sector
 //! to sector (the same offset and generation eight times in a 4 KiB block) and a block asked to
 //! be incompressible compressed by 4 %; scrambled, they are as random as the payload they
 //! replace. A sector whose index field reads 0 is a first sector.
+//!
+//! The checksum is XXH3-64 (its low 32 bits), not CRC-32C: over 504 bytes the CRC instruction
+//! runs one dependent chain (about 4.5 GB/s on this project's machine), XXH3 twice that with
+//! plain SSE2, and a 32-bit check is as strong against random damage either way.
 
 /// Bytes per sector: the unit of stamps, checksums and tearing.
 pub const SECTOR: usize = 512;
@@ -77,9 +81,9 @@ pub fn stamp_block(block: &mut [u8], facts: &BlockFacts) {
         ];
         let n = if index == 0 { 6 } else { 3 };
         put_words(sector, &words[..n]);
-        let crc = crc32c::crc32c(&sector[8..]);
-        sector[4..8].copy_from_slice(&crc.to_le_bytes());
-        scramble(&mut words[..n], crc);
+        let sum = sector_checksum(&sector[8..]);
+        sector[4..8].copy_from_slice(&sum.to_le_bytes());
+        scramble(&mut words[..n], sum);
         put_words(sector, &words[..n]);
     }
 }
@@ -90,9 +94,14 @@ fn put_words(sector: &mut [u8], words: &[u64]) {
     }
 }
 
-/// XORs `words` with the keystream of `crc` (its own inverse).
-fn scramble(words: &mut [u64], crc: u32) {
-    let mut state = (crc as u64) << 32 | crc as u64;
+/// The checksum of a sector's bytes 8..512.
+pub fn sector_checksum(bytes: &[u8]) -> u32 {
+    xxhash_rust::xxh3::xxh3_64(bytes) as u32
+}
+
+/// XORs `words` with the keystream of `sum` (its own inverse).
+fn scramble(words: &mut [u64], sum: u32) {
+    let mut state = (sum as u64) << 32 | sum as u64;
     for w in words {
         // splitmix64: every word of the stream differs, whatever the CRC.
         state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -106,19 +115,20 @@ fn scramble(words: &mut [u64], crc: u32) {
 /// The stamp's words of a sector, if its CRC matches, and how many there are: 3, or 6 in a
 /// block's first sector.
 fn unscramble(sector: &[u8]) -> Option<([u64; 6], usize)> {
-    let crc = u32::from_le_bytes(sector[4..8].try_into().expect("4 bytes"));
+    let stored = u32::from_le_bytes(sector[4..8].try_into().expect("4 bytes"));
     let mut words = [0u64; 6];
     for (i, w) in words.iter_mut().enumerate() {
         *w = u64::from_le_bytes(sector[8 + 8 * i..16 + 8 * i].try_into().expect("8 bytes"));
     }
-    scramble(&mut words, crc);
+    scramble(&mut words, stored);
     let n = if words[0] >> 32 == 0 { 6 } else { 3 };
-    let mut plain = [0u8; 48];
+    // The sector as it was checksummed: plain stamp words, then the payload.
+    let mut plain = [0u8; SECTOR - 8];
     for (i, w) in words[..n].iter().enumerate() {
         plain[8 * i..8 * i + 8].copy_from_slice(&w.to_le_bytes());
     }
-    let sum = crc32c::crc32c_append(crc32c::crc32c(&plain[..8 * n]), &sector[8 + 8 * n..]);
-    (sum == crc).then_some((words, n))
+    plain[8 * n..].copy_from_slice(&sector[8 + 8 * n..]);
+    (sector_checksum(&plain) == stored).then_some((words, n))
 }
 
 /// What one sector read back holds.

@@ -59,6 +59,13 @@ impl Table {
         first..end.min(self.cells.len())
     }
 
+    /// The state word of the granule holding `offset` (for a prefetch: a write's claim reads
+    /// it, and over a large span that is a cache miss per write).
+    pub fn state_word(&self, offset: u64) -> &AtomicU64 {
+        let i = ((offset.saturating_sub(self.base)) / self.granule) as usize;
+        &self.cells[i.min(self.cells.len() - 1)]
+    }
+
     /// Claims the granules of a write; false (nothing claimed) when a write is in flight on
     /// any of them.
     pub fn claim(&self, offset: u64, len: u64) -> bool {

@@ -1,6 +1,8 @@
 //! `iolab`: the command-line front door. Only argument parsing and wiring live here; every piece
 //! of logic belongs to a library crate.
 
+#![forbid(unsafe_code)]
+
 use clap::{CommandFactory, Parser, Subcommand};
 
 /// `eprintln!` that never panics: with standard error closed (`iolab run … 2>&1 | head -2`)

@@ -5,6 +5,7 @@
 mod common;
 
 use common::{iolab, iolab_cmd, json, text};
+use iolab_testkit::{loop_skip_reason, LoopDevice, MachineLock};
 use serde_json::Value;
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -31,11 +32,18 @@ fn job_verify(result: &Value, job: usize) -> &Value {
     &result["jobs"][job]["verify"]
 }
 
-/// Writes `t.bin` (4 MiB in 4 KiB blocks) with verify, and returns its bytes.
-fn write_pass(dir: &Path, extra: &[&str]) -> Vec<u8> {
+/// Where the faults go: the target iolab writes and verifies, and the file its bytes live in
+/// (the same file, or a loop device's backing file).
+struct Victim<'a> {
+    target: &'a str,
+    bytes: &'a Path,
+}
+
+/// Writes the victim's first 4 MiB in 4 KiB blocks with verify, and returns those bytes.
+fn write_pass(dir: &Path, victim: &Victim, extra: &[&str]) -> Vec<u8> {
     let mut args = vec![
         "run",
-        "t.bin",
+        victim.target,
         "--size",
         "4m",
         "--access",
@@ -55,22 +63,57 @@ fn write_pass(dir: &Path, extra: &[&str]) -> Vec<u8> {
     let v = job_verify(&r, 0);
     assert_eq!(v["failures"], 0, "{v}");
     assert_eq!(v["blocks_checked"], 1024, "{v}");
-    std::fs::read(dir.join("t.bin")).unwrap()
+    let mut bytes = std::fs::read(victim.bytes).unwrap();
+    bytes.truncate(4 << 20);
+    bytes
 }
 
 #[test]
 fn every_injected_fault_is_found_with_its_offset_and_kind() {
     let dir = tempfile::tempdir().unwrap();
-    let d = dir.path();
-    let older = write_pass(d, &[]);
+    let victim = Victim {
+        target: "t.bin",
+        bytes: &dir.path().join("t.bin"),
+    };
+    faults_are_found(dir.path(), &victim);
+}
+
+#[test]
+fn faults_in_a_loop_devices_backing_file_are_found() {
+    if let Some(why) = loop_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _lock = MachineLock::take();
+    // The backing file in RAM where there is a tmpfs, off the machine's disk.
+    let shm = Path::new("/dev/shm");
+    let dev = if shm.is_dir() {
+        LoopDevice::new_in(shm, 8 << 20)
+    } else {
+        LoopDevice::new(8 << 20)
+    }
+    .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let target = dev.path.to_str().unwrap();
+    let victim = Victim {
+        target,
+        bytes: dev.backing_file(),
+    };
+    faults_are_found(dir.path(), &victim);
+}
+
+/// Writes the victim twice, injects one fault of each kind into its bytes, and checks that
+/// `iolab verify` names each with its offset and kind.
+fn faults_are_found(d: &Path, victim: &Victim) {
+    let older = write_pass(d, victim, &[]);
     // The second pass is journaled: `iolab verify` then knows what each block should hold.
-    let newer = write_pass(d, &["--verify-journal", "j.bin"]);
-    let clean = iolab(&["verify", "t.bin", "--journal", "j.bin"], d);
+    let newer = write_pass(d, victim, &["--verify-journal", "j.bin"]);
+    let clean = iolab(&["verify", victim.target, "--journal", "j.bin"], d);
     assert_eq!(clean.status.code(), Some(0), "{}", text(&clean));
 
     let f = std::fs::OpenOptions::new()
         .write(true)
-        .open(d.join("t.bin"))
+        .open(victim.bytes)
         .unwrap();
     let block = |b: &[u8], i: u64| b[(i * BLOCK) as usize..((i + 1) * BLOCK) as usize].to_vec();
     // A flipped bit in block 10, sector 1.
@@ -90,7 +133,14 @@ fn every_injected_fault_is_found_with_its_offset_and_kind() {
     f.sync_all().unwrap();
 
     let out = iolab(
-        &["verify", "t.bin", "--journal", "j.bin", "--json", "v.json"],
+        &[
+            "verify",
+            victim.target,
+            "--journal",
+            "j.bin",
+            "--json",
+            "v.json",
+        ],
         d,
     );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
@@ -114,7 +164,10 @@ fn every_injected_fault_is_found_with_its_offset_and_kind() {
 
     // Without the journal the stamps alone still show corruption, misplacement and the tear
     // (a lost write and zeros need the journal).
-    let out = iolab(&["verify", "t.bin", "--json", "s.json", "--overwrite"], d);
+    let out = iolab(
+        &["verify", victim.target, "--json", "s.json", "--overwrite"],
+        d,
+    );
     assert_eq!(out.status.code(), Some(3), "{}", text(&out));
     let kinds: Vec<String> = failures(&json(&d.join("s.json")))
         .into_iter()
@@ -136,9 +189,10 @@ fn mixed_jobs_of_compressible_and_duplicate_data_verify_clean() {
 [[job]]
 name = "fill"
 access = "write"
-block_size = "128k"
-size = "48m"
+block_size = "1m"
+size = "1g"
 compress_pct = 60
+dedupe_pct = 30
 verify = "end"
 
 [[job]]
@@ -190,6 +244,8 @@ verify = "crc32c"
         assert_eq!(v["failures"], 0, "job {i}: {v}");
         assert!(v["blocks_checked"].as_u64().unwrap() > 100, "job {i}: {v}");
     }
+    // The fill alone wrote and checked the whole GiB.
+    assert_eq!(job_verify(&r, 0)["bytes_checked"], 1u64 << 30);
     // Every write of the inline job was read back: its 4000 writes.
     assert_eq!(job_verify(&r, 2)["blocks_checked"], 4000);
     // And the stamps left on the target hold together.

@@ -1,4 +1,4 @@
-//! trimcheck on Linux (methods.md §6): does a TRIM issued by the filesystem reach the drive?
+//! trimcheck on Linux: does a TRIM issued by the filesystem reach the drive?
 //!
 //! 1. Write 32 MiB of random padding, a unique random block, and 32 MiB more, with `O_DIRECT`
 //!    (random padding defeats deduplicating drives; direct I/O puts the data on the device).

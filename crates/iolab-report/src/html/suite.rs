@@ -74,7 +74,7 @@ fn steady<'a>(r: &'a RunResult, step: &str) -> Option<&'a SteadyStateReport> {
 
 /// The jobs of a step its charts read, and the rounds they span: of a step looped to steady
 /// state, every job of its window's rounds (the last `window`), as the PTS reports each point
-/// (methods.md §5) and as the suite's scores take it; of any other step, its jobs.
+/// (SNIA PTS: the average over the measurement window) and as the suite's scores take it; of any other step, its jobs.
 fn window_rounds<'a>(r: &'a RunResult, key: &StepKey) -> (Vec<&'a JobResult>, Option<(u32, u32)>) {
     let (_, last) = step_jobs(r, key);
     let window = steady(r, &key.step).map_or(1, |s| s.window.max(1));

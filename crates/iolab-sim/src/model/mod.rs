@@ -14,7 +14,7 @@
 //! events, processed in time order (first queued first among equals), make the reservations:
 //! one when a die's read ends (its channel), one when the data starts leaving the channel (the
 //! links up to the host).
-//! Single-threaded, integer nanoseconds, no globals (anchors-style.md §10).
+//! Single-threaded, integer nanoseconds, no globals: a run is a pure function of its inputs.
 //!
 //! This file holds the [`World`]: the volume tree, a request's way down it and the events
 //! that bring data back up. The components have a file each: `resource` (resources and

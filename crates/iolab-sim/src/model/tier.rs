@@ -80,7 +80,7 @@ impl SecondChance {
 /// wait for room in the slow disk's write cache (the disk is saturated with writes; the
 /// driver sees its writes' latency rise). A tiering driver moves data in the background at
 /// low priority, leaving the disk to the host: StoreMI is tiering that moves hot data to the
-/// SSD (simulators-and-interfaces.md §3.5 [27]), and no source found says how fast.
+/// SSD (HardOCP, "AMD's StoreMI Technology", 2018-05-28), and no source found says how fast.
 /// Assumed: at most 10 extents a second (10 MiB/s each way with 1 MiB extents), a promotion
 /// and its demotion taking some 30 ms of a 7200 rpm disk's actuator, so the mover takes
 /// about a quarter of a saturated disk. Otherwise it copies one extent at a time as before

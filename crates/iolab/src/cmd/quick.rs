@@ -1,4 +1,4 @@
-//! `iolab quick [TARGET]`: CrystalDiskMark's tests in under a minute (methods.md §1).
+//! `iolab quick [TARGET]`: CrystalDiskMark's default tests in under a minute.
 //!
 //! Decisions, where CrystalDiskMark and this issue differ: figures are the **mean** of the
 //! counted runs (CDM shows the maximum; KDiskMark's default profile the mean), each test gets

@@ -1,13 +1,13 @@
 //! fio's `verify` family onto iolab's `verify` key. Both tools stamp what they write and read it
 //! back; they differ in how: fio checks one checksum (md5, crc32c, …) per block, by default in a
 //! pass after the writes, or every `verify_backlog` writes; iolab stamps each 512-byte sector
-//! with a header and its CRC-32C, and reads back after the job (`end`) or each write as soon as
+//! with a header and its own checksum, and reads back after the job (`end`) or each write as soon as
 //! it completes (`inline`). The checksum fio names is replaced by iolab's, which is said.
 
 use super::translate::Tr;
 use iolab_core::job::VerifyMode;
 
-/// Checksums fio verifies a block by, each taken as iolab's per-sector CRC-32C.
+/// Checksums fio verifies a block by, each taken as iolab's per-sector checksum.
 const CHECKSUMS: &[&str] = &[
     "md5",
     "crc64",
@@ -41,7 +41,7 @@ pub(super) fn verify(tr: &mut Tr, writes: bool) {
     if kind == "pattern" {
         tr.problem(
             "verify",
-            "iolab stamps each sector with a header and a CRC-32C; it does not write and check \
+            "iolab stamps each sector with a header and a checksum; it does not write and check \
              a fixed pattern",
         );
         return;
@@ -82,7 +82,7 @@ pub(super) fn verify(tr: &mut Tr, writes: bool) {
     if mode != VerifyMode::Off {
         tr.note(
             "verify",
-            format!("checked by iolab's own per-sector stamps and CRC-32C, not by fio's {kind}"),
+            format!("checked by iolab's own per-sector stamps and checksums, not by fio's {kind}"),
         );
     }
     tr.job.spec.verify = Some(mode);

@@ -1,0 +1,135 @@
+use super::*;
+
+#[test]
+fn sectors_covered_counts_only_whole_sectors_of_the_lpn() {
+    assert_eq!(sectors_covered(3, 3 * 4096, 4096), WHOLE_LPN);
+    assert_eq!(sectors_covered(3, 0, 1 << 20), WHOLE_LPN);
+    assert_eq!(sectors_covered(3, 3 * 4096 + 512, 4096), 0b1111_1110);
+    assert_eq!(sectors_covered(4, 3 * 4096 + 512, 4096), 0b0000_0001);
+    assert_eq!(sectors_covered(3, 3 * 4096 + 1024, 1536), 0b0001_1100);
+    // A sector written in part is not covered: its rest comes from the old copy.
+    assert_eq!(sectors_covered(3, 3 * 4096 + 100, 400), 0b0000_0000);
+    assert_eq!(sectors_covered(3, 3 * 4096 + 100, 1000), 0b0000_0010);
+    // A read needs every sector it touches.
+    assert_eq!(sectors_touched(3, 3 * 4096 + 100, 1000), 0b0000_0111);
+    assert_eq!(sectors_touched(3, 3 * 4096 + 1024, 1536), 0b0001_1100);
+    assert_eq!(sectors_touched(4, 3 * 4096 + 512, 4096), 0b0000_0001);
+}
+
+#[test]
+fn a_read_held_by_the_budget_waits_for_the_program_in_progress_when_it_is_let_go() {
+    let booked: VecDeque<(u64, u64)> = [(100, 200), (300, 400)].into_iter().collect();
+    assert_eq!(
+        past_the_one_in_progress_at(&booked, 50),
+        50,
+        "nothing started yet"
+    );
+    assert_eq!(past_the_one_in_progress_at(&booked, 100), 200);
+    assert_eq!(
+        past_the_one_in_progress_at(&booked, 250),
+        250,
+        "between two programs"
+    );
+    assert_eq!(past_the_one_in_progress_at(&booked, 399), 400);
+    assert_eq!(past_the_one_in_progress_at(&booked, 400), 400, "all over");
+}
+
+#[test]
+fn a_read_fits_in_a_gap_before_later_programs_or_waits_for_the_one_it_would_overlap() {
+    let mut booked: VecDeque<(u64, u64)> = [(100, 200), (300, 400)].into_iter().collect();
+    // Fits before the first program.
+    assert_eq!(fit_before_booked(&mut booked, 0, 10, 50), 10);
+    // Would overlap the first: after it, and the gap to the second is wide enough.
+    assert_eq!(fit_before_booked(&mut booked, 0, 80, 50), 200);
+    // Too long for that gap: after the second.
+    assert_eq!(fit_before_booked(&mut booked, 0, 80, 150), 400);
+    // Programs over by `now` are forgotten.
+    assert_eq!(fit_before_booked(&mut booked, 250, 250, 10), 250);
+    assert_eq!(booked.len(), 1);
+}
+
+#[test]
+fn a_full_buffer_admits_writes_in_order_as_programs_free_it() {
+    let mut b = WriteBuffer::new(8);
+    b.used = 8;
+    b.release_at(200, 4);
+    b.release_at(100, 4);
+    assert_eq!(b.admit(10, 1), 100, "waits for the first program to end");
+    // The three units that program freed beyond the first write's need: not before it.
+    for _ in 0..3 {
+        assert_eq!(b.admit(20, 1), 100);
+    }
+    assert_eq!(b.admit(30, 1), 200, "the next program's space");
+    assert_eq!(b.admit(250, 1), 250, "space free by then");
+}
+
+#[test]
+fn a_page_register_serves_its_unit_until_the_die_is_used_again() {
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, drive) = cat.drives.get("ssd750-400").unwrap();
+    let mut res = Vec::new();
+    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let (unit, t_r) = ((5, 9), 50_000);
+    let mut read = |unit, at| ssd.read_unit(&mut res, 0, unit, at, t_r);
+    assert_eq!(read(unit, 0), 50_000, "the first read of a unit takes tR");
+    assert_eq!(
+        read(unit, 10_000),
+        50_000,
+        "while it is read: waits for that tR"
+    );
+    assert_eq!(read(unit, 60_000), 60_000, "held: no tR");
+    assert_eq!(read((5, 10), 60_000), 110_000, "another unit takes tR");
+    assert_eq!(read(unit, 120_000), 170_000, "and replaced the first");
+    ssd.replace_register_at(0, 200_000); // a program booked from then
+    let mut read = |unit, at| ssd.read_unit(&mut res, 0, unit, at, t_r);
+    assert_eq!(
+        read(unit, 190_000),
+        190_000,
+        "held until the program starts"
+    );
+    assert_eq!(read(unit, 200_000), 250_000, "gone once it has");
+}
+
+#[test]
+fn a_read_waits_for_the_collection_operation_in_progress_only() {
+    let mut gc = GcWork {
+        start: 1_000,
+        copy_ns: 100,
+        copies_end: 1_500,
+        erase_ns: 300,
+        end: 2_100,
+        carried: false,
+    };
+    assert_eq!(gc.op_end(900), 900, "before the collection");
+    assert_eq!(gc.op_end(1_000), 1_000, "at an operation's boundary");
+    assert_eq!(gc.op_end(1_050), 1_100, "inside a copy");
+    assert_eq!(gc.op_end(1_600), 1_800, "inside an erase");
+    assert_eq!(gc.op_end(2_100), 2_100, "after the collection");
+    gc.delay(20);
+    assert_eq!((gc.start, gc.copies_end, gc.end), (1_020, 1_520, 2_120));
+    assert_eq!(gc.op_end(1_050), 1_120, "the rest moved back with it");
+}
+
+#[test]
+fn the_slc_cache_holds_lpns_and_folds_only_current_copies() {
+    let mut c = SlcCache::new(200_000, 3 * 4096, 0);
+    c.note_write(7, true);
+    c.note_write(7, true); // an overwrite in the cache: still one LPN held
+    c.note_write(9, true);
+    assert_eq!(c.used(), 2 * 4096);
+    assert!(c.has_room(4096, 0) && !c.has_room(2 * 4096, 0));
+    c.note_write(7, false); // rewritten to the array: the cached copy is stale
+    assert_eq!(c.used(), 4096 + 4096, "stale until folding reaches it");
+    c.fold(4096); // 7's stale entry is skipped for free, 9 folds
+    assert_eq!(c.used(), 0);
+    assert!(!c.is_held(7) && !c.is_held(9));
+}
+
+#[test]
+fn mlc_page_times_keep_the_typical_time_as_their_mean() {
+    assert_eq!(page_times(80_000, false, MLC_READ_US), [80_000, 80_000]);
+    let [lower, upper] = page_times(1_300_000, true, MLC_PROGRAM_US);
+    assert!(lower < upper);
+    assert!(((lower + upper) / 2).abs_diff(1_300_000) <= 1);
+    assert!((upper as f64 / lower as f64 - 1300.0 / 500.0).abs() < 1e-5);
+}
