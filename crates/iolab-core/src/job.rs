@@ -416,6 +416,57 @@ pub struct JobSpec {
     /// Bytes skipped between one window's end and the next one's start (fio's `zoneskip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_skip: Option<ByteSize>,
+
+    /// Starts at the same time as the job before it in the file, instead of after it ends
+    /// (fio's jobs without `stonewall`); default false.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub together: Option<bool>,
+    /// Starts once the job of this name (one before it) has ended (fio's `wait_for`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wait_for: Option<String>,
+    /// The job's reporting group (fio's groups: `new_group`, `stonewall`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group: Option<u32>,
+    /// The jobs of the group are reported as one result (fio's `group_reporting`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_reporting: Option<bool>,
+    /// When the job ends it stops `group` (the jobs of its group), `running` (every job then
+    /// running) or `all` (also the jobs not started yet) — fio's `exitall`/`exit_what`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ends_others: Option<crate::schedule::EndsOthers>,
+    /// Pause, in seconds, after every `think_blocks` I/Os of a thread (fio's `thinktime`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_s: Option<f64>,
+    /// I/Os between pauses (default 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_blocks: Option<u32>,
+    /// The first part of a pause spent busy on the CPU instead of asleep.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_spin_s: Option<f64>,
+    /// `complete` (default) or `issue`: which I/Os count towards `think_blocks`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub think_after: Option<crate::schedule::ThinkAfter>,
+    /// Weight in a flow: jobs of one `flow_id` that run together issue I/Os in proportion to
+    /// their weights (fio's `flow`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow: Option<u32>,
+    /// The flow the job belongs to (default 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_id: Option<u32>,
+    /// Seconds a job ahead of its share of the flow waits before it looks again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flow_sleep_s: Option<f64>,
+    /// NUMA nodes whose CPUs the job's threads run on: `0`, `0-1` (fio's `numa_cpu_nodes`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_nodes: Option<String>,
+    /// Where the job's buffers live: `local`, `prefer:N`, `bind:NODES`, `interleave:NODES`
+    /// (fio's `numa_mem_policy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mem_policy: Option<String>,
+    /// The engine this job runs on where it differs from the run's (`psync`, `io_uring`,
+    /// `auto`): a fio file whose jobs name different `ioengine`s.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub engine: Option<String>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -501,6 +552,9 @@ pub struct Job {
     /// Random offsets are multiples of this; 0: of the smallest block size.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub block_align: u64,
+    /// When it runs beside other jobs, and how it is paced from within.
+    #[serde(default, skip_serializing_if = "crate::schedule::Schedule::is_default")]
+    pub schedule: crate::schedule::Schedule,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -620,6 +674,24 @@ impl JobSpec {
             stride_io,
             stride_range,
             stride_skip
+        );
+        take!(
+            together,
+            wait_for,
+            group,
+            group_reporting,
+            ends_others,
+            think_s,
+            think_blocks
+        );
+        take!(
+            think_spin_s,
+            think_after,
+            flow,
+            flow_id,
+            flow_sleep_s,
+            cpu_nodes,
+            mem_policy
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1017,6 +1089,7 @@ impl JobSpec {
             random_run,
             stride,
             block_align,
+            schedule: crate::schedule::Schedule::of(self, &name)?,
         };
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.

@@ -26,6 +26,7 @@ pub mod job;
 pub mod result;
 pub mod rng;
 pub mod scale;
+pub mod schedule;
 pub mod size;
 pub mod skew;
 pub mod stats;

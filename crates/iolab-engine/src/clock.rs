@@ -16,6 +16,11 @@ pub trait Clock {
     fn wake_early_ns(&self) -> u64 {
         0
     }
+    /// Keeps the CPU busy until `t_ns` (a thread's think time spent computing); a virtual
+    /// clock jumps, as for a sleep.
+    fn spin_until_ns(&self, t_ns: u64) {
+        self.sleep_until_ns(t_ns);
+    }
 }
 
 /// The last stretch before a deadline that [`WallClock`] spins instead of sleeping: waking a
@@ -67,6 +72,12 @@ impl Clock for WallClock {
 
     fn wake_early_ns(&self) -> u64 {
         SPIN_NS
+    }
+
+    fn spin_until_ns(&self, t_ns: u64) {
+        while self.now_ns() < t_ns {
+            std::hint::spin_loop();
+        }
     }
 }
 

@@ -225,6 +225,13 @@ pub struct DriveOptions<'a> {
     pub continue_on_error: bool,
     /// Stamps writes and checks them read back (the job's `verify`).
     pub verify: Option<&'a JobVerifier>,
+    /// Stop issuing when set, as if the job's time were up (another job's end ends this one:
+    /// fio's `exitall`); the job is complete, not interrupted.
+    pub end: Option<&'a AtomicBool>,
+    /// Pauses between I/Os (the job's `think_s`).
+    pub think: Option<iolab_core::schedule::Think>,
+    /// The job's place in a flow shared with jobs running beside it.
+    pub flow: Option<&'a crate::flow::FlowMember>,
 }
 
 /// What a drive measured.
@@ -271,6 +278,10 @@ struct WorkerState<S> {
     free_tags: Vec<u32>,
     /// Verified writes waiting for their inline read-back: offset, length, generation.
     rechecks: VecDeque<(u64, u32, u64)>,
+    /// I/Os counted towards the next think pause.
+    think_count: u32,
+    /// Issues nothing before this time (a think pause, or held back by its flow).
+    hold_until: u64,
 }
 
 impl<S> WorkerState<S> {
@@ -310,6 +321,8 @@ where
             exhausted: false,
             free_tags: tags,
             rechecks: VecDeque::new(),
+            think_count: 0,
+            hold_until: 0,
         });
     }
     let mut table = vec![
@@ -336,6 +349,8 @@ where
     let mut done: Vec<Completion> = Vec::with_capacity(total_slots as usize);
     let mut inflight_total = 0u32;
     let mut stopped_by: Option<String> = None;
+    // Ended by another job (`end`): measured up to then, as a timed job up to its end.
+    let mut ended = false;
     let mut last_done_ns = measure_start;
     let mut paced = false;
     // Per slot, how many leading bytes hold the constant data (zeros) already, so a constant
@@ -346,7 +361,8 @@ where
 
     loop {
         let now = clock.now_ns();
-        let issuing = stopped_by.is_none() && end_ns.is_none_or(|e| now < e);
+        ended |= opts.end.is_some_and(|e| e.load(Ordering::Relaxed));
+        let issuing = stopped_by.is_none() && !ended && end_ns.is_none_or(|e| now < e);
         if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped_by = Some("interrupted".into());
         }
@@ -386,7 +402,37 @@ where
         }
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
+                if let Some(t) = opts.think {
+                    if st.think_count >= t.blocks {
+                        if st.inflight > 0 {
+                            // The pause starts once the thread's I/Os in flight are done.
+                            continue;
+                        }
+                        st.think_count = 0;
+                        clock.spin_until_ns(now.saturating_add(t.spin_ns));
+                        st.hold_until = now.saturating_add(t.pause_ns);
+                    }
+                }
+                if st.hold_until > now && !st.drained() {
+                    next_wake = Some(next_wake.map_or(st.hold_until, |w| w.min(st.hold_until)));
+                    continue;
+                }
                 while st.inflight < st.w.queue_depth && !st.drained() {
+                    if opts.think.is_some_and(|t| {
+                        t.after == iolab_core::schedule::ThinkAfter::Issue
+                            && st.think_count >= t.blocks
+                    }) {
+                        break;
+                    }
+                    if let Some(f) = opts.flow {
+                        if !f.try_issue() {
+                            // Ahead of its share of the flow: look again shortly.
+                            st.hold_until = now.saturating_add(f.sleep_ns.max(FLOW_RETRY_NS));
+                            next_wake =
+                                Some(next_wake.map_or(st.hold_until, |w| w.min(st.hold_until)));
+                            break;
+                        }
+                    }
                     let planned = match st.pending.pop_front() {
                         Some(p) => p,
                         None => match st.w.source.next_planned() {
@@ -457,6 +503,12 @@ where
                         len,
                     });
                     st.inflight += 1;
+                    if opts
+                        .think
+                        .is_some_and(|t| t.after == iolab_core::schedule::ThinkAfter::Issue)
+                    {
+                        st.think_count += 1;
+                    }
                 }
                 // Plan ahead and tell the target: a model prefetches the mappings of the
                 // next requests while this batch is processed (cache misses hidden). Refilled
@@ -573,6 +625,12 @@ where
                 continue;
             }
             done_bytes += f.len as u64;
+            if opts
+                .think
+                .is_some_and(|t| t.after == iolab_core::schedule::ThinkAfter::Complete)
+            {
+                st.think_count += 1;
+            }
             let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
             if counted {
                 let latency = at.saturating_sub(f.origin_ns);
@@ -607,8 +665,11 @@ where
     }
     let finished = clock.now_ns();
     let measured_ns = match (end_ns, &stopped_by) {
-        // Cut short: everything measured up to the stop counts.
+        // Cut short, or ended by another job: everything measured up to the stop counts.
         (end, Some(_)) => finished
+            .min(end.unwrap_or(u64::MAX))
+            .saturating_sub(measure_start),
+        (end, None) if ended => finished
             .min(end.unwrap_or(u64::MAX))
             .saturating_sub(measure_start),
         // Timed: the full duration, unless the sources ran out first.
@@ -624,6 +685,9 @@ where
         paced,
     })
 }
+
+/// How soon a job held back by its flow (with no `flow_sleep`) looks again.
+const FLOW_RETRY_NS: u64 = 20_000;
 
 /// The longest the driver sleeps, with nothing in flight, before it looks at the stop flags
 /// again (a person's Ctrl-C is answered within it).
@@ -868,8 +932,55 @@ rate_poisson = true",
             progress: None,
             continue_on_error: false,
             verify: None,
+            end: None,
+            think: job.schedule.think,
+            flow: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
+    }
+
+    #[test]
+    fn a_thinking_job_pauses_after_every_so_many_ios() {
+        // 10 I/Os, a pause of 1 ms after every 2: counted as issued, 5 bursts of 2 and 4
+        // pauses between them; counted as completed with 4 in flight, bursts of 4, 4 and 2
+        // (the pause waits for the burst's I/Os), so 2 pauses.
+        for (after, pauses) in [("issue", 4), ("complete", 2)] {
+            let j = job(&format!(
+                "ios_limit = 10\nqueue_depth = 4\nthink_s = 0.001\nthink_blocks = 2\n\
+                 think_after = \"{after}\""
+            ));
+            let clock = crate::clock::VirtualClock::new();
+            let out = drive_on_null(&j, &clock, None);
+            assert_eq!(out.stats.read.ios, 10);
+            assert_eq!(out.measured_ns, pauses * 1_000_000, "{after}");
+        }
+    }
+
+    #[test]
+    fn a_job_ended_by_another_stops_issuing_and_is_complete() {
+        let j = job("duration_s = 60");
+        let end = AtomicBool::new(true);
+        let mut target = crate::psync::NullTarget::new(j.span());
+        target.prepare(1, 4096).unwrap();
+        let opts = DriveOptions {
+            start_ns: None,
+            ramp_ns: 0,
+            duration_ns: Some(60_000_000_000),
+            interval_ns: 1_000_000_000,
+            stop: None,
+            abort: None,
+            progress: None,
+            continue_on_error: false,
+            verify: None,
+            end: Some(&end),
+            think: None,
+            flow: None,
+        };
+        let clock = crate::clock::VirtualClock::new();
+        let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
+        assert!(out.complete && out.stopped_by.is_none());
+        assert_eq!(out.stats.read.ios, 0);
+        assert_eq!(out.measured_ns, 0);
     }
 
     #[test]
@@ -998,6 +1109,9 @@ rate_poisson = true",
             progress: None,
             continue_on_error: false,
             verify: None,
+            end: None,
+            think: None,
+            flow: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

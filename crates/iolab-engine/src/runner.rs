@@ -31,6 +31,11 @@ pub struct RunControl<'a> {
     pub start_at: Option<SystemTime>,
     /// Where to put when the job's I/O started, ns since the Unix epoch.
     pub started_unix_ns: Option<&'a AtomicU64>,
+    /// Set to end the job as if its time were up (another job's end stops it: fio's
+    /// `exitall`); the result stays complete.
+    pub end: Option<&'a AtomicBool>,
+    /// The job's place in a flow shared with jobs running beside it.
+    pub flow: Option<&'a crate::flow::FlowMember>,
 }
 
 /// Width of the per-second series bins.
@@ -74,10 +79,15 @@ fn run_engine<S: RequestSource + Send>(
     ctl: RunControl,
     verify: Option<&JobVerifier>,
 ) -> io::Result<JobRun> {
-    let engine = if workers.iter().any(|w| w.source.paced()) {
-        target.paced_engine
-    } else {
-        target.engine
+    let engine = match job.schedule.engine.as_deref() {
+        // A job of its own engine (a fio file whose jobs name different ones); `auto` is the
+        // run's choice for this target.
+        Some(name) if name != "auto" => EngineChoice::NAMES
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(target.engine, |(_, e)| *e),
+        _ if workers.iter().any(|w| w.source.paced()) => target.paced_engine,
+        _ => target.engine,
     };
     match engine {
         EngineChoice::Psync => {
@@ -227,6 +237,8 @@ fn run_threads<S: RequestSource + Send>(
             })?;
         targets.push(t);
     }
+    // Where the job's threads and buffers live (NUMA), refused before any thread starts.
+    let placement = crate::numa::Placement::of(job)?;
     let slot_bytes = job.max_block() as usize;
     let gate = StartGate::new(workers.len());
     let abort = AtomicBool::new(false);
@@ -235,13 +247,15 @@ fn run_threads<S: RequestSource + Send>(
     let (cpu_before, outcomes) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(workers.len());
         for (mut t, w) in targets.into_iter().zip(workers) {
-            let (gate, abort) = (&gate, &abort);
+            let (gate, abort, placement) = (&gate, &abort, &placement);
             let spawned = std::thread::Builder::new()
                 .stack_size(WORKER_STACK_BYTES)
                 .spawn_scoped(scope, move || {
                     sys::tighten_timer_slack();
+                    // Placed before its buffers are allocated, so they follow the policy.
+                    let placed = placement.as_ref().map_or(Ok(()), |p| p.apply());
                     // The ring is built on the thread that uses it (SINGLE_ISSUER).
-                    let prepared = t.prepare(w.queue_depth, slot_bytes);
+                    let prepared = placed.and_then(|()| t.prepare(w.queue_depth, slot_bytes));
                     let start = gate.ready_then_wait();
                     prepared?;
                     let Some(start_ns) = start else {
@@ -260,6 +274,9 @@ fn run_threads<S: RequestSource + Send>(
                         progress: ctl.progress,
                         continue_on_error: job.continue_on_error,
                         verify,
+                        end: ctl.end,
+                        think: job.schedule.think,
+                        flow: ctl.flow,
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {

@@ -535,6 +535,9 @@ impl SimSetup {
             progress: None,
             continue_on_error: job.continue_on_error,
             verify: verifier.as_ref(),
+            end: None,
+            think: job.schedule.think,
+            flow: None,
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {

@@ -2445,3 +2445,24 @@ fn a_users_entry_with_a_built_ins_name_is_listed_as_replacing_it() {
     // The built-in catalog alone replaces nothing.
     assert!(Catalog::load(None).unwrap().replaced_builtins().is_empty());
 }
+
+#[test]
+fn a_thinking_job_pauses_in_virtual_time() {
+    // 40 reads one at a time, a pause of 10 ms after every 10: 3 pauses between the 4 bursts,
+    // so at least 30 ms of virtual time, and the same I/Os as without pauses.
+    let run = |think: &str| {
+        let mut sim = open("sim:ssd750-400@z97", None).unwrap();
+        let j = job(&format!("access = \"randread\"\nios_limit = 40\n{think}"));
+        sim.run_job(&j, None).unwrap().result
+    };
+    let plain = run("");
+    let thinking = run("think_s = 0.01\nthink_blocks = 10");
+    assert_eq!(thinking.read.ios, plain.read.ios);
+    assert!(
+        thinking.measured_ns >= plain.measured_ns + 30_000_000,
+        "{} vs {}",
+        thinking.measured_ns,
+        plain.measured_ns
+    );
+    assert!(thinking.measured_ns < plain.measured_ns + 40_000_000);
+}

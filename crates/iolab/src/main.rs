@@ -16,6 +16,7 @@ macro_rules! say {
 }
 
 mod cmd;
+mod concurrent;
 mod fio_out;
 mod fiojob;
 mod jobfile;

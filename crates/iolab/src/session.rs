@@ -106,7 +106,8 @@ pub fn new_result_for(
 pub fn settle(result: &mut RunResult) {
     if let Some(j) = result.jobs.iter().find(|j| !j.complete) {
         result.complete = false;
-        result.incomplete_reason = Some(format!(
+        // A reason given already (a job that failed and stopped those beside it) stays.
+        result.incomplete_reason.get_or_insert(format!(
             "job '{}': {}",
             j.name,
             j.stop_reason.as_deref().unwrap_or("stopped early")

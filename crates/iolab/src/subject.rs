@@ -443,6 +443,22 @@ impl Subject {
         .with_context(|| format!("job '{}'", job.name))
     }
 
+    /// The prepared file or device and the journal of verified writes, for jobs run beside
+    /// each other on it; `None` for a model.
+    pub fn real_target(
+        &self,
+    ) -> Option<(
+        &PreparedTarget,
+        Option<&std::sync::Arc<iolab_verify::journal::JournalWriter>>,
+    )> {
+        match self {
+            Subject::Real {
+                target, journal, ..
+            } => Some((target, journal.as_ref())),
+            Subject::Model(_) => None,
+        }
+    }
+
     /// Runs `workers` (e.g. a trace's requests) under `job`'s limits.
     pub fn run_workers<S: RequestSource + Send>(
         &mut self,

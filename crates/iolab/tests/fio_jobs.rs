@@ -78,7 +78,7 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     let job = write(
         dir.path(),
         "v.fio",
-        "[w]\nrw=write\nbs=64k\nsize=1m\nverify=pattern\nthinktime=10\n",
+        "[w]\nrw=write\nbs=64k\nsize=1m\nverify=pattern\nexec_prerun=ls\n",
     );
     let out = iolab(&["run", &job, "t.bin", "--json", "r.json"], dir.path());
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
@@ -86,7 +86,7 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     assert!(
         said.contains(&format!(
             "{job}:5: verify=pattern: iolab stamps each sector"
-        )) && said.contains(&format!("{job}:6: thinktime=10: pauses"))
+        )) && said.contains(&format!("{job}:6: exec_prerun=ls: iolab runs no"))
             && said.contains("--fio-lenient"),
         "{said}"
     );
@@ -104,7 +104,7 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     assert_eq!(r["jobs"][0]["write"]["ios"], 16);
     let notes = r["notes"].to_string();
     assert!(
-        notes.contains("verify=pattern") && notes.contains("thinktime=10"),
+        notes.contains("verify=pattern") && notes.contains("exec_prerun=ls"),
         "{notes}"
     );
 }

@@ -617,6 +617,10 @@ pub(crate) fn plan(args: &RunArgs) -> Result<Plan> {
             notes.push(note);
         }
     }
+    crate::concurrent::check(&jobs, crate::subject::is_model(&target))?;
+    if !crate::subject::is_model(&target) {
+        crate::concurrent::check_placement(&jobs)?;
+    }
     // Before the target is opened (and a test file created): bad input costs nothing.
     for job in &jobs {
         crate::subject::check_buffer_memory(&target, job)?;
@@ -711,29 +715,18 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     let mut result = subject.new_result("run", !safety.no_probe);
     result.notes.extend(plan.notes);
-    for job in &plan.jobs {
-        if iolab_engine::sys::INTERRUPTED.load(std::sync::atomic::Ordering::Relaxed) {
-            break;
+    let journal = &args.journal.verify_journal;
+    let ran = crate::concurrent::run(&mut subject, &plan.jobs, &mut |job, r| {
+        if let Some(v) = &mut r.verify {
+            v.journal = journal.as_ref().map(|p| p.display().to_string());
+            crate::cmd::verify::say_summary(Some(&job.name), v);
         }
-        let expected = job.duration_s.map(|d| d + job.ramp_s);
-        match subject.run_job(job, &job.name, expected) {
-            Ok(mut run) => {
-                if let Some(v) = &mut run.result.verify {
-                    v.journal = args
-                        .journal
-                        .verify_journal
-                        .as_ref()
-                        .map(|p| p.display().to_string());
-                    crate::cmd::verify::say_summary(Some(&job.name), v);
-                }
-                result.jobs.push(run.result)
-            }
-            Err(e) => {
-                result.complete = false;
-                result.incomplete_reason = Some(format!("{e:#}"));
-                break;
-            }
-        }
+    });
+    result.jobs.extend(ran.results);
+    result.notes.extend(ran.notes);
+    if let Some(e) = ran.failed {
+        result.complete = false;
+        result.incomplete_reason = Some(e);
     }
     subject.describe_into(&mut result);
     session::settle(&mut result);

@@ -5,13 +5,14 @@
 //! honour is refused naming the option, the file and line and why — or, with `--fio-lenient`,
 //! left out and recorded in the result.
 //!
-//! fio runs the jobs of a file at the same time unless `stonewall` (or `wait_for`) orders them;
-//! iolab runs a file's jobs one after another. A job that fio would start alongside the one
-//! before it is therefore refused (strict) or run after it with a note (lenient). A job's
-//! `numjobs` clones are iolab's threads of that job, which do run at the same time.
+//! fio runs the jobs of a file at the same time unless `stonewall` orders them, and so does
+//! iolab (`together`, `wait_for`, reporting groups: see [`concurrency`]); on a model, which
+//! runs one job at a time, such jobs are refused (strict) or run in turn (lenient). A job's
+//! `numjobs` clones are iolab's threads of that job.
 
 mod blocks;
 mod budget;
+mod concurrency;
 pub mod ini;
 pub mod options;
 pub mod translate;
@@ -129,9 +130,9 @@ pub fn load(path: &Path, opts: &LoadOptions) -> Result<Translated> {
         }
     }
     let mut problems: Vec<Problem> = jobs.iter().flat_map(|j| j.problems.clone()).collect();
-    problems.extend(concurrency(&jobs));
-    let (engine, engine_note, engine_problem) = engine(&jobs);
-    problems.extend(engine_problem);
+    let on_model = opts.target.is_some_and(crate::subject::is_model);
+    problems.extend(concurrency::file_order(&mut jobs, on_model, opts.lenient));
+    let (engine, engine_note) = engine(&mut jobs);
     if !problems.is_empty() && !opts.lenient {
         let list = problems
             .iter()
@@ -197,72 +198,46 @@ fn plural(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
-/// Jobs fio would run at the same time as the one before them: iolab runs them in turn.
-fn concurrency(jobs: &[FioJob]) -> Vec<Problem> {
-    let mut out = Vec::new();
-    for (i, job) in jobs.iter().enumerate().skip(1) {
-        let before = jobs[i - 1].spec.name.as_deref().unwrap_or_default();
-        let waits = job
-            .wait_for
-            .as_ref()
-            .is_some_and(|(name, _)| name == before);
-        if job.stonewall || waits {
-            continue;
-        }
-        let name = job.spec.name.as_deref().unwrap_or_default();
-        let why = match &job.wait_for {
-            Some((other, _)) => {
-                format!("job '{name}' waits for '{other}' but runs alongside '{before}' in fio")
-            }
-            None => format!(
-                "job '{name}' runs at the same time as '{before}' in fio (no stonewall between \
-                 them)"
-            ),
-        };
-        out.push(Problem {
-            at: job.header.clone(),
-            option: format!("[{name}]"),
-            why: format!(
-                "{why}; iolab runs a file's jobs one after another: add stonewall to [{name}] \
-                 to measure them in turn (numjobs runs clones of one job at once)"
-            ),
-        });
-    }
-    out
-}
-
-/// The one engine of the run: every job's must agree.
-fn engine(jobs: &[FioJob]) -> (EngineChoice, String, Option<Problem>) {
-    let first = &jobs[0].engine;
-    let engine = match first.0 {
-        // The asynchronous engines: io_uring, where the target takes I/O without blocking.
-        EngineChoice::Auto => {
-            "io_uring (or psync-per-slot where io_uring would block, as on zram: said in the \
-             result)"
-        }
-        other => other.name(),
+/// The run's engine: the jobs' one, or where they name different ones, io_uring for the run
+/// and psync for each job that asks for it (its own `engine` key).
+fn engine(jobs: &mut [FioJob]) -> (EngineChoice, String) {
+    let describe = |e: &(EngineChoice, String, Option<ini::Place>)| {
+        let at = e.2.as_ref().map_or(String::new(), |p| format!(" ({p})"));
+        format!("{}{at}", e.1)
     };
+    let first = jobs[0].engine.clone();
+    if jobs.iter().all(|j| j.engine.0 == first.0) {
+        let engine = match first.0 {
+            // The asynchronous engines: io_uring, where the target takes I/O without blocking.
+            EngineChoice::Auto => {
+                "io_uring (or psync-per-slot where io_uring would block, as on zram: said in \
+                 the result)"
+            }
+            other => other.name(),
+        };
+        return (
+            first.0,
+            format!("{} → iolab's {engine} engine", describe(&first)),
+        );
+    }
+    let mut own = Vec::new();
+    for job in jobs
+        .iter_mut()
+        .filter(|j| j.engine.0 == EngineChoice::Psync)
+    {
+        job.spec.engine = Some("psync".into());
+        own.push(format!(
+            "job '{}': {}",
+            job.spec.name.as_deref().unwrap_or_default(),
+            describe(&job.engine)
+        ));
+    }
     let note = format!(
-        "{}{} → iolab's {engine} engine",
-        first.1,
-        first
-            .2
-            .as_ref()
-            .map_or(String::new(), |p| format!(" ({p})")),
+        "the jobs name different engines: {} run on iolab's psync engine (job key engine), the \
+         others on io_uring (or psync-per-slot where io_uring would block)",
+        own.join(", ")
     );
-    let problem = jobs
-        .iter()
-        .find(|j| j.engine.0 != first.0)
-        .map(|j| Problem {
-            at: j.engine.2.clone().unwrap_or_else(|| j.header.clone()),
-            option: j.engine.1.clone(),
-            why: format!(
-                "one run uses one engine, and job '{}' maps to another ({})",
-                jobs[0].spec.name.as_deref().unwrap_or_default(),
-                first.1
-            ),
-        });
-    (first.0, note, problem)
+    (EngineChoice::Auto, note)
 }
 
 /// Jobs as an iolab job file (`--print-job`): `notes` as comments, then one `[[job]]` each.
@@ -299,6 +274,13 @@ pub fn read_for_run(
             "fio: {}: not used, a model has no engine",
             t.engine_note
         ));
+    } else if *engine != EngineChoice::Auto {
+        // --engine runs every job on the engine it names.
+        let mut file = t.file;
+        for spec in &mut file.specs {
+            spec.engine = None;
+        }
+        return finish(file, &t.notes, &t.ignored, notes);
     } else if *engine == EngineChoice::Auto {
         *engine = t.engine;
         let again = match t.engine {
@@ -307,15 +289,25 @@ pub fn read_for_run(
         };
         notes.push(format!("fio: {}{again}", t.engine_note));
     }
-    for n in &t.notes {
+    finish(t.file, &t.notes, &t.ignored, notes)
+}
+
+/// Says the translation's notes and what was ignored, and keeps them for the result.
+fn finish(
+    file: JobFile,
+    said: &[String],
+    ignored: &[String],
+    notes: &mut Vec<String>,
+) -> Result<JobFile> {
+    for n in said {
         say!("note: {n}");
         notes.push(n.clone());
     }
-    for n in &t.ignored {
+    for n in ignored {
         say!("warning: {n}");
         notes.push(n.clone());
     }
-    Ok(t.file)
+    Ok(file)
 }
 
 #[cfg(test)]
@@ -337,19 +329,53 @@ mod tests {
     }
 
     #[test]
-    fn concurrent_jobs_are_refused_unless_stonewalled_or_lenient() {
-        let text = "[global]\nrw=read\nsize=1m\n[a]\n[b]\n[c]\nstonewall\n";
-        let e = format!("{:#}", load_text(text, false).err().unwrap());
+    fn jobs_without_a_stonewall_run_together_and_groups_are_fios() {
+        let text = "[global]\nrw=read\nsize=1m\ngroup_reporting\nexitall\n[a]\n[b]\n\
+                    [c]\nstonewall\nexit_what=all\n[d]\nnew_group\n[e]\nwait_for=a\n";
+        let t = load_text(text, false).unwrap();
+        let s = &t.file.specs;
+        let together: Vec<Option<bool>> = s.iter().map(|s| s.together).collect();
+        assert_eq!(together, [None, Some(true), None, Some(true), Some(true)]);
+        // Groups: {a, b}, {c}, {d, e}; c's group has one job, so nothing to merge there.
+        let groups: Vec<Option<u32>> = s.iter().map(|s| s.group).collect();
+        assert_eq!(groups, [Some(0), Some(0), None, Some(2), Some(2)]);
+        assert_eq!(s[0].group_reporting, Some(true));
+        assert_eq!(s[2].group_reporting, None);
+        use iolab_core::schedule::EndsOthers;
+        assert_eq!(s[0].ends_others, Some(EndsOthers::Group));
+        assert_eq!(s[2].ends_others, Some(EndsOthers::All));
+        assert_eq!(s[4].wait_for.as_deref(), Some("a"));
+        let e = format!(
+            "{:#}",
+            load_text("[a]\nsize=1m\n[b]\nwait_for=z\n", false)
+                .err()
+                .unwrap()
+        );
+        assert!(e.contains("j.fio:4: wait_for=z: no job named 'z'"), "{e}");
+    }
+
+    #[test]
+    fn jobs_at_the_same_time_on_a_model_are_refused_or_run_in_turn() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("j.fio");
+        std::fs::write(&path, "[global]\ndirect=1\nsize=1m\n[a]\n[b]\n").unwrap();
+        let load_on = |lenient| {
+            load(
+                &path,
+                &LoadOptions {
+                    lenient,
+                    target: Some(Path::new("sim:ssd750-400@z97")),
+                },
+            )
+        };
+        let e = format!("{:#}", load_on(false).err().unwrap());
         assert!(
-            e.contains("j.fio:5: [b]: job 'b' runs at the same time as 'a'"),
+            e.contains("j.fio:5: [b]: job 'b' runs at the same time"),
             "{e}"
         );
-        assert!(!e.contains("[c]"), "{e}");
-        let t = load_text(text, true).unwrap();
-        assert_eq!(t.file.specs.len(), 3);
+        let t = load_on(true).unwrap();
+        assert!(t.file.specs.iter().all(|s| s.together.is_none()));
         assert_eq!(t.ignored.len(), 1);
-        let t = load_text("[a]\nrw=read\nsize=1m\n[b]\nwait_for=a\nsize=1m\n", false).unwrap();
-        assert_eq!(t.file.specs.len(), 2);
     }
 
     #[test]
@@ -377,17 +403,26 @@ mod tests {
     }
 
     #[test]
-    fn engines_must_agree_and_names_are_kept_apart() {
-        let text = "[a]\nioengine=libaio\nsize=1m\n[a]\nstonewall\nioengine=psync\nsize=1m\n";
-        let e = format!("{:#}", load_text(text, false).err().unwrap());
-        assert!(
-            e.contains("j.fio:6: ioengine=psync: one run uses one engine"),
-            "{e}"
-        );
-        let t = load_text(text, true).unwrap();
+    fn jobs_of_different_engines_keep_theirs_and_names_are_kept_apart() {
+        let text = "[a]\nioengine=libaio\nsize=1m\n[a]\nstonewall\nioengine=sync\nsize=1m\n";
+        let t = load_text(text, false).unwrap();
         let names: Vec<_> = t.file.specs.iter().filter_map(|s| s.name.clone()).collect();
         assert_eq!(names, ["a", "a#2"]);
         assert_eq!(t.engine, EngineChoice::Auto);
+        let engines: Vec<_> = t.file.specs.iter().map(|s| s.engine.as_deref()).collect();
+        assert_eq!(engines, [None, Some("psync")]);
+        assert!(
+            t.engine_note
+                .contains("j.fio:6) run on iolab's psync engine"),
+            "{}",
+            t.engine_note
+        );
+        // One engine for all: no job key.
+        let t = load_text("[a]\nioengine=sync\nsize=1m\n", false).unwrap();
+        assert_eq!(
+            (t.engine, t.file.specs[0].engine.as_deref()),
+            (EngineChoice::Psync, None)
+        );
     }
 
     #[test]

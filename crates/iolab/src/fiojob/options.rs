@@ -72,6 +72,14 @@ pub const TRANSLATED: &[&str] = &[
     "thinktime",
     "thinktime_blocks",
     "thinktime_spin",
+    "thinktime_blocks_type",
+    "exitall",
+    "exit_what",
+    "flow",
+    "flow_id",
+    "flow_sleep",
+    "numa_cpu_nodes",
+    "numa_mem_policy",
     "fsync",
     "fdatasync",
     "end_fsync",
@@ -125,7 +133,6 @@ pub fn no_effect(key: &str) -> Option<&'static str> {
         | "clocksource" => "how fio measures or reports; iolab records its own percentiles",
         "allow_file_create" | "create_serialize" | "create_on_open" | "fallocate" | "unlink"
         | "overwrite" => "how fio lays out its files; iolab lays out a new file itself",
-        "exitall" | "exit_what" => "stops concurrent jobs; iolab runs one job at a time",
         "error_dump" => "how fio logs errors",
         "random_generator" => "the generator behind uniform draws",
         "file_service_type" => "how I/O is spread over several files; iolab measures one",
@@ -167,16 +174,14 @@ pub fn refusal(key: &str) -> &'static str {
         return "iolab issues every I/O at the default I/O priority";
     }
     if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
-        return "iolab does not pin its threads or their memory to CPUs or nodes";
+        return "iolab places a job's threads and memory by NUMA node only (numa_cpu_nodes, \
+                numa_mem_policy)";
     }
     if key == "ss" || starts("ss_") || starts("steadystate") {
         return "fio's steady-state detection; use a suite with steady-state rounds (snia-pts)";
     }
     if starts("latency_") {
         return "fio's search for the queue depth that meets a latency target";
-    }
-    if starts("flow") {
-        return "flow ties the progress of concurrent jobs together; iolab runs one at a time";
     }
     if starts("zone_reset") || key == "max_open_zones" || key == "read_beyond_wp" {
         return "zoned block devices (zonemode=zbd) are not supported";
@@ -203,7 +208,7 @@ pub fn refusal(key: &str) -> &'static str {
         "pre_read" => "reading the file into the cache first is not supported",
         "ramp_size" => "a ramp by bytes is not supported; use ramp_time",
         "rate_cycle" | "rate_ignore_thinktime" => "fine control of rate limits",
-        "thinktime_blocks_type" | "thinktime_iotime" => "fine control of thinktime",
+        "thinktime_iotime" => "pauses by time of I/O; iolab pauses by I/O count (thinktime_blocks)",
         "serialize_overlap" => "iolab does not serialise overlapping I/Os",
         "dedupe_mode" | "dedupe_working_set_percentage" | "dedupe_global" => {
             "iolab repeats earlier blocks of the same job only (dedupe_pct)"

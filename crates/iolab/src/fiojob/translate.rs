@@ -46,6 +46,8 @@ pub struct FioJob {
     pub stonewall: bool,
     /// `wait_for=NAME`, and where.
     pub wait_for: Option<(String, Place)>,
+    /// `new_group` is set: the job starts a reporting group.
+    pub new_group: bool,
 }
 
 /// What the translation needs to know of the world.
@@ -193,6 +195,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
             problems: Vec::new(),
             stonewall: false,
             wait_for: None,
+            new_group: false,
         },
     };
     if let Some(n) =
@@ -217,6 +220,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
         tr.from("name", "name");
     }
     order(&mut tr);
+    super::concurrency::job_keys(&mut tr);
     let (reads, writes) = access(&mut tr);
     engine(&mut tr);
     super::blocks::blocks(&mut tr, reads, writes);
@@ -263,8 +267,7 @@ fn order(tr: &mut Tr) {
     if let Some(o) = tr.o.get("wait_for") {
         tr.job.wait_for = o.value.clone().map(|v| (v, o.at.clone()));
     }
-    // new_group starts a reporting group; iolab reports every job on its own anyway.
-    let _ = tr.flag("new_group");
+    tr.job.new_group = tr.flag("new_group");
 }
 
 /// `rw` and the read share; returns whether the job reads and writes.
@@ -539,38 +542,21 @@ fn randomness(tr: &mut Tr) {
 
 /// `rate`, `rate_iops`, `rate_min`, `rate_iops_min`, `rate_process`.
 fn rates(tr: &mut Tr, reads: bool, writes: bool) {
-    if let Some(r) = tr.one_value("rate", reads, writes) {
-        match units::size(&r, tr.o.kb_base) {
-            Ok(0) => {}
-            Ok(b) if reads && writes => {
-                let _ = b;
-                tr.problem(
-                    "rate",
-                    "fio caps reads and writes each at this rate; iolab caps the job's total \
-                     (rate_bytes_per_s), which is not the same for a mix",
-                );
-            }
-            Ok(b) => {
-                tr.job.spec.rate_bytes_per_s = Some(ByteSize(b));
-                tr.from("rate_bytes_per_s", "rate");
-            }
-            Err(e) => tr.problem("rate", e),
-        }
+    let kb_base = tr.o.kb_base;
+    // fio's caps are each clone's (numjobs); iolab's the job's, over its threads.
+    let clones = f64::from(tr.job.spec.threads.unwrap_or(1));
+    let bytes = |v: &str| units::size(v, kb_base).map(|b| b as f64);
+    let iops = |v: &str| {
+        v.parse::<f64>()
+            .map_err(|_| format!("'{v}' is not a number"))
+    };
+    if let Some(b) = cap(tr, "rate", reads, writes, clones, &bytes) {
+        tr.job.spec.rate_bytes_per_s = Some(ByteSize(b.max(1.0) as u64));
+        tr.from("rate_bytes_per_s", "rate");
     }
-    if let Some(r) = tr.one_value("rate_iops", reads, writes) {
-        match r.parse::<f64>() {
-            Ok(0.0) => {}
-            Ok(_) if reads && writes => tr.problem(
-                "rate_iops",
-                "fio caps reads and writes each at this rate; iolab caps the job's total \
-                 (rate_iops), which is not the same for a mix",
-            ),
-            Ok(x) => {
-                tr.job.spec.rate_iops = Some(x);
-                tr.from("rate_iops", "rate_iops");
-            }
-            Err(_) => tr.problem("rate_iops", "not a number"),
-        }
+    if let Some(x) = cap(tr, "rate_iops", reads, writes, clones, &iops) {
+        tr.job.spec.rate_iops = Some(x);
+        tr.from("rate_iops", "rate_iops");
     }
     for key in ["rate_min", "rate_iops_min"] {
         tr.note(
@@ -596,6 +582,47 @@ fn rates(tr: &mut Tr, reads: bool, writes: bool) {
             );
         }
     }
+}
+
+/// The job's cap from fio's `READ,WRITE[,TRIM]` caps, each `clones` times (every clone has its
+/// own): the one its direction has, or for a mix the total that keeps each direction within
+/// its own cap at the job's read share.
+fn cap(
+    tr: &mut Tr,
+    key: &str,
+    reads: bool,
+    writes: bool,
+    clones: f64,
+    parse: &dyn Fn(&str) -> Result<f64, String>,
+) -> Option<f64> {
+    let v = tr.o.value(key)?.to_string();
+    let (r, w) = units::read_write(&v);
+    let mut parsed = |x: Option<&str>| match x.map(parse) {
+        Some(Ok(n)) if n > 0.0 => Some(n),
+        Some(Err(e)) => {
+            tr.problem(key, e);
+            None
+        }
+        _ => None,
+    };
+    let (r, w) = (parsed(r), parsed(w));
+    if !(reads && writes) {
+        return if reads { r } else { w }.map(|c| c * clones);
+    }
+    let share = tr.job.spec.read_pct.unwrap_or(50.0) / 100.0;
+    let total = [(r, share), (w, 1.0 - share)]
+        .into_iter()
+        .filter_map(|(c, s)| c.filter(|_| s > 0.0).map(|c| c / s))
+        .reduce(f64::min)?
+        * clones;
+    tr.note(
+        key,
+        format!(
+            "fio caps reads and writes each (of every clone); iolab caps the job's total at \
+             {total:.0}/s, which keeps each within its cap at the job's read share"
+        ),
+    );
+    Some(total)
 }
 
 /// The written data.
@@ -644,16 +671,6 @@ fn data(tr: &mut Tr) {
 
 /// Options that change when I/Os are issued in ways iolab does not model yet.
 fn unsupported_timing(tr: &mut Tr) {
-    if tr.seconds("thinktime", 1e-6).is_some_and(|t| t > 0.0) {
-        tr.problem(
-            "thinktime",
-            "pauses between I/Os are not supported; rate_iops paces a job instead",
-        );
-    } else {
-        for key in ["thinktime_blocks", "thinktime_spin"] {
-            tr.note(key, "no effect without thinktime");
-        }
-    }
     for key in ["fsync", "fdatasync"] {
         if tr.number::<u64>(key).is_some_and(|n| n > 0) {
             tr.problem(key, "iolab issues no syncs between writes");

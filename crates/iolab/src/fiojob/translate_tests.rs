@@ -106,7 +106,6 @@ fn what_cannot_be_honoured_is_named_with_its_line() {
     for want in [
         "j.fio:3: verify=pattern: iolab stamps each sector",
         "j.fio:4: cmdprio_percentage=10: iolab issues every I/O at the default",
-        "j.fio:5: rate=1m: fio caps reads and writes each",
         "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
         "j.fio:8: foo=bar: iolab has no equivalent",
     ] {

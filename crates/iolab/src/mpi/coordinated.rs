@@ -131,6 +131,13 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let hosts = &roster.hosts;
     let rank = comm.rank;
     let planned = plan(args).and_then(|p| {
+        if let Some(j) = p.jobs.iter().skip(1).find(|j| j.schedule.together) {
+            anyhow::bail!(
+                "job '{}': together: jobs at the same time are not coordinated across ranks \
+                 yet; under mpirun run them in turn (drop together, or add stonewall)",
+                j.name
+            );
+        }
         if args.journal.verify_journal.is_some() || args.journal.power_loss_at.is_some() {
             anyhow::bail!(
                 "--verify-journal and --power-loss-at are not coordinated across ranks yet; \
@@ -444,6 +451,7 @@ pub(super) fn run_one(
             started_unix_ns: Some(&started),
             // Refused before the run (`plan`): a journal per rank is not coordinated yet.
             journal: None,
+            ..RunControl::default()
         };
         let run = subject.run_job_with(job, ctl);
         *lock(finished) = Some(failure_of(&run, stop));

@@ -1,0 +1,179 @@
+//! Where a job's threads run and its buffers live (fio's `numa_cpu_nodes` and
+//! `numa_mem_policy`): the CPUs of NUMA nodes, read from sysfs, and the memory policy set on
+//! each worker thread before it allocates its buffers.
+
+use crate::sys;
+use iolab_core::job::Job;
+use iolab_core::schedule::{parse_nodes, MemPolicy};
+use std::io;
+use std::path::Path;
+
+/// Where the kernel lists the NUMA nodes and their CPUs.
+const NODES: &str = "/sys/devices/system/node";
+
+/// A job's placement, resolved on this machine.
+#[derive(Debug)]
+pub struct Placement {
+    cpus: Option<Vec<usize>>,
+    mem: Option<MemPolicy>,
+}
+
+impl Placement {
+    /// The job's placement, if it asks for one; an error names a node this machine lacks.
+    pub fn of(job: &Job) -> io::Result<Option<Placement>> {
+        Self::on(job, Path::new(NODES))
+    }
+
+    /// [`Placement::of`], with the nodes listed under `root`.
+    fn on(job: &Job, root: &Path) -> io::Result<Option<Placement>> {
+        let s = &job.schedule;
+        if s.cpu_nodes.is_none() && s.mem_policy.is_none() {
+            return Ok(None);
+        }
+        let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
+        let cpus = match &s.cpu_nodes {
+            Some(text) => {
+                let mut cpus = Vec::new();
+                for node in parse_nodes(text).map_err(invalid)? {
+                    cpus.extend(node_cpus(root, node, "cpu_nodes")?);
+                }
+                Some(cpus)
+            }
+            None => None,
+        };
+        let mem = match &s.mem_policy {
+            Some(text) => {
+                let policy = MemPolicy::parse(text).map_err(invalid)?;
+                for node in policy.nodes() {
+                    node_cpus(root, node, "mem_policy")?;
+                }
+                Some(policy)
+            }
+            None => None,
+        };
+        Ok(Some(Placement { cpus, mem }))
+    }
+
+    /// Applies the placement to the calling thread.
+    pub fn apply(&self) -> io::Result<()> {
+        if let Some(cpus) = &self.cpus {
+            sys::set_thread_cpus(cpus)
+                .map_err(|e| io::Error::new(e.kind(), format!("binding to CPUs {cpus:?}: {e}")))?;
+        }
+        if let Some(policy) = &self.mem {
+            let mode = match policy {
+                MemPolicy::Default => sys::MPOL_DEFAULT,
+                MemPolicy::Local => sys::MPOL_LOCAL,
+                MemPolicy::Prefer(_) => sys::MPOL_PREFERRED,
+                MemPolicy::Bind(_) => sys::MPOL_BIND,
+                MemPolicy::Interleave(_) => sys::MPOL_INTERLEAVE,
+            };
+            sys::set_thread_mempolicy(mode, &policy.nodes())
+                .map_err(|e| io::Error::new(e.kind(), format!("memory policy {policy:?}: {e}")))?;
+        }
+        Ok(())
+    }
+}
+
+/// The CPUs of `node`, or an error naming the nodes this machine has.
+fn node_cpus(root: &Path, node: u32, key: &str) -> io::Result<Vec<usize>> {
+    let list = root.join(format!("node{node}")).join("cpulist");
+    match std::fs::read_to_string(&list) {
+        Ok(text) => parse_cpu_list(text.trim()).ok_or_else(|| {
+            io::Error::other(format!(
+                "{}: '{}' is not a CPU list",
+                list.display(),
+                text.trim()
+            ))
+        }),
+        Err(_) => {
+            let mut have: Vec<u32> = std::fs::read_dir(root)
+                .map(|d| {
+                    d.filter_map(|e| {
+                        e.ok()?
+                            .file_name()
+                            .to_str()?
+                            .strip_prefix("node")?
+                            .parse()
+                            .ok()
+                    })
+                    .collect()
+                })
+                .unwrap_or_default();
+            have.sort_unstable();
+            Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!(
+                    "{key}: NUMA node {node} does not exist on this machine (it has node{} \
+                     {}); name nodes it has (numactl --hardware lists them)",
+                    if have.len() == 1 { "" } else { "s" },
+                    have.iter()
+                        .map(u32::to_string)
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            ))
+        }
+    }
+}
+
+/// The kernel's CPU list form: `0-3,8,10-11`.
+fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
+    let mut out = Vec::new();
+    for part in text.split(',').filter(|p| !p.is_empty()) {
+        let (a, b) = part.split_once('-').unwrap_or((part, part));
+        let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
+        out.extend(a..=b);
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_core::job::JobSpec;
+
+    fn job(toml: &str) -> Job {
+        JobSpec::from_toml(toml, "t.toml")
+            .unwrap()
+            .validate()
+            .unwrap()
+    }
+
+    #[test]
+    fn nodes_resolve_to_their_cpus_and_a_missing_node_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        for (n, cpus) in [(0, "0-1,4\n"), (1, "2-3\n")] {
+            let d = dir.path().join(format!("node{n}"));
+            std::fs::create_dir(&d).unwrap();
+            std::fs::write(d.join("cpulist"), cpus).unwrap();
+        }
+        let p = Placement::on(&job("cpu_nodes = \"0-1\""), dir.path())
+            .unwrap()
+            .unwrap();
+        assert_eq!(p.cpus.unwrap(), [0, 1, 4, 2, 3]);
+        let e = Placement::on(&job("mem_policy = \"bind:2\""), dir.path()).unwrap_err();
+        assert!(
+            e.to_string().contains(
+                "mem_policy: NUMA node 2 does not exist on this machine (it has nodes 0, 1)"
+            ),
+            "{e}"
+        );
+        assert!(Placement::on(&job("size = \"1m\""), dir.path())
+            .unwrap()
+            .is_none());
+    }
+
+    #[test]
+    fn node_zero_binds_this_thread() {
+        let Ok(Some(p)) = Placement::of(&job("cpu_nodes = \"0\"\nmem_policy = \"bind:0\"")) else {
+            println!("skipped: no NUMA node 0 listed in {NODES}");
+            return;
+        };
+        // On a thread of its own, so the test's thread keeps its CPUs and memory policy.
+        std::thread::spawn(move || p.apply())
+            .join()
+            .unwrap()
+            .unwrap();
+    }
+}
