@@ -416,6 +416,10 @@ pub struct JobSpec {
     /// Bytes skipped between one window's end and the next one's start (fio's `zoneskip`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stride_skip: Option<ByteSize>,
+    /// End the job early once its IOPS, bandwidth or latency is steady (fio's `steadystate`):
+    /// `{ criterion = "iops:10%", window_s = 30, ramp_s = 10, interval_s = 1 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStop>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -501,6 +505,9 @@ pub struct Job {
     /// Random offsets are multiples of this; 0: of the smallest block size.
     #[serde(default, skip_serializing_if = "is_zero_u64")]
     pub block_align: u64,
+    /// Ends the job once steady, if the job asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStop>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -619,7 +626,8 @@ impl JobSpec {
             block_align,
             stride_io,
             stride_range,
-            stride_skip
+            stride_skip,
+            steady_stop
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1017,7 +1025,11 @@ impl JobSpec {
             random_run,
             stride,
             block_align,
+            steady_stop: self.steady_stop.clone(),
         };
+        if let Some(stop) = &self.steady_stop {
+            stop.check().map_err(|e| fail("steady_stop", e))?;
+        }
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.
             if offset_bytes.checked_add(size.0).is_none() {

@@ -29,6 +29,7 @@ pub mod size;
 pub mod skew;
 pub mod stats;
 pub mod steady;
+pub mod steady_stop;
 pub mod text;
 pub mod time;
 pub mod workload;

@@ -285,6 +285,9 @@ pub struct JobResult {
     /// results recorded before verify existed).
     #[serde(default)]
     pub verify: Option<VerifySummary>,
+    /// What the job's steady-state stop found (left out where the job had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStopOutcome>,
 }
 
 /// What a verify pass found: blocks checked, failures by kind, the first failures in full.
@@ -602,6 +605,7 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             verify: None,
+            steady_stop: None,
             step: None,
         };
         assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));

@@ -145,6 +145,7 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         repeats: Vec::new(),
         step: parts.first().and_then(|p| p.step.clone()),
         verify: merge_verify(parts.iter().filter_map(|p| p.verify.as_ref())),
+        steady_stop: parts.first().and_then(|p| p.steady_stop.clone()),
     }
 }
 
@@ -293,6 +294,7 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
         }
     }
 

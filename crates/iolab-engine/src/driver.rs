@@ -201,6 +201,10 @@ pub struct Progress {
     pub ios: AtomicU64,
     /// Completed bytes so far.
     pub bytes: AtomicU64,
+    /// Measured I/Os so far (after the ramp), whose latencies `lat_ns` adds up.
+    pub measured_ios: AtomicU64,
+    /// Sum of the measured I/Os' latencies, ns (a steady-state stop on latency samples it).
+    pub lat_ns: AtomicU64,
 }
 
 /// How a drive ends.
@@ -224,6 +228,9 @@ pub struct DriveOptions<'a> {
     pub continue_on_error: bool,
     /// Stamps writes and checks them read back (the job's `verify`).
     pub verify: Option<&'a JobVerifier>,
+    /// An earlier end of the measured time, set while the job runs (a steady-state stop);
+    /// `u64::MAX` until then. The job ends there complete, as at the end of its duration.
+    pub end_at: Option<&'a AtomicU64>,
 }
 
 /// What a drive measured.
@@ -326,7 +333,7 @@ where
     ];
     let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
     let measure_start = start_ns + opts.ramp_ns;
-    let end_ns = opts.duration_ns.map(|d| measure_start + d);
+    let mut end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
     let mut batch: Vec<IoReq> = Vec::with_capacity(total_slots as usize);
     let mut done: Vec<Completion> = Vec::with_capacity(total_slots as usize);
@@ -341,6 +348,11 @@ where
     let mut const_filled = vec![0u32; total_slots as usize];
 
     loop {
+        if let Some(at) = opts.end_at.map(|a| a.load(Ordering::Relaxed)) {
+            if at != u64::MAX {
+                end_ns = Some(end_ns.map_or(at, |e| e.min(at)));
+            }
+        }
         let now = clock.now_ns();
         let issuing = stopped_by.is_none() && end_ns.is_none_or(|e| now < e);
         if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -514,6 +526,7 @@ where
         }
         let stamp = clock.now_ns();
         let mut done_bytes = 0u64;
+        let (mut measured_ios, mut lat_sum) = (0u64, 0u64);
         let n_done = done.len() as u64;
         for c in done.drain(..) {
             let f = table[c.tag as usize];
@@ -568,6 +581,8 @@ where
             let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
             if counted {
                 let latency = at.saturating_sub(f.origin_ns);
+                measured_ios += 1;
+                lat_sum += latency;
                 if f.origin_ns == f.submit_ns {
                     stats.record(f.dir, f.len as u64, latency, at - measure_start);
                 } else {
@@ -587,6 +602,8 @@ where
         if let Some(p) = opts.progress {
             p.ios.fetch_add(n_done, Ordering::Relaxed);
             p.bytes.fetch_add(done_bytes, Ordering::Relaxed);
+            p.measured_ios.fetch_add(measured_ios, Ordering::Relaxed);
+            p.lat_ns.fetch_add(lat_sum, Ordering::Relaxed);
         }
     }
     if let Some(v) = opts.verify {
@@ -860,6 +877,7 @@ rate_poisson = true",
             progress: None,
             continue_on_error: false,
             verify: None,
+            end_at: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -990,6 +1008,7 @@ rate_poisson = true",
             progress: None,
             continue_on_error: false,
             verify: None,
+            end_at: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

@@ -12,6 +12,7 @@ pub mod host;
 pub mod open;
 pub mod psync;
 pub mod runner;
+mod steady;
 pub mod sys;
 pub mod target;
 pub mod verify;

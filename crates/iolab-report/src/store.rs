@@ -1479,6 +1479,7 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
         }
     }
 

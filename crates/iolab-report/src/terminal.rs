@@ -213,10 +213,16 @@ fn direction_row(name: &str, d: &DirectionResult) -> String {
 
 fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
     let mut out = String::new();
-    let state = match &j.stop_reason {
+    let mut state = match &j.stop_reason {
         None => "complete".to_string(),
         Some(why) => format!("INCOMPLETE: {why}"),
     };
+    if let Some(ss) = &j.steady_stop {
+        state.push_str(&match ss.attained_at_s {
+            Some(t) => format!("; steady by {} at {t:.1} s", ss.criterion),
+            None => format!("; not steady by {}", ss.criterion),
+        });
+    }
     let _ = writeln!(
         out,
         "job {}: {}  ({:.2} s measured, {state})",
@@ -509,6 +515,7 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -541,6 +548,7 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -76,6 +76,7 @@ fn measured_job() -> JobResult {
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
     }
 }
 

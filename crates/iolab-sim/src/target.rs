@@ -274,6 +274,7 @@ mod tests {
             progress: None,
             continue_on_error: false,
             verify: None,
+            end_at: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

@@ -391,6 +391,7 @@ mod tests {
                 latency_from_intended_start: false,
                 repeats: Vec::new(),
                 verify: None,
+                steady_stop: None,
                 step: None,
             })
         }

@@ -384,6 +384,7 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             verify: None,
+            steady_stop: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {

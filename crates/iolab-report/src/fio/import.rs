@@ -349,6 +349,7 @@ fn convert_job(
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
     })
 }
 

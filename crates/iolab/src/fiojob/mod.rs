@@ -12,6 +12,9 @@
 
 mod blocks;
 mod budget;
+mod steady;
+#[cfg(test)]
+mod testutil;
 pub mod ini;
 pub mod options;
 pub mod translate;

@@ -23,6 +23,10 @@ pub fn canonical(key: &str) -> &str {
         "disable_bw" => "disable_bw_measurement",
         "iomem" => "mem",
         "mem_align" => "iomem_align",
+        "ss" => "steadystate",
+        "ss_dur" => "steadystate_duration",
+        "ss_ramp" => "steadystate_ramp_time",
+        "ss_interval" => "steadystate_check_interval",
         other => other,
     }
 }
@@ -95,6 +99,10 @@ pub const TRANSLATED: &[&str] = &[
     "verify",
     "do_verify",
     "verify_backlog",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -168,9 +176,6 @@ pub fn refusal(key: &str) -> &'static str {
     }
     if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
         return "iolab does not pin its threads or their memory to CPUs or nodes";
-    }
-    if key == "ss" || starts("ss_") || starts("steadystate") {
-        return "fio's steady-state detection; use a suite with steady-state rounds (snia-pts)";
     }
     if starts("latency_") {
         return "fio's search for the queue depth that meets a latency target";
