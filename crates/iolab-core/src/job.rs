@@ -420,6 +420,10 @@ pub struct JobSpec {
     /// `{ criterion = "iops:10%", window_s = 30, ramp_s = 10, interval_s = 1 }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_stop: Option<crate::steady_stop::SteadyStop>,
+    /// I/O priorities (fio's `prio`, `prioclass`, `cmdprio*`): a default class and level, and
+    /// shares of reads and writes at others: `{ class = "idle", read = "64k/25/rt/1" }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority: Option<crate::prio::IoPriority>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -508,6 +512,9 @@ pub struct Job {
     /// Ends the job once steady, if the job asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_stop: Option<crate::steady_stop::SteadyStop>,
+    /// I/O priorities, if the job sets any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority: Option<crate::prio::IoPriority>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -627,7 +634,8 @@ impl JobSpec {
             stride_io,
             stride_range,
             stride_skip,
-            steady_stop
+            steady_stop,
+            io_priority
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1026,7 +1034,11 @@ impl JobSpec {
             stride,
             block_align,
             steady_stop: self.steady_stop.clone(),
+            io_priority: self.io_priority.clone(),
         };
+        if let Some(p) = &self.io_priority {
+            p.priorities().map_err(|e| fail("io_priority", e))?;
+        }
         if let Some(stop) = &self.steady_stop {
             stop.check().map_err(|e| fail("steady_stop", e))?;
         }

@@ -17,6 +17,7 @@ use crate::clock::Clock;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::prio::Priorities;
 use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
@@ -228,6 +229,8 @@ pub struct DriveOptions<'a> {
     pub continue_on_error: bool,
     /// Stamps writes and checks them read back (the job's `verify`).
     pub verify: Option<&'a JobVerifier>,
+    /// The job's I/O priorities, where it sets any.
+    pub priorities: Option<&'a Priorities>,
     /// An earlier end of the measured time, set while the job runs (a steady-state stop);
     /// `u64::MAX` until then. The job ends there complete, as at the end of its duration.
     pub end_at: Option<&'a AtomicU64>,
@@ -277,6 +280,8 @@ struct WorkerState<S> {
     free_tags: Vec<u32>,
     /// Verified writes waiting for their inline read-back: offset, length, generation.
     rechecks: VecDeque<(u64, u32, u64)>,
+    /// Draws which I/Os go at which priority.
+    prio_rng: Rng,
 }
 
 impl<S> WorkerState<S> {
@@ -305,6 +310,7 @@ where
     let mut states: Vec<WorkerState<S>> = Vec::with_capacity(workers.len());
     let mut next_tag = 0u32;
     for (position, mut w) in workers.into_iter().enumerate() {
+        let prio_rng = Rng::new(0x7072_696f ^ u64::from(w.index));
         // From here on a worker is known by its position, so completions find it in O(1).
         w.index = position as u32;
         let tags = (next_tag..next_tag + w.queue_depth).rev().collect();
@@ -316,6 +322,7 @@ where
             exhausted: false,
             free_tags: tags,
             rechecks: VecDeque::new(),
+            prio_rng,
         });
     }
     let mut table = vec![
@@ -387,6 +394,7 @@ where
                         dir: Direction::Read,
                         offset,
                         len,
+                        ioprio: opts.priorities.map_or(0, |p| p.default),
                     });
                     st.inflight += 1;
                 }
@@ -458,11 +466,15 @@ where
                         generation,
                         check: false,
                     };
+                    let ioprio = opts.priorities.map_or(0, |p| {
+                        p.pick(planned.req.dir, planned.req.len, st.prio_rng.unit())
+                    });
                     batch.push(IoReq {
                         tag,
                         dir: planned.req.dir,
                         offset: planned.req.offset,
                         len,
+                        ioprio,
                     });
                     st.inflight += 1;
                 }
@@ -878,6 +890,7 @@ rate_poisson = true",
             continue_on_error: false,
             verify: None,
             end_at: None,
+            priorities: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -1009,6 +1022,7 @@ rate_poisson = true",
             continue_on_error: false,
             verify: None,
             end_at: None,
+            priorities: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

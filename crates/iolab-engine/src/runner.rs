@@ -238,6 +238,13 @@ fn run_threads<S: RequestSource + Send>(
         .progress
         .or(job.steady_stop.as_ref().map(|_| &own_progress));
     let end_at = AtomicU64::new(u64::MAX);
+    let priorities = match &job.io_priority {
+        Some(p) => Some(p.priorities().map_err(|e| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("io_priority: {e}"))
+        })?),
+        None => None,
+    };
+    let priorities = priorities.as_ref();
     let (cpu_before, outcomes, steady) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(workers.len());
         for (mut t, w) in targets.into_iter().zip(workers) {
@@ -267,6 +274,7 @@ fn run_threads<S: RequestSource + Send>(
                         continue_on_error: job.continue_on_error,
                         verify,
                         end_at: Some(end_at),
+                        priorities,
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {

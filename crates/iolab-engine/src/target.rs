@@ -18,6 +18,8 @@ pub struct IoReq {
     pub offset: u64,
     /// Length in bytes (at most the slot size).
     pub len: u32,
+    /// I/O priority (`ioprio`: class << 13 | hint << 3 | level; 0: the thread's own).
+    pub ioprio: u16,
 }
 
 /// A finished I/O.

@@ -509,16 +509,21 @@ impl SimSetup {
         mut workers: Vec<Worker<S>>,
         stop: Option<&AtomicBool>,
     ) -> std::io::Result<JobRun> {
-        if job.steady_stop.is_some() {
-            // The stop samples the job's figures on the wall clock across its threads.
-            return Err(std::io::Error::new(
-                std::io::ErrorKind::InvalidInput,
-                format!(
-                    "job '{}': steady_stop is not supported on a model; give the job a \
-                     duration instead",
-                    job.name
-                ),
-            ));
+        // The stop samples the job's figures on the wall clock across its threads; the
+        // model has one queue and no priorities.
+        for (set, key, instead) in [
+            (job.steady_stop.is_some(), "steady_stop", "give the job a duration instead"),
+            (job.io_priority.is_some(), "io_priority", "leave it out"),
+        ] {
+            if set {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "job '{}': {key} is not supported on a model; {instead}",
+                        job.name
+                    ),
+                ));
+            }
         }
         // Paced requests are scheduled from now, as the real runner does: a source planned
         // before a fill would otherwise count the fill's time in every latency.
@@ -547,6 +552,7 @@ impl SimSetup {
             continue_on_error: job.continue_on_error,
             verify: verifier.as_ref(),
             end_at: None,
+            priorities: None,
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {

@@ -275,6 +275,7 @@ mod tests {
             continue_on_error: false,
             verify: None,
             end_at: None,
+            priorities: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

@@ -12,6 +12,7 @@
 
 mod blocks;
 mod budget;
+mod prio;
 mod steady;
 #[cfg(test)]
 mod testutil;

@@ -103,6 +103,14 @@ pub const TRANSLATED: &[&str] = &[
     "steadystate_duration",
     "steadystate_ramp_time",
     "steadystate_check_interval",
+    "prio",
+    "prioclass",
+    "priohint",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_hint",
+    "cmdprio_bssplit",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -171,9 +179,6 @@ pub fn refusal(key: &str) -> &'static str {
         return "iolab keeps no verify state between runs; its --verify-journal records what a \
                 run wrote for `iolab verify TARGET --journal FILE`";
     }
-    if starts("cmdprio") || key == "prio" || key == "prioclass" {
-        return "iolab issues every I/O at the default I/O priority";
-    }
     if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
         return "iolab does not pin its threads or their memory to CPUs or nodes";
     }
@@ -231,6 +236,5 @@ mod tests {
         }
         assert_eq!(canonical("blocksize"), "bs");
         assert!(refusal("verify_only").contains("iolab verify"));
-        assert!(refusal("cmdprio_bssplit").contains("priority"));
     }
 }
