@@ -424,6 +424,11 @@ pub struct JobSpec {
     /// shares of reads and writes at others: `{ class = "idle", read = "64k/25/rt/1" }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_priority: Option<crate::prio::IoPriority>,
+    /// Find the deepest queue that meets a latency target (fio's `latency_target`): the
+    /// depth is searched window by window up to `queue_depth`, and the job's figures are one
+    /// last window at the depth found: `{ target_us = 500, window_s = 5, percentile = 99.9 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTarget>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -515,6 +520,9 @@ pub struct Job {
     /// I/O priorities, if the job sets any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub io_priority: Option<crate::prio::IoPriority>,
+    /// The latency target whose deepest queue the job searches, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTarget>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -635,7 +643,8 @@ impl JobSpec {
             stride_range,
             stride_skip,
             steady_stop,
-            io_priority
+            io_priority,
+            latency_target
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1035,7 +1044,11 @@ impl JobSpec {
             block_align,
             steady_stop: self.steady_stop.clone(),
             io_priority: self.io_priority.clone(),
+            latency_target: self.latency_target.clone(),
         };
+        if let Some(t) = &self.latency_target {
+            t.check().map_err(|e| fail("latency_target", e))?;
+        }
         if let Some(p) = &self.io_priority {
             p.priorities().map_err(|e| fail("io_priority", e))?;
         }

@@ -288,6 +288,9 @@ pub struct JobResult {
     /// What the job's steady-state stop found (left out where the job had none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub steady_stop: Option<crate::steady_stop::SteadyStopOutcome>,
+    /// What the job's latency-target search found (left out where the job had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTargetOutcome>,
 }
 
 /// What a verify pass found: blocks checked, failures by kind, the first failures in full.
@@ -606,6 +609,7 @@ mod tests {
             repeats: Vec::new(),
             verify: None,
             steady_stop: None,
+            latency_target: None,
             step: None,
         };
         assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));

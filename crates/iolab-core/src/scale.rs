@@ -146,6 +146,7 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         step: parts.first().and_then(|p| p.step.clone()),
         verify: merge_verify(parts.iter().filter_map(|p| p.verify.as_ref())),
         steady_stop: parts.first().and_then(|p| p.steady_stop.clone()),
+        latency_target: parts.first().and_then(|p| p.latency_target.clone()),
     }
 }
 
@@ -295,6 +296,7 @@ mod tests {
             step: None,
             verify: None,
             steady_stop: None,
+            latency_target: None,
         }
     }
 

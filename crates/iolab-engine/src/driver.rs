@@ -17,6 +17,7 @@ use crate::clock::Clock;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::lat_target::{DepthSearch, LatencyTarget, Step};
 use iolab_core::prio::Priorities;
 use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
@@ -231,6 +232,8 @@ pub struct DriveOptions<'a> {
     pub verify: Option<&'a JobVerifier>,
     /// The job's I/O priorities, where it sets any.
     pub priorities: Option<&'a Priorities>,
+    /// Search the deepest queue that meets this latency target (fio's latency-target mode).
+    pub latency_target: Option<&'a LatencyTarget>,
     /// An earlier end of the measured time, set while the job runs (a steady-state stop);
     /// `u64::MAX` until then. The job ends there complete, as at the end of its duration.
     pub end_at: Option<&'a AtomicU64>,
@@ -251,6 +254,8 @@ pub struct DriveOutcome {
     pub stopped_by: Option<String>,
     /// Whether latency counted from intended starts.
     pub paced: bool,
+    /// Where a latency-target search got to.
+    pub depth_search: Option<DepthSearch>,
 }
 
 #[derive(Clone, Copy)]
@@ -339,7 +344,7 @@ where
         total_slots as usize
     ];
     let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
-    let measure_start = start_ns + opts.ramp_ns;
+    let mut measure_start = start_ns + opts.ramp_ns;
     let mut end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
     let mut batch: Vec<IoReq> = Vec::with_capacity(total_slots as usize);
@@ -353,6 +358,17 @@ where
     // overwrites it with what it read: the count goes back to 0, or the next writes would
     // carry the data just read (`--data zeros` wrote non-zero blocks in a mix).
     let mut const_filled = vec![0u32; total_slots as usize];
+    let max_depth = states.iter().map(|s| s.w.queue_depth).max().unwrap_or(1);
+    let mut search = opts.latency_target.map(|t| LatencySearch {
+        search: DepthSearch::new(t, max_depth),
+        target_ns: (t.target_us * 1e3) as u64,
+        window_ns: (t.window_s * 1e9) as u64,
+        window_start: start_ns,
+        ios: 0,
+        over: 0,
+        quiescing: None,
+    });
+    let mut depth_cap = search.as_ref().map_or(u32::MAX, |s| s.search.depth());
 
     loop {
         if let Some(at) = opts.end_at.map(|a| a.load(Ordering::Relaxed)) {
@@ -361,6 +377,38 @@ where
             }
         }
         let now = clock.now_ns();
+        if let Some(s) = search.as_mut() {
+            if s.quiescing.is_some() && inflight_total == 0 {
+                // Drained: the next window counts only I/Os issued at its depth.
+                let last = s.quiescing.take() == Some(true);
+                (s.window_start, s.ios, s.over) = (now, 0, 0);
+                depth_cap = s.search.depth();
+                if last {
+                    // The job's figures are this last window's, at the depth found.
+                    if now > measure_start {
+                        measure_start = now;
+                        stats = RunStats::new(opts.interval_ns);
+                        last_done_ns = now;
+                    }
+                    let end = measure_start + s.window_ns;
+                    end_ns = Some(end_ns.map_or(end, |e| e.min(end)));
+                }
+            } else if s.quiescing.is_none() && now >= s.window_start + s.window_ns {
+                let before = depth_cap;
+                match s.search.window(s.ios, s.over) {
+                    // Deeper: go on at once. Shallower, or the last window: let the deeper
+                    // queue drain first (as fio does), or its latencies count against the
+                    // shallower one.
+                    Step::Try(d) if d >= before => {
+                        depth_cap = d;
+                        (s.window_start, s.ios, s.over) = (now, 0, 0);
+                    }
+                    Step::Try(_) => (s.quiescing, depth_cap) = (Some(false), 0),
+                    Step::FinalWindow(_) => (s.quiescing, depth_cap) = (Some(true), 0),
+                    Step::Done => {}
+                }
+            }
+        }
         let issuing = stopped_by.is_none() && end_ns.is_none_or(|e| now < e);
         if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
             stopped_by = Some("interrupted".into());
@@ -402,7 +450,7 @@ where
         }
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
-                while st.inflight < st.w.queue_depth && !st.drained() {
+                while st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained() {
                     let planned = match st.pending.pop_front() {
                         Some(p) => p,
                         None => match st.w.source.next_planned() {
@@ -590,6 +638,10 @@ where
                 continue;
             }
             done_bytes += f.len as u64;
+            if let Some(s) = search.as_mut() {
+                s.ios += 1;
+                s.over += u64::from(at.saturating_sub(f.origin_ns) > s.target_ns);
+            }
             let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
             if counted {
                 let latency = at.saturating_sub(f.origin_ns);
@@ -643,7 +695,20 @@ where
         complete: stopped_by.is_none(),
         stopped_by,
         paced,
+        depth_search: search.map(|s| s.search),
     })
+}
+
+/// A latency-target search under way: the current window's counts.
+struct LatencySearch {
+    search: DepthSearch,
+    target_ns: u64,
+    window_ns: u64,
+    window_start: u64,
+    ios: u64,
+    over: u64,
+    /// Waiting for the queue to drain before the next window (`Some(true)`: the last one).
+    quiescing: Option<bool>,
 }
 
 /// The longest the driver sleeps, with nothing in flight, before it looks at the stop flags
@@ -891,6 +956,7 @@ rate_poisson = true",
             verify: None,
             end_at: None,
             priorities: None,
+            latency_target: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -1023,6 +1089,7 @@ rate_poisson = true",
             verify: None,
             end_at: None,
             priorities: None,
+            latency_target: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

@@ -8,6 +8,7 @@ use crate::driver::{
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
 use iolab_core::job::{Direction, Job};
+use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 use iolab_core::stats::RunStats;
 use iolab_verify::journal::JournalWriter;
@@ -275,6 +276,7 @@ fn run_threads<S: RequestSource + Send>(
                         verify,
                         end_at: Some(end_at),
                         priorities,
+                        latency_target: job.latency_target.as_ref(),
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {
@@ -349,9 +351,11 @@ fn run_threads<S: RequestSource + Send>(
     });
     let cpu_after = cpu();
     let mut merged: Option<DriveOutcome> = None;
+    let mut searches = Vec::new();
     let mut stopped_by: Option<String> = None;
     for o in outcomes {
-        let o = o?;
+        let mut o = o?;
+        searches.extend(o.depth_search.take());
         // The first real reason wins over "another thread failed".
         if stopped_by
             .as_deref()
@@ -386,6 +390,12 @@ fn run_threads<S: RequestSource + Send>(
         },
     );
     result.steady_stop = steady;
+    result.latency_target = job.latency_target.as_ref().map(|t| LatencyTargetOutcome {
+        target_us: t.target_us,
+        percentile: t.percentile.unwrap_or(100.0),
+        depth: searches.iter().map(DepthSearch::settled).collect(),
+        tried: searches.into_iter().map(|s| s.tried).collect(),
+    });
     Ok(JobRun {
         result,
         stats: m.stats,
@@ -565,6 +575,7 @@ pub fn job_result(
         step: None,
         verify: None,
         steady_stop: None,
+        latency_target: None,
     }
 }
 

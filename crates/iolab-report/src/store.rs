@@ -1480,6 +1480,7 @@ mod tests {
             step: None,
             verify: None,
             steady_stop: None,
+            latency_target: None,
         }
     }
 

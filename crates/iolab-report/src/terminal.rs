@@ -223,6 +223,19 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             None => format!("; not steady by {}", ss.criterion),
         });
     }
+    if let Some(lt) = &j.latency_target {
+        let depths: Vec<String> = lt
+            .depth
+            .iter()
+            .map(|d| d.map_or("none yet".to_string(), |d| format!("QD{d}")))
+            .collect();
+        state.push_str(&format!(
+            "; deepest queue with p{} ≤ {} µs: {}",
+            lt.percentile,
+            lt.target_us,
+            depths.join(", ")
+        ));
+    }
     let _ = writeln!(
         out,
         "job {}: {}  ({:.2} s measured, {state})",
@@ -516,6 +529,7 @@ mod tests {
             step: None,
             verify: None,
             steady_stop: None,
+            latency_target: None,
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -549,6 +563,7 @@ mod tests {
             step: None,
             verify: None,
             steady_stop: None,
+            latency_target: None,
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -77,6 +77,7 @@ fn measured_job() -> JobResult {
         step: None,
         verify: None,
         steady_stop: None,
+        latency_target: None,
     }
 }
 

@@ -514,6 +514,11 @@ impl SimSetup {
         for (set, key, instead) in [
             (job.steady_stop.is_some(), "steady_stop", "give the job a duration instead"),
             (job.io_priority.is_some(), "io_priority", "leave it out"),
+            (
+                job.latency_target.is_some(),
+                "latency_target",
+                "sweep queue_depth instead",
+            ),
         ] {
             if set {
                 return Err(std::io::Error::new(
@@ -553,6 +558,7 @@ impl SimSetup {
             verify: verifier.as_ref(),
             end_at: None,
             priorities: None,
+            latency_target: None,
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {

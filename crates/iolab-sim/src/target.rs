@@ -276,6 +276,7 @@ mod tests {
             verify: None,
             end_at: None,
             priorities: None,
+            latency_target: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

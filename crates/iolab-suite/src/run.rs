@@ -392,6 +392,7 @@ mod tests {
                 repeats: Vec::new(),
                 verify: None,
                 steady_stop: None,
+                latency_target: None,
                 step: None,
             })
         }

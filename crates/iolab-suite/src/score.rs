@@ -385,6 +385,7 @@ mod tests {
             repeats: Vec::new(),
             verify: None,
             steady_stop: None,
+            latency_target: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {

@@ -350,6 +350,7 @@ fn convert_job(
         step: None,
         verify: None,
         steady_stop: None,
+        latency_target: None,
     })
 }
 

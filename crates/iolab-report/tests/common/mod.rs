@@ -75,6 +75,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         repeats: Vec::new(),
         verify: None,
         steady_stop: None,
+        latency_target: None,
         step,
         job,
     }

@@ -111,6 +111,10 @@ pub const TRANSLATED: &[&str] = &[
     "cmdprio",
     "cmdprio_hint",
     "cmdprio_bssplit",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "latency_run",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -181,9 +185,6 @@ pub fn refusal(key: &str) -> &'static str {
     }
     if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
         return "iolab does not pin its threads or their memory to CPUs or nodes";
-    }
-    if starts("latency_") {
-        return "fio's search for the queue depth that meets a latency target";
     }
     if starts("flow") {
         return "flow ties the progress of concurrent jobs together; iolab runs one at a time";

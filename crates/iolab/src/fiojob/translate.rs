@@ -228,6 +228,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     super::verify::verify(&mut tr, writes);
     super::steady::steady(&mut tr);
     super::prio::priority(&mut tr, reads, writes);
+    super::lat_target::latency_target(&mut tr);
     unsupported_timing(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
     if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
