@@ -429,6 +429,10 @@ pub struct JobSpec {
     /// last window at the depth found: `{ target_us = 500, window_s = 5, percentile = 99.9 }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<crate::lat_target::LatencyTarget>,
+    /// Sync written data (fio's `fsync`, `fdatasync`, `end_fsync`):
+    /// `{ every_writes = 32, data_only = true, at_end = true }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::sync::SyncPolicy>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -523,6 +527,9 @@ pub struct Job {
     /// The latency target whose deepest queue the job searches, if any.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<crate::lat_target::LatencyTarget>,
+    /// Syncs of written data, if the job asks for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::sync::SyncPolicy>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -644,7 +651,8 @@ impl JobSpec {
             stride_skip,
             steady_stop,
             io_priority,
-            latency_target
+            latency_target,
+            sync
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1045,7 +1053,11 @@ impl JobSpec {
             steady_stop: self.steady_stop.clone(),
             io_priority: self.io_priority.clone(),
             latency_target: self.latency_target.clone(),
+            sync: self.sync.clone(),
         };
+        if let Some(s) = &self.sync {
+            s.check().map_err(|e| fail("sync", e))?;
+        }
         if let Some(t) = &self.latency_target {
             t.check().map_err(|e| fail("latency_target", e))?;
         }

@@ -32,6 +32,7 @@ pub mod skew;
 pub mod stats;
 pub mod steady;
 pub mod steady_stop;
+pub mod sync;
 pub mod text;
 pub mod time;
 pub mod workload;

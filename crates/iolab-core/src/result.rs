@@ -291,6 +291,9 @@ pub struct JobResult {
     /// What the job's latency-target search found (left out where the job had none).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_target: Option<crate::lat_target::LatencyTargetOutcome>,
+    /// The syncs the job issued (left out where it issued none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syncs: Option<crate::sync::SyncSummary>,
 }
 
 /// What a verify pass found: blocks checked, failures by kind, the first failures in full.
@@ -610,6 +613,7 @@ mod tests {
             verify: None,
             steady_stop: None,
             latency_target: None,
+            syncs: None,
             step: None,
         };
         assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));

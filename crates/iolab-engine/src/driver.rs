@@ -19,6 +19,7 @@ use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
 use iolab_core::lat_target::{DepthSearch, LatencyTarget, Step};
 use iolab_core::prio::Priorities;
+use iolab_core::sync::{SyncCall, SyncPolicy, SyncSummary};
 use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
@@ -232,11 +233,13 @@ pub struct DriveOptions<'a> {
     pub verify: Option<&'a JobVerifier>,
     /// The job's I/O priorities, where it sets any.
     pub priorities: Option<&'a Priorities>,
-    /// Search the deepest queue that meets this latency target (fio's latency-target mode).
-    pub latency_target: Option<&'a LatencyTarget>,
     /// An earlier end of the measured time, set while the job runs (a steady-state stop);
     /// `u64::MAX` until then. The job ends there complete, as at the end of its duration.
     pub end_at: Option<&'a AtomicU64>,
+    /// Search the deepest queue that meets this latency target (fio's latency-target mode).
+    pub latency_target: Option<&'a LatencyTarget>,
+    /// Sync written data every N writes and at the end (fio's `fsync`, `end_fsync`).
+    pub sync: Option<&'a SyncPolicy>,
 }
 
 /// What a drive measured.
@@ -256,6 +259,8 @@ pub struct DriveOutcome {
     pub paced: bool,
     /// Where a latency-target search got to.
     pub depth_search: Option<DepthSearch>,
+    /// The syncs issued, where the job asks for them.
+    pub syncs: Option<SyncSummary>,
 }
 
 #[derive(Clone, Copy)]
@@ -369,6 +374,16 @@ where
         quiescing: None,
     });
     let mut depth_cap = search.as_ref().map_or(u32::MAX, |s| s.search.depth());
+    let mut syncs = opts.sync.map(|p| SyncSummary {
+        call: if p.data_only {
+            SyncCall::Fdatasync
+        } else {
+            SyncCall::Fsync
+        },
+        ..SyncSummary::default()
+    });
+    let sync_every = opts.sync.and_then(|p| p.every_writes);
+    let (mut writes_since_sync, mut sync_due) = (0u64, false);
 
     loop {
         if let Some(at) = opts.end_at.map(|a| a.load(Ordering::Relaxed)) {
@@ -406,6 +421,15 @@ where
                     Step::Try(_) => (s.quiescing, depth_cap) = (Some(false), 0),
                     Step::FinalWindow(_) => (s.quiescing, depth_cap) = (Some(true), 0),
                     Step::Done => {}
+                }
+            }
+        }
+        if sync_due && inflight_total == 0 {
+            // The writes before it have all completed: the sync covers exactly them.
+            sync_due = false;
+            if let Err(e) = sync_target(target, clock, opts.sync, &mut syncs) {
+                if !opts.continue_on_error && stopped_by.is_none() {
+                    stopped_by = Some(format!("sync failed: {e}"));
                 }
             }
         }
@@ -450,7 +474,8 @@ where
         }
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
-                while st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained() {
+                while !sync_due && st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained()
+                {
                     let planned = match st.pending.pop_front() {
                         Some(p) => p,
                         None => match st.w.source.next_planned() {
@@ -514,6 +539,13 @@ where
                         generation,
                         check: false,
                     };
+                    if planned.req.dir == Direction::Write {
+                        writes_since_sync += 1;
+                        if sync_every.is_some_and(|n| writes_since_sync >= n) {
+                            // No more I/O until the writes in flight complete and the sync ran.
+                            (writes_since_sync, sync_due) = (0, true);
+                        }
+                    }
                     let ioprio = opts.priorities.map_or(0, |p| {
                         p.pick(planned.req.dir, planned.req.len, st.prio_rng.unit())
                     });
@@ -679,6 +711,14 @@ where
         }
     }
     let finished = clock.now_ns();
+    if sync_due || opts.sync.is_some_and(|p| p.at_end) {
+        // After the measured time: the last sync is the job's end, not part of its rates.
+        if let Err(e) = sync_target(target, clock, opts.sync, &mut syncs) {
+            if stopped_by.is_none() {
+                stopped_by = Some(format!("sync at the end failed: {e}"));
+            }
+        }
+    }
     let measured_ns = match (end_ns, &stopped_by) {
         // Cut short: everything measured up to the stop counts.
         (end, Some(_)) => finished
@@ -696,7 +736,23 @@ where
         stopped_by,
         paced,
         depth_search: search.map(|s| s.search),
+        syncs,
     })
+}
+
+/// Syncs `target` as `policy` says, timing it into `syncs`.
+fn sync_target<T: Target + ?Sized, C: Clock + ?Sized>(
+    target: &mut T,
+    clock: &C,
+    policy: Option<&SyncPolicy>,
+    syncs: &mut Option<SyncSummary>,
+) -> std::io::Result<()> {
+    let t0 = clock.now_ns();
+    let r = target.sync(policy.is_some_and(|p| p.data_only));
+    if let Some(s) = syncs.as_mut() {
+        s.record(clock.now_ns().saturating_sub(t0), r.is_ok());
+    }
+    r
 }
 
 /// A latency-target search under way: the current window's counts.
@@ -957,6 +1013,7 @@ rate_poisson = true",
             end_at: None,
             priorities: None,
             latency_target: None,
+            sync: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -1090,6 +1147,7 @@ rate_poisson = true",
             end_at: None,
             priorities: None,
             latency_target: None,
+            sync: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

@@ -41,6 +41,14 @@ impl Target for PsyncTarget {
         &self.caps
     }
 
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
+    }
+
     fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
         self.bufs = if self.huge_buffers {
             SlotBuffers::on_huge_pages(slots as usize, slot_bytes)?

@@ -277,6 +277,7 @@ fn run_threads<S: RequestSource + Send>(
                         end_at: Some(end_at),
                         priorities,
                         latency_target: job.latency_target.as_ref(),
+                        sync: job.sync.as_ref(),
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {
@@ -352,10 +353,17 @@ fn run_threads<S: RequestSource + Send>(
     let cpu_after = cpu();
     let mut merged: Option<DriveOutcome> = None;
     let mut searches = Vec::new();
+    let mut syncs: Option<iolab_core::sync::SyncSummary> = None;
     let mut stopped_by: Option<String> = None;
     for o in outcomes {
         let mut o = o?;
         searches.extend(o.depth_search.take());
+        if let Some(s) = o.syncs.take() {
+            match syncs.as_mut() {
+                Some(all) => all.merge(&s),
+                None => syncs = Some(s),
+            }
+        }
         // The first real reason wins over "another thread failed".
         if stopped_by
             .as_deref()
@@ -390,6 +398,7 @@ fn run_threads<S: RequestSource + Send>(
         },
     );
     result.steady_stop = steady;
+    result.syncs = syncs;
     result.latency_target = job.latency_target.as_ref().map(|t| LatencyTargetOutcome {
         target_us: t.target_us,
         percentile: t.percentile.unwrap_or(100.0),
@@ -576,6 +585,7 @@ pub fn job_result(
         verify: None,
         steady_stop: None,
         latency_target: None,
+        syncs: None,
     }
 }
 
@@ -828,6 +838,29 @@ mod tests {
         let ss = r.steady_stop.expect("the stop's outcome");
         assert!(!ss.attained && r.complete, "{ss:?}");
         assert_eq!(r.measured_ns, 500_000_000);
+    }
+
+    #[test]
+    fn syncs_follow_every_n_writes_and_the_end_and_are_counted() {
+        // 256 writes of 4 KiB, a sync every 16 and one at the end; reads never count.
+        for engine in [EngineChoice::Uring, EngineChoice::Psync] {
+            let r = run_on_file(
+                "access = \"write\"\nsize = \"1m\"\nqueue_depth = 8\n\
+                 sync = { every_writes = 16, data_only = true, at_end = true }",
+                engine,
+            );
+            assert!(r.complete, "{:?}", r.stop_reason);
+            let s = r.syncs.expect("the syncs");
+            assert_eq!((s.count, s.failed), (17, 0), "{engine:?}");
+            assert_eq!(s.call, iolab_core::sync::SyncCall::Fdatasync);
+            assert!(s.max_ns > 0 && s.mean_ns <= s.max_ns as f64);
+        }
+        let r = run_on_file(
+            "access = \"randrw\"\nsize = \"1m\"\nios_limit = 100\nread_pct = 100\n\
+             sync = { every_writes = 4 }",
+            EngineChoice::Uring,
+        );
+        assert_eq!(r.syncs.map(|s| s.count), Some(0));
     }
 
     #[test]

@@ -119,6 +119,13 @@ pub trait Target {
     fn plan_ahead(&self) -> usize {
         1
     }
+
+    /// Makes what was written stable (fsync; fdatasync where `data_only`), once every write
+    /// submitted has completed. Targets without a page cache or a file have nothing to do.
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        let _ = data_only;
+        Ok(())
+    }
 }
 
 impl<T: Target + ?Sized> Target for Box<T> {
@@ -150,5 +157,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn plan_ahead(&self) -> usize {
         (**self).plan_ahead()
+    }
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        (**self).sync(data_only)
     }
 }

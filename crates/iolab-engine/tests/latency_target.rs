@@ -90,6 +90,7 @@ fn the_search_settles_at_the_deepest_queue_that_meets_the_target() {
         end_at: None,
         priorities: None,
         latency_target: job.latency_target.as_ref(),
+        sync: None,
     };
     let out = drive(&mut target, &clock, plan_workers(&job, 0), &opts).unwrap();
     let search = out.depth_search.expect("the search");

@@ -1481,6 +1481,7 @@ mod tests {
             verify: None,
             steady_stop: None,
             latency_target: None,
+            syncs: None,
         }
     }
 

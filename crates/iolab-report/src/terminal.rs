@@ -291,6 +291,21 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             j.cpu.user_s, j.cpu.system_s,
         );
     }
+    if let Some(s) = &j.syncs {
+        let _ = writeln!(
+            out,
+            "syncs {} {:?}{}, mean {:.1} µs, max {:.1} µs",
+            s.count,
+            s.call,
+            if s.failed > 0 {
+                format!(" ({} failed)", s.failed)
+            } else {
+                String::new()
+            },
+            s.mean_ns / 1e3,
+            s.max_ns as f64 / 1e3
+        );
+    }
     for e in &j.errors {
         let _ = writeln!(
             out,
@@ -530,6 +545,7 @@ mod tests {
             verify: None,
             steady_stop: None,
             latency_target: None,
+            syncs: None,
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -564,6 +580,7 @@ mod tests {
             verify: None,
             steady_stop: None,
             latency_target: None,
+            syncs: None,
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -78,6 +78,7 @@ fn measured_job() -> JobResult {
         verify: None,
         steady_stop: None,
         latency_target: None,
+        syncs: None,
     }
 }
 

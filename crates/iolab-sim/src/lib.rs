@@ -519,6 +519,11 @@ impl SimSetup {
                 "latency_target",
                 "sweep queue_depth instead",
             ),
+            (
+                job.sync.is_some(),
+                "sync",
+                "a model keeps no page cache to sync; leave it out",
+            ),
         ] {
             if set {
                 return Err(std::io::Error::new(
@@ -559,6 +564,7 @@ impl SimSetup {
             end_at: None,
             priorities: None,
             latency_target: None,
+            sync: None,
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {

@@ -277,6 +277,7 @@ mod tests {
             end_at: None,
             priorities: None,
             latency_target: None,
+            sync: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

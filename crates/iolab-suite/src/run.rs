@@ -393,6 +393,7 @@ mod tests {
                 verify: None,
                 steady_stop: None,
                 latency_target: None,
+                syncs: None,
                 step: None,
             })
         }

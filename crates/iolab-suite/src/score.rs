@@ -386,6 +386,7 @@ mod tests {
             verify: None,
             steady_stop: None,
             latency_target: None,
+            syncs: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {

@@ -146,6 +146,14 @@ impl Target for UringTarget {
         Ok(())
     }
 
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
+    }
+
     fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.slot_mut(tag)
     }

@@ -351,6 +351,7 @@ fn convert_job(
         verify: None,
         steady_stop: None,
         latency_target: None,
+        syncs: None,
     })
 }
 

@@ -76,6 +76,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         verify: None,
         steady_stop: None,
         latency_target: None,
+        syncs: None,
         step,
         job,
     }

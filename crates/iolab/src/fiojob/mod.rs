@@ -15,6 +15,7 @@ mod budget;
 mod lat_target;
 mod prio;
 mod steady;
+mod sync;
 #[cfg(test)]
 mod testutil;
 pub mod ini;

@@ -115,6 +115,7 @@ pub const TRANSLATED: &[&str] = &[
     "latency_window",
     "latency_percentile",
     "latency_run",
+    "fsync_on_close",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,

@@ -229,6 +229,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     super::steady::steady(&mut tr);
     super::prio::priority(&mut tr, reads, writes);
     super::lat_target::latency_target(&mut tr);
+    super::sync::sync(&mut tr, writes);
     unsupported_timing(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
     if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
@@ -656,14 +657,6 @@ fn unsupported_timing(tr: &mut Tr) {
         for key in ["thinktime_blocks", "thinktime_spin"] {
             tr.note(key, "no effect without thinktime");
         }
-    }
-    for key in ["fsync", "fdatasync"] {
-        if tr.number::<u64>(key).is_some_and(|n| n > 0) {
-            tr.problem(key, "iolab issues no syncs between writes");
-        }
-    }
-    if tr.flag("end_fsync") {
-        tr.problem("end_fsync", "iolab issues no sync at the end of a job");
     }
 }
 
