@@ -12,6 +12,7 @@
 
 mod blocks;
 mod budget;
+mod errors;
 mod lat_target;
 mod prio;
 mod steady;

@@ -116,6 +116,7 @@ pub const TRANSLATED: &[&str] = &[
     "latency_percentile",
     "latency_run",
     "fsync_on_close",
+    "ignore_error",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -194,17 +195,20 @@ pub fn refusal(key: &str) -> &'static str {
         return "zoned block devices (zonemode=zbd) are not supported";
     }
     if starts("sprandom") || starts("spr_") {
-        return "fio's sprandom preconditioning is not supported";
+        return "fio's SPRandom writes the device's physical capacity once in an order that \
+                leaves each of spr_num_regions regions with the steady-state share of invalid \
+                blocks for spr_op; iolab has no such order (for steady state use a suite with \
+                steady-state rounds, snia-pts)";
     }
     if key == "atomic" {
-        return "atomic writes (RWF_ATOMIC) are not supported";
+        return "iolab does not issue untorn writes (RWF_ATOMIC); fio fails such a job on a \
+                device whose atomic write limits are 0";
     }
     if starts("fdp") || starts("pi_") || starts("apptag") || key == "md_per_io_size" {
         return "NVMe passthrough features (FDP, protection information) are not supported";
     }
     match key {
         "fill_device" | "fill_fs" => "writing until the device is full is not supported",
-        "ignore_error" => "iolab stops at the first error, or counts all (continue_on_error)",
         "exec_prerun" | "exec_postrun" => "iolab runs no commands from a job file",
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
