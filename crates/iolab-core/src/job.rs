@@ -433,6 +433,11 @@ pub struct JobSpec {
     /// `{ every_writes = 32, data_only = true, at_end = true }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<crate::sync::SyncPolicy>,
+    /// Duplicates (`dedupe_pct`) repeat blocks of a fixed working set of this share of the
+    /// span, one per thread or, `global`, one for all (fio's `dedupe_mode=working_set`,
+    /// `dedupe_global`): `{ share_pct = 5, global = true }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_set: Option<crate::data::DedupeSet>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -530,6 +535,9 @@ pub struct Job {
     /// Syncs of written data, if the job asks for them.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sync: Option<crate::sync::SyncPolicy>,
+    /// The working set duplicates come from, if the job gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_set: Option<crate::data::DedupeSet>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -652,7 +660,8 @@ impl JobSpec {
             steady_stop,
             io_priority,
             latency_target,
-            sync
+            sync,
+            dedupe_set
         );
         if top.block_size.is_some() && top.bssplit.is_none() {
             self.bssplit = None;
@@ -1054,7 +1063,11 @@ impl JobSpec {
             io_priority: self.io_priority.clone(),
             latency_target: self.latency_target.clone(),
             sync: self.sync.clone(),
+            dedupe_set: self.dedupe_set.clone(),
         };
+        if let Some(d) = &self.dedupe_set {
+            d.check().map_err(|e| fail("dedupe_set", e))?;
+        }
         if let Some(s) = &self.sync {
             s.check().map_err(|e| fail("sync", e))?;
         }

@@ -54,6 +54,8 @@ pub struct DepthSearch {
     depth: u32,
     low: u32,
     high: u32,
+    /// A depth has missed the target: bisect from now on rather than double.
+    missed: bool,
     percentile: f64,
     final_window: bool,
     /// Each window's depth and the percent of its I/Os that met the target.
@@ -69,6 +71,7 @@ impl DepthSearch {
             depth: 1,
             low: 1,
             high: max,
+            missed: false,
             percentile: target.percentile.unwrap_or(100.0),
             final_window: false,
             tried: Vec::new(),
@@ -99,7 +102,7 @@ impl DepthSearch {
         let before = self.depth;
         if met >= self.percentile {
             self.low = self.depth;
-            self.depth = if self.high != self.max {
+            self.depth = if self.missed {
                 (self.depth + self.high) / 2
             } else {
                 self.depth * 2
@@ -111,6 +114,7 @@ impl DepthSearch {
             }
         } else {
             self.high = self.depth;
+            self.missed = true;
             if self.depth == self.low {
                 self.low = self.low.saturating_sub(1).max(1);
                 if self.depth == 1 {

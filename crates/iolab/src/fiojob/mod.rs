@@ -12,6 +12,7 @@
 
 mod blocks;
 mod budget;
+mod dedupe;
 mod errors;
 mod lat_target;
 mod prio;

@@ -117,6 +117,9 @@ pub const TRANSLATED: &[&str] = &[
     "latency_run",
     "fsync_on_close",
     "ignore_error",
+    "dedupe_mode",
+    "dedupe_working_set_percentage",
+    "dedupe_global",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -221,9 +224,6 @@ pub fn refusal(key: &str) -> &'static str {
         "rate_cycle" | "rate_ignore_thinktime" => "fine control of rate limits",
         "thinktime_blocks_type" | "thinktime_iotime" => "fine control of thinktime",
         "serialize_overlap" => "iolab does not serialise overlapping I/Os",
-        "dedupe_mode" | "dedupe_working_set_percentage" | "dedupe_global" => {
-            "iolab repeats earlier blocks of the same job only (dedupe_pct)"
-        }
         "lockfile" => "file locking between jobs",
         "create_only" => "laying out files without I/O",
         _ => "iolab has no equivalent of this option",
