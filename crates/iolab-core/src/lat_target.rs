@@ -24,7 +24,10 @@ impl LatencyTarget {
     /// What is wrong with it, if anything.
     pub fn check(&self) -> Result<(), String> {
         if !(self.target_us.is_finite() && self.target_us > 0.0) {
-            return Err(format!("target_us {} is not a positive time", self.target_us));
+            return Err(format!(
+                "target_us {} is not a positive time",
+                self.target_us
+            ));
         }
         if !(self.window_s.is_finite() && self.window_s > 0.0) {
             return Err(format!("window_s {} is not a positive time", self.window_s));

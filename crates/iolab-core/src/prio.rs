@@ -115,11 +115,19 @@ pub fn parse_shares(
         });
     }
     for b in out.iter().map(|s| s.block) {
-        let total: u32 = out.iter().filter(|s| s.block == b).map(|s| s.pct_centi).sum();
-        if total > 100_00 {
+        let total: u32 = out
+            .iter()
+            .filter(|s| s.block == b)
+            .map(|s| s.pct_centi)
+            .sum();
+        if total > 10_000 {
             return Err(format!(
                 "the shares of {} add up to {}% (at most 100)",
-                if b == 0 { "*".to_string() } else { b.to_string() },
+                if b == 0 {
+                    "*".to_string()
+                } else {
+                    b.to_string()
+                },
                 total as f64 / 100.0
             ));
         }
@@ -140,13 +148,19 @@ pub struct Priorities {
 
 impl IoPriority {
     /// Resolves the key (sizes read by `size`), or says what is wrong.
-    pub fn resolve(&self, size: &dyn Fn(&str) -> Result<u64, String>) -> Result<Priorities, String> {
+    pub fn resolve(
+        &self,
+        size: &dyn Fn(&str) -> Result<u64, String>,
+    ) -> Result<Priorities, String> {
         let default = match (&self.class, self.level) {
             (Some(c), l) => ioprio(c, l.unwrap_or(4) as u16, self.hint.unwrap_or(0))?,
             (None, None) if self.hint.is_none() => 0,
             (None, _) => return Err("a level or hint needs a class".into()),
         };
-        let shares = |t: &Option<String>| t.as_deref().map_or(Ok(Vec::new()), |t| parse_shares(t, size));
+        let shares = |t: &Option<String>| {
+            t.as_deref()
+                .map_or(Ok(Vec::new()), |t| parse_shares(t, size))
+        };
         Ok(Priorities {
             default,
             read: shares(&self.read)?,
@@ -176,7 +190,7 @@ impl Priorities {
             Direction::Write => &self.write,
         };
         let sized = shares.iter().any(|s| s.block == len);
-        let x = (u * 100_00.0) as u32;
+        let x = (u * 10_000.0) as u32;
         let mut below = 0;
         for s in shares
             .iter()

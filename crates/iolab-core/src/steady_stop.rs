@@ -144,10 +144,7 @@ pub fn criterion_value(window: &[f64], slope: bool, percent: bool) -> f64 {
     let raw = if slope {
         least_squares(window).0.abs()
     } else {
-        window
-            .iter()
-            .map(|x| (x - mean).abs())
-            .fold(0.0, f64::max)
+        window.iter().map(|x| (x - mean).abs()).fold(0.0, f64::max)
     };
     if !percent {
         raw
@@ -237,7 +234,10 @@ mod tests {
     #[test]
     fn criteria_parse_as_fio_writes_them() {
         let c: Criterion = "bw_slope:1%".parse().unwrap();
-        assert_eq!((c.metric, c.slope, c.limit, c.percent), (Metric::Bw, true, 1.0, true));
+        assert_eq!(
+            (c.metric, c.slope, c.limit, c.percent),
+            (Metric::Bw, true, 1.0, true)
+        );
         let c: Criterion = "iops:200".parse().unwrap();
         assert_eq!((c.metric, c.slope, c.percent), (Metric::Iops, false, false));
         assert_eq!("lat:5%".parse::<Criterion>().unwrap().metric, Metric::Lat);

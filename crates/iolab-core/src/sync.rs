@@ -72,8 +72,8 @@ impl SyncSummary {
     pub fn merge(&mut self, other: &SyncSummary) {
         let n = self.count + other.count;
         if n > 0 {
-            self.mean_ns = (self.mean_ns * self.count as f64 + other.mean_ns * other.count as f64)
-                / n as f64;
+            self.mean_ns =
+                (self.mean_ns * self.count as f64 + other.mean_ns * other.count as f64) / n as f64;
         }
         self.count = n;
         self.failed += other.failed;

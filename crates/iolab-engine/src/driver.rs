@@ -19,9 +19,9 @@ use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
 use iolab_core::lat_target::{DepthSearch, LatencyTarget, Step};
 use iolab_core::prio::Priorities;
-use iolab_core::sync::{SyncCall, SyncPolicy, SyncSummary};
 use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
+use iolab_core::sync::{SyncCall, SyncPolicy, SyncSummary};
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 use iolab_verify::verifier::JobVerifier;
 use std::collections::VecDeque;
@@ -474,8 +474,7 @@ where
         }
         if issuing && stopped_by.is_none() {
             for st in states.iter_mut() {
-                while !sync_due && st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained()
-                {
+                while !sync_due && st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained() {
                     let planned = match st.pending.pop_front() {
                         Some(p) => p,
                         None => match st.w.source.next_planned() {

@@ -105,5 +105,8 @@ fn the_search_settles_at_the_deepest_queue_that_meets_the_target() {
         .direction_summary(iolab_core::job::Direction::Read, out.measured_ns);
     assert!((r.iops - 10_000.0).abs() < 100.0, "{}", r.iops);
     assert!(r.lat_ns.max <= 500_000, "{}", r.lat_ns.max);
-    assert!(clock.now_ns() < 60_000_000_000, "ended after the final window");
+    assert!(
+        clock.now_ns() < 60_000_000_000,
+        "ended after the final window"
+    );
 }

@@ -512,7 +512,11 @@ impl SimSetup {
         // The stop samples the job's figures on the wall clock across its threads; the
         // model has one queue and no priorities.
         for (set, key, instead) in [
-            (job.steady_stop.is_some(), "steady_stop", "give the job a duration instead"),
+            (
+                job.steady_stop.is_some(),
+                "steady_stop",
+                "give the job a duration instead",
+            ),
             (job.io_priority.is_some(), "io_priority", "leave it out"),
             (
                 job.latency_target.is_some(),

@@ -269,28 +269,6 @@ pub fn discard(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn only_a_signal_well_after_the_first_ends_the_process() {
-        let first = 5_000_000_000;
-        // timeout's copies to the process and its group: microseconds apart.
-        assert!(!is_second_interrupt(first, first));
-        assert!(!is_second_interrupt(first, first + 30_000));
-        assert!(!is_second_interrupt(first, first + SECOND_SIGNAL_AFTER_NS));
-        // A person pressing Ctrl-C again.
-        assert!(is_second_interrupt(
-            first,
-            first + SECOND_SIGNAL_AFTER_NS + 1
-        ));
-        assert!(is_second_interrupt(first, first + 3_000_000_000));
-        // A clock read out of order is not a second press.
-        assert!(!is_second_interrupt(first, first - 1));
-    }
-}
-
 /// Sets this thread's I/O priority (`ioprio`: class << 13 | hint << 3 | level; 0 goes back to
 /// none): what the psync engine's next reads and writes are issued at.
 pub fn set_thread_ioprio(ioprio: u16) -> std::io::Result<()> {
@@ -319,4 +297,26 @@ pub fn thread_ioprio() -> std::io::Result<u16> {
         return Err(std::io::Error::last_os_error());
     }
     Ok(rc as u16)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_a_signal_well_after_the_first_ends_the_process() {
+        let first = 5_000_000_000;
+        // timeout's copies to the process and its group: microseconds apart.
+        assert!(!is_second_interrupt(first, first));
+        assert!(!is_second_interrupt(first, first + 30_000));
+        assert!(!is_second_interrupt(first, first + SECOND_SIGNAL_AFTER_NS));
+        // A person pressing Ctrl-C again.
+        assert!(is_second_interrupt(
+            first,
+            first + SECOND_SIGNAL_AFTER_NS + 1
+        ));
+        assert!(is_second_interrupt(first, first + 3_000_000_000));
+        // A clock read out of order is not a second press.
+        assert!(!is_second_interrupt(first, first - 1));
+    }
 }

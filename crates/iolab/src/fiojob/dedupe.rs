@@ -80,12 +80,16 @@ mod tests {
             })
         );
         j.spec.validate().unwrap();
-        let j = &translate(
-            "[a]\nrw=write\nsize=1m\ndedupe_mode=working_set\ndedupe_percentage=10\n",
-        )[0];
+        let j =
+            &translate("[a]\nrw=write\nsize=1m\ndedupe_mode=working_set\ndedupe_percentage=10\n")
+                [0];
         assert_eq!(j.spec.dedupe_set.as_ref().map(|d| d.share_pct), Some(5.0));
         let j = &translate("[a]\nrw=write\nsize=1m\ndedupe_percentage=10\ndedupe_global=1\n")[0];
-        assert!(problems(j).starts_with("dedupe_global=1:"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("dedupe_global=1:"),
+            "{}",
+            problems(j)
+        );
         let j = &translate("[a]\nrw=write\nsize=1m\ndedupe_percentage=10\ndedupe_mode=x\n")[0];
         assert!(problems(j).starts_with("dedupe_mode=x:"), "{}", problems(j));
     }

@@ -39,8 +39,15 @@ mod tests {
         )[0];
         assert_eq!(problems(j), "");
         assert_eq!(j.spec.continue_on_error, Some(true));
-        assert!(j.notes.iter().any(|n| n.starts_with("ignore_error=,ENOSPC")));
+        assert!(j
+            .notes
+            .iter()
+            .any(|n| n.starts_with("ignore_error=,ENOSPC")));
         let j = &translate("[w]\nrw=randwrite\nsize=1m\nignore_error=EIO\n")[0];
-        assert!(problems(j).starts_with("ignore_error=EIO: iolab goes on"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("ignore_error=EIO: iolab goes on"),
+            "{}",
+            problems(j)
+        );
     }
 }

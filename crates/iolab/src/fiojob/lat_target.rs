@@ -67,7 +67,10 @@ mod tests {
         )[0];
         assert_eq!(problems(j), "");
         let t = j.spec.latency_target.as_ref().unwrap();
-        assert_eq!((t.target_us, t.window_s, t.percentile), (500000.0, 5.0, Some(99.9)));
+        assert_eq!(
+            (t.target_us, t.window_s, t.percentile),
+            (500000.0, 5.0, Some(99.9))
+        );
         assert_eq!(j.places["latency_target"].to_string(), "j.fio:7");
         j.spec.validate().unwrap();
         let j = &translate("[d]\nsize=1m\nlatency_target=2ms\nlatency_window=1s\n")[0];
@@ -78,15 +81,22 @@ mod tests {
     #[test]
     fn what_the_mode_cannot_do_is_refused_by_name() {
         let j = &translate("[d]\nsize=1m\nlatency_target=2ms\n")[0];
-        assert!(problems(j).contains("needs latency_window"), "{}", problems(j));
-        let j = &translate(
-            "[d]\nsize=1m\nlatency_target=2ms\nlatency_window=1s\nlatency_run=1\n",
-        )[0];
+        assert!(
+            problems(j).contains("needs latency_window"),
+            "{}",
+            problems(j)
+        );
+        let j =
+            &translate("[d]\nsize=1m\nlatency_target=2ms\nlatency_window=1s\nlatency_run=1\n")[0];
         assert!(problems(j).starts_with("latency_run=1:"), "{}", problems(j));
         let j = &translate(
             "[d]\nsize=1m\nlatency_target=2ms\nlatency_window=1s\nlatency_percentile=0\n",
         )[0];
-        assert!(problems(j).starts_with("latency_percentile=0:"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("latency_percentile=0:"),
+            "{}",
+            problems(j)
+        );
         let j = &translate("[d]\nsize=1m\nlatency_window=1s\n")[0];
         assert!(j.spec.latency_target.is_none() && j.problems.is_empty());
     }

@@ -14,14 +14,14 @@ mod blocks;
 mod budget;
 mod dedupe;
 mod errors;
+pub mod ini;
 mod lat_target;
+pub mod options;
 mod prio;
 mod steady;
 mod sync;
 #[cfg(test)]
 mod testutil;
-pub mod ini;
-pub mod options;
 pub mod translate;
 pub mod units;
 mod verify;

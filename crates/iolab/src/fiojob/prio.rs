@@ -19,7 +19,10 @@ pub(super) fn priority(tr: &mut Tr, reads: bool, writes: bool) {
         p.class = Some(class.unwrap_or(2).to_string());
         p.level = Some(level.unwrap_or(0));
         p.hint = hint;
-        tr.from("io_priority", if class.is_some() { "prioclass" } else { "prio" });
+        tr.from(
+            "io_priority",
+            if class.is_some() { "prioclass" } else { "prio" },
+        );
     }
     let split = tr.o.get("cmdprio_bssplit").is_some();
     let pct = tr.o.get("cmdprio_percentage").is_some();
@@ -47,7 +50,10 @@ pub(super) fn priority(tr: &mut Tr, reads: bool, writes: bool) {
     }
     if p == IoPriority::default() {
         for key in ["cmdprio_class", "cmdprio", "cmdprio_hint"] {
-            tr.note(key, "no effect without cmdprio_percentage or cmdprio_bssplit");
+            tr.note(
+                key,
+                "no effect without cmdprio_percentage or cmdprio_bssplit",
+            );
         }
         return;
     }
@@ -71,7 +77,14 @@ pub(super) fn priority(tr: &mut Tr, reads: bool, writes: bool) {
         tr.problem(key, e);
         return;
     }
-    tr.from("io_priority", if split { "cmdprio_bssplit" } else { "cmdprio_percentage" });
+    tr.from(
+        "io_priority",
+        if split {
+            "cmdprio_bssplit"
+        } else {
+            "cmdprio_percentage"
+        },
+    );
     tr.job.spec.io_priority = Some(p);
 }
 
@@ -90,7 +103,7 @@ fn shares(tr: &mut Tr, i: usize, split: bool) -> Result<String, (&'static str, S
     if !split {
         let pct = side(tr, "cmdprio_percentage").unwrap_or_default();
         return match pct.trim().parse::<f64>() {
-            Ok(p) if p == 0.0 => Ok(String::new()),
+            Ok(0.0) => Ok(String::new()),
             Ok(p) if (0.0..=100.0).contains(&p) => Ok(format!("*/{p}/{class}/{level}/{hint}")),
             _ => Err(("cmdprio_percentage", format!("'{pct}' is not a percentage"))),
         };
@@ -104,16 +117,17 @@ fn shares(tr: &mut Tr, i: usize, split: bool) -> Result<String, (&'static str, S
         if pct.trim().parse::<f64>().is_ok_and(|p| p == 0.0) {
             continue;
         }
-        let full = match f.len() {
-            2 => format!("{bs}/{pct}/{class}/{level}/{hint}"),
-            4 | 5 => format!("{bs}/{}", f[1..].join("/")),
-            _ => {
-                return Err((
+        let full =
+            match f.len() {
+                2 => format!("{bs}/{pct}/{class}/{level}/{hint}"),
+                4 | 5 => format!("{bs}/{}", f[1..].join("/")),
+                _ => return Err((
                     "cmdprio_bssplit",
-                    format!("'{entry}' is not BS/PCT, BS/PCT/CLASS/LEVEL or BS/PCT/CLASS/LEVEL/HINT"),
-                ))
-            }
-        };
+                    format!(
+                        "'{entry}' is not BS/PCT, BS/PCT/CLASS/LEVEL or BS/PCT/CLASS/LEVEL/HINT"
+                    ),
+                )),
+            };
         out.push(full);
     }
     Ok(out.join(":"))
@@ -134,7 +148,10 @@ mod tests {
         assert_eq!(problems(j), "");
         let p = j.spec.io_priority.as_ref().unwrap().priorities().unwrap();
         assert_eq!(p.default, ioprio("idle", 0, 0).unwrap());
-        assert_eq!(p.pick(Direction::Read, 131072, 0.1), ioprio("rt", 0, 0).unwrap());
+        assert_eq!(
+            p.pick(Direction::Read, 131072, 0.1),
+            ioprio("rt", 0, 0).unwrap()
+        );
         assert_eq!(p.pick(Direction::Read, 131072, 0.3), p.default);
         assert!(p.write.is_empty(), "a read job has no write shares");
         j.spec.validate().unwrap();
@@ -148,30 +165,56 @@ mod tests {
         )[0];
         assert_eq!(problems(j), "");
         let p = j.spec.io_priority.as_ref().unwrap().priorities().unwrap();
-        assert_eq!(p.pick(Direction::Read, 65536, 0.2), ioprio("rt", 1, 0).unwrap());
-        assert_eq!(p.pick(Direction::Read, 65536, 0.5), ioprio("idle", 2, 0).unwrap());
-        assert_eq!(p.pick(Direction::Read, 1 << 20, 0.0), ioprio("be", 7, 0).unwrap());
-        assert_eq!(p.pick(Direction::Write, 1 << 20, 0.0), ioprio("be", 7, 0).unwrap());
+        assert_eq!(
+            p.pick(Direction::Read, 65536, 0.2),
+            ioprio("rt", 1, 0).unwrap()
+        );
+        assert_eq!(
+            p.pick(Direction::Read, 65536, 0.5),
+            ioprio("idle", 2, 0).unwrap()
+        );
+        assert_eq!(
+            p.pick(Direction::Read, 1 << 20, 0.0),
+            ioprio("be", 7, 0).unwrap()
+        );
+        assert_eq!(
+            p.pick(Direction::Write, 1 << 20, 0.0),
+            ioprio("be", 7, 0).unwrap()
+        );
         // BS/PCT takes cmdprio_class and cmdprio; hints ride along.
         let j = &translate(
             "[m]\nrw=randread\nbssplit=64k/40:1024k/60\ncmdprio_bssplit=64k/100:1024k/0\n\
              cmdprio_class=1\ncmdprio=0\n",
         )[0];
         let p = j.spec.io_priority.as_ref().unwrap().priorities().unwrap();
-        assert_eq!(p.pick(Direction::Read, 65536, 0.99), ioprio("rt", 0, 0).unwrap());
+        assert_eq!(
+            p.pick(Direction::Read, 65536, 0.99),
+            ioprio("rt", 0, 0).unwrap()
+        );
         assert_eq!(p.default, 0, "no default priority: the thread's own");
         let j = &translate("[h]\nrw=randread\nbs=1m\ncmdprio_bssplit=1M/10/2/0/1:1M/30/2/0/2\n")[0];
         let p = j.spec.io_priority.as_ref().unwrap().priorities().unwrap();
-        assert_eq!(p.pick(Direction::Read, 1 << 20, 0.35), ioprio("be", 0, 2).unwrap());
+        assert_eq!(
+            p.pick(Direction::Read, 1 << 20, 0.35),
+            ioprio("be", 0, 2).unwrap()
+        );
     }
 
     #[test]
     fn bad_priorities_are_refused_by_name() {
         let j = &translate("[r]\nsize=1m\ncmdprio_percentage=20\ncmdprio_class=5\n")[0];
-        assert!(problems(j).starts_with("cmdprio_class=5: class '5'"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("cmdprio_class=5: class '5'"),
+            "{}",
+            problems(j)
+        );
         let j = &translate("[r]\nsize=1m\ncmdprio_percentage=20\ncmdprio_bssplit=4k/10\n")[0];
         assert!(problems(j).contains("not both"), "{}", problems(j));
         let j = &translate("[r]\nsize=1m\nprio=9\n")[0];
-        assert!(problems(j).starts_with("prio=9: level 9"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("prio=9: level 9"),
+            "{}",
+            problems(j)
+        );
     }
 }

@@ -20,7 +20,10 @@ pub(super) fn steady(tr: &mut Tr) {
             "steadystate_ramp_time",
             "steadystate_check_interval",
         ] {
-            tr.note(key, "no effect without ss_dur (fio's default of 0 turns it off)");
+            tr.note(
+                key,
+                "no effect without ss_dur (fio's default of 0 turns it off)",
+            );
         }
         return;
     };
@@ -32,7 +35,9 @@ pub(super) fn steady(tr: &mut Tr) {
     let stop = SteadyStop {
         criterion,
         window_s,
-        ramp_s: tr.seconds("steadystate_ramp_time", 1.0).filter(|&r| r > 0.0),
+        ramp_s: tr
+            .seconds("steadystate_ramp_time", 1.0)
+            .filter(|&r| r > 0.0),
         interval_s: tr.seconds("steadystate_check_interval", 1.0),
     };
     if let Err(e) = stop.check() {
@@ -92,14 +97,25 @@ mod tests {
         // No duration: off, as in fio, and said.
         let j = &translate("[r]\nsize=1m\nss=bw:5%\n")[0];
         assert!(j.spec.steady_stop.is_none());
-        assert!(j.notes.iter().any(|n| n.contains("no effect without ss_dur")));
+        assert!(j
+            .notes
+            .iter()
+            .any(|n| n.contains("no effect without ss_dur")));
     }
 
     #[test]
     fn bad_steady_state_options_are_refused_by_name() {
         let j = &translate("[r]\nsize=1m\nss=clat:5%\nss_dur=20\n")[0];
-        assert!(problems(j).starts_with("ss=clat:5%: 'clat' is not"), "{}", problems(j));
+        assert!(
+            problems(j).starts_with("ss=clat:5%: 'clat' is not"),
+            "{}",
+            problems(j)
+        );
         let j = &translate("[r]\nsize=1m\nss_dur=15\nsteadystate_check_interval=10\n")[0];
-        assert!(problems(j).contains("whole number of check intervals"), "{}", problems(j));
+        assert!(
+            problems(j).contains("whole number of check intervals"),
+            "{}",
+            problems(j)
+        );
     }
 }

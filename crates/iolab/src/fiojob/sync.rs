@@ -67,7 +67,10 @@ mod tests {
         j.spec.validate().unwrap();
         let j = &translate("[w]\nrw=write\nsize=1m\nfdatasync=8\n")[0];
         let s = j.spec.sync.as_ref().unwrap();
-        assert_eq!((s.every_writes, s.data_only, s.at_end), (Some(8), true, false));
+        assert_eq!(
+            (s.every_writes, s.data_only, s.at_end),
+            (Some(8), true, false)
+        );
         let j = &translate("[w]\nrw=write\nsize=1m\nfsync_on_close=1\n")[0];
         assert_eq!(j.spec.sync.as_ref().map(|s| s.at_end), Some(true));
         let j = &translate("[r]\nrw=read\nsize=1m\nfsync=4\n")[0];
