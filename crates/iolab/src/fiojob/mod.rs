@@ -14,6 +14,7 @@ mod blocks;
 mod budget;
 mod dedupe;
 mod errors;
+mod fill;
 pub mod ini;
 mod lat_target;
 pub mod options;

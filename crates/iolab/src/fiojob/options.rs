@@ -120,6 +120,8 @@ pub const TRANSLATED: &[&str] = &[
     "dedupe_mode",
     "dedupe_working_set_percentage",
     "dedupe_global",
+    "fill_device",
+    "fill_fs",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -211,7 +213,6 @@ pub fn refusal(key: &str) -> &'static str {
         return "NVMe passthrough features (FDP, protection information) are not supported";
     }
     match key {
-        "fill_device" | "fill_fs" => "writing until the device is full is not supported",
         "exec_prerun" | "exec_postrun" => "iolab runs no commands from a job file",
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",

@@ -117,17 +117,18 @@ fn shares(tr: &mut Tr, i: usize, split: bool) -> Result<String, (&'static str, S
         if pct.trim().parse::<f64>().is_ok_and(|p| p == 0.0) {
             continue;
         }
-        let full =
-            match f.len() {
-                2 => format!("{bs}/{pct}/{class}/{level}/{hint}"),
-                4 | 5 => format!("{bs}/{}", f[1..].join("/")),
-                _ => return Err((
+        let full = match f.len() {
+            2 => format!("{bs}/{pct}/{class}/{level}/{hint}"),
+            4 | 5 => format!("{bs}/{}", f[1..].join("/")),
+            _ => {
+                return Err((
                     "cmdprio_bssplit",
                     format!(
                         "'{entry}' is not BS/PCT, BS/PCT/CLASS/LEVEL or BS/PCT/CLASS/LEVEL/HINT"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         out.push(full);
     }
     Ok(out.join(":"))
