@@ -5,9 +5,39 @@
 //! that block byte for byte. Within a block, every 512-byte segment is `(100 − compress_pct) %`
 //! random bytes followed by zeros, so any compressor saves about `compress_pct` percent whatever
 //! its window — the same construction as fio's `buffer_compress_percentage`.
+//!
+//! With a dedupe working set (fio's `dedupe_mode=working_set`) a duplicate repeats one of a
+//! fixed set of blocks instead — as many as fit a share of the span — so duplicates spread
+//! over the whole set rather than the last few writes; with `global` every job and thread
+//! that sets it draws from one set (fio's `dedupe_global`), so blocks repeat across jobs.
 
 use crate::job::{DataKind, Job};
 use crate::rng::Rng;
+use serde::{Deserialize, Serialize};
+
+/// A dedupe working set, as the job key `dedupe_set` gives it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DedupeSet {
+    /// The set's size as a percent of the job's span (fio's default is 5).
+    pub share_pct: f64,
+    /// One set for every job and thread that sets it, rather than one per thread.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub global: bool,
+}
+
+impl DedupeSet {
+    /// What is wrong with it, if anything.
+    pub fn check(&self) -> Result<(), String> {
+        if !(self.share_pct > 0.0 && self.share_pct <= 100.0) {
+            return Err(format!("share_pct {} is not in (0, 100]", self.share_pct));
+        }
+        Ok(())
+    }
+}
+
+/// The seed base of the one global set.
+const GLOBAL_SET: u64 = 0x6C0B_A15E_7DED_0000;
 
 /// Bytes per segment of the compressible layout.
 const SEGMENT: usize = 512;
@@ -23,12 +53,23 @@ pub struct DataGenerator {
     dedupe_frac: f64,
     pool: Vec<u64>,
     next_slot: usize,
+    /// A dedupe working set: its seed base and how many blocks it holds.
+    working_set: Option<(u64, u64)>,
 }
 
 impl DataGenerator {
     /// The generator for a job's worker, seeded from `seed`.
     pub fn new(job: &Job, seed: u64) -> Self {
-        Self::with(job.data, job.compress_pct, job.dedupe_pct, seed)
+        let mut g = Self::with(job.data, job.compress_pct, job.dedupe_pct, seed);
+        if let (Some(set), Some(span)) = (&job.dedupe_set, job.span_bytes) {
+            let smallest = job.all_block_sizes().map(|s| s.bytes).min().unwrap_or(4096);
+            let blocks = ((span as f64 * set.share_pct / 100.0) / smallest.max(1) as f64)
+                .ceil()
+                .max(1.0) as u64;
+            let base = if set.global { GLOBAL_SET } else { seed };
+            g.working_set = Some((base, blocks));
+        }
+        g
     }
 
     /// A generator from the data settings alone.
@@ -41,6 +82,7 @@ impl DataGenerator {
             dedupe_frac: dedupe_pct / 100.0,
             pool: Vec::with_capacity(DEDUPE_POOL),
             next_slot: 0,
+            working_set: None,
         }
     }
 
@@ -54,6 +96,7 @@ impl DataGenerator {
             dedupe_frac: self.dedupe_frac,
             pool: Vec::with_capacity(DEDUPE_POOL),
             next_slot: 0,
+            working_set: self.working_set,
         }
     }
 
@@ -70,7 +113,14 @@ impl DataGenerator {
             buf.fill(0);
             return 0;
         }
-        let seed = if !self.pool.is_empty()
+        let seed = if let Some((base, blocks)) = self.working_set {
+            if self.dedupe_frac > 0.0 && self.rng.unit() < self.dedupe_frac {
+                let k = self.rng.below(blocks);
+                Rng::new(base ^ k.wrapping_mul(0x9E37_79B9_7F4A_7C15)).next_u64()
+            } else {
+                self.rng.next_u64()
+            }
+        } else if !self.pool.is_empty()
             && self.dedupe_frac > 0.0
             && self.rng.unit() < self.dedupe_frac
         {
@@ -161,6 +211,56 @@ mod tests {
             let dup = 100.0 * (1.0 - unique.len() as f64 / n as f64);
             assert!((dup - pct).abs() < 2.0, "asked {pct}%, measured {dup:.1}%");
         }
+    }
+
+    #[test]
+    fn a_working_set_bounds_the_duplicates_and_a_global_one_is_shared() {
+        // 4 MiB of 4 KiB blocks, a set of 10 % of it: 103 blocks (102.4 rounded up).
+        let job = |global: bool| {
+            crate::job::JobSpec::from_toml(
+                &format!(
+                    "size = \"4m\"\ndedupe_pct = 50\n\
+                     dedupe_set = {{ share_pct = 10, global = {global} }}"
+                ),
+                "t.toml",
+            )
+            .unwrap()
+            .validate()
+            .unwrap()
+        };
+        let blocks = |g: &mut DataGenerator| -> Vec<Vec<u8>> {
+            (0..4000)
+                .map(|_| {
+                    let mut b = vec![0u8; 4096];
+                    g.fill(&mut b);
+                    b
+                })
+                .collect()
+        };
+        let dupes = |all: &[Vec<u8>]| -> HashSet<Vec<u8>> {
+            let mut seen = HashSet::new();
+            let mut twice = HashSet::new();
+            for b in all {
+                if !seen.insert(b.clone()) {
+                    twice.insert(b.clone());
+                }
+            }
+            twice
+        };
+        let a = blocks(&mut DataGenerator::new(&job(false), 1));
+        let unique: HashSet<&Vec<u8>> = a.iter().collect();
+        let dup = 100.0 * (1.0 - unique.len() as f64 / a.len() as f64);
+        // About half the writes come from the set of 103, which they nearly all reach.
+        assert!((dup - 50.0).abs() < 5.0, "{dup:.1}% duplicates");
+        assert!((95..=103).contains(&dupes(&a).len()), "{}", dupes(&a).len());
+        // Another thread's own set shares nothing with it; the global set is one for both.
+        let b = blocks(&mut DataGenerator::new(&job(false), 2));
+        assert!(dupes(&a).is_disjoint(&dupes(&b)));
+        let (ga, gb) = (
+            blocks(&mut DataGenerator::new(&job(true), 1)),
+            blocks(&mut DataGenerator::new(&job(true), 2)),
+        );
+        assert!(dupes(&ga).intersection(&dupes(&gb)).count() > 90);
     }
 
     #[test]

@@ -467,6 +467,28 @@ pub struct JobSpec {
     /// `auto`): a fio file whose jobs name different `ioengine`s.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub engine: Option<String>,
+    /// End the job early once its IOPS, bandwidth or latency is steady (fio's `steadystate`):
+    /// `{ criterion = "iops:10%", window_s = 30, ramp_s = 10, interval_s = 1 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStop>,
+    /// I/O priorities (fio's `prio`, `prioclass`, `cmdprio*`): a default class and level, and
+    /// shares of reads and writes at others: `{ class = "idle", read = "64k/25/rt/1" }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority: Option<crate::prio::IoPriority>,
+    /// Find the deepest queue that meets a latency target (fio's `latency_target`): the
+    /// depth is searched window by window up to `queue_depth`, and the job's figures are one
+    /// last window at the depth found: `{ target_us = 500, window_s = 5, percentile = 99.9 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTarget>,
+    /// Sync written data (fio's `fsync`, `fdatasync`, `end_fsync`):
+    /// `{ every_writes = 32, data_only = true, at_end = true }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::sync::SyncPolicy>,
+    /// Duplicates (`dedupe_pct`) repeat blocks of a fixed working set of this share of the
+    /// span, one per thread or, `global`, one for all (fio's `dedupe_mode=working_set`,
+    /// `dedupe_global`): `{ share_pct = 5, global = true }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_set: Option<crate::data::DedupeSet>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -555,6 +577,21 @@ pub struct Job {
     /// When it runs beside other jobs, and how it is paced from within.
     #[serde(default, skip_serializing_if = "crate::schedule::Schedule::is_default")]
     pub schedule: crate::schedule::Schedule,
+    /// Ends the job once steady, if the job asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStop>,
+    /// I/O priorities, if the job sets any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub io_priority: Option<crate::prio::IoPriority>,
+    /// The latency target whose deepest queue the job searches, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTarget>,
+    /// Syncs of written data, if the job asks for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sync: Option<crate::sync::SyncPolicy>,
+    /// The working set duplicates come from, if the job gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dedupe_set: Option<crate::data::DedupeSet>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -673,7 +710,12 @@ impl JobSpec {
             block_align,
             stride_io,
             stride_range,
-            stride_skip
+            stride_skip,
+            steady_stop,
+            io_priority,
+            latency_target,
+            sync,
+            dedupe_set
         );
         take!(
             together,
@@ -1090,7 +1132,27 @@ impl JobSpec {
             stride,
             block_align,
             schedule: crate::schedule::Schedule::of(self, &name)?,
+            steady_stop: self.steady_stop.clone(),
+            io_priority: self.io_priority.clone(),
+            latency_target: self.latency_target.clone(),
+            sync: self.sync.clone(),
+            dedupe_set: self.dedupe_set.clone(),
         };
+        if let Some(d) = &self.dedupe_set {
+            d.check().map_err(|e| fail("dedupe_set", e))?;
+        }
+        if let Some(s) = &self.sync {
+            s.check().map_err(|e| fail("sync", e))?;
+        }
+        if let Some(t) = &self.latency_target {
+            t.check().map_err(|e| fail("latency_target", e))?;
+        }
+        if let Some(p) = &self.io_priority {
+            p.priorities().map_err(|e| fail("io_priority", e))?;
+        }
+        if let Some(stop) = &self.steady_stop {
+            stop.check().map_err(|e| fail("steady_stop", e))?;
+        }
         if let Some(size) = self.size {
             // The span's end must be a byte count too: past 2^64 it would wrap to a small one.
             if offset_bytes.checked_add(size.0).is_none() {

@@ -23,6 +23,8 @@
 pub mod data;
 pub mod hist;
 pub mod job;
+pub mod lat_target;
+pub mod prio;
 pub mod result;
 pub mod rng;
 pub mod scale;
@@ -31,6 +33,8 @@ pub mod size;
 pub mod skew;
 pub mod stats;
 pub mod steady;
+pub mod steady_stop;
+pub mod sync;
 pub mod text;
 pub mod time;
 pub mod workload;

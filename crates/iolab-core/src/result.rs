@@ -285,6 +285,15 @@ pub struct JobResult {
     /// results recorded before verify existed).
     #[serde(default)]
     pub verify: Option<VerifySummary>,
+    /// What the job's steady-state stop found (left out where the job had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steady_stop: Option<crate::steady_stop::SteadyStopOutcome>,
+    /// What the job's latency-target search found (left out where the job had none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_target: Option<crate::lat_target::LatencyTargetOutcome>,
+    /// The syncs the job issued (left out where it issued none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub syncs: Option<crate::sync::SyncSummary>,
 }
 
 /// What a verify pass found: blocks checked, failures by kind, the first failures in full.
@@ -602,6 +611,9 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
             step: None,
         };
         assert_eq!((j.ios_over_10ms(), j.ios_over_100ms()), (3, 1));

@@ -146,6 +146,12 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         repeats: merge_repeats(parts),
         step: parts.first().and_then(|p| p.step.clone()),
         verify: merge_verify(parts.iter().filter_map(|p| p.verify.as_ref())),
+        steady_stop: parts.first().and_then(|p| p.steady_stop.clone()),
+        latency_target: parts.first().and_then(|p| p.latency_target.clone()),
+        syncs: parts.iter().filter_map(|p| p.syncs).reduce(|mut a, b| {
+            a.merge(&b);
+            a
+        }),
     }
 }
 
@@ -323,6 +329,9 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
         }
     }
 

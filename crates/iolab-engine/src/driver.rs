@@ -18,8 +18,11 @@ use crate::sys;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::lat_target::{DepthSearch, LatencyTarget, Step};
+use iolab_core::prio::Priorities;
 use iolab_core::rng::Rng;
 use iolab_core::stats::RunStats;
+use iolab_core::sync::{SyncCall, SyncPolicy, SyncSummary};
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 use iolab_verify::verifier::JobVerifier;
 use std::collections::VecDeque;
@@ -202,6 +205,10 @@ pub struct Progress {
     pub ios: AtomicU64,
     /// Completed bytes so far.
     pub bytes: AtomicU64,
+    /// Measured I/Os so far (after the ramp), whose latencies `lat_ns` adds up.
+    pub measured_ios: AtomicU64,
+    /// Sum of the measured I/Os' latencies, ns (a steady-state stop on latency samples it).
+    pub lat_ns: AtomicU64,
 }
 
 /// How a drive ends.
@@ -232,6 +239,15 @@ pub struct DriveOptions<'a> {
     pub think: Option<iolab_core::schedule::Think>,
     /// The job's place in a flow shared with jobs running beside it.
     pub flow: Option<&'a crate::flow::FlowMember>,
+    /// The job's I/O priorities, where it sets any.
+    pub priorities: Option<&'a Priorities>,
+    /// An earlier end of the measured time, set while the job runs (a steady-state stop);
+    /// `u64::MAX` until then. The job ends there complete, as at the end of its duration.
+    pub end_at: Option<&'a AtomicU64>,
+    /// Search the deepest queue that meets this latency target (fio's latency-target mode).
+    pub latency_target: Option<&'a LatencyTarget>,
+    /// Sync written data every N writes and at the end (fio's `fsync`, `end_fsync`).
+    pub sync: Option<&'a SyncPolicy>,
 }
 
 /// What a drive measured.
@@ -249,6 +265,10 @@ pub struct DriveOutcome {
     pub stopped_by: Option<String>,
     /// Whether latency counted from intended starts.
     pub paced: bool,
+    /// Where a latency-target search got to.
+    pub depth_search: Option<DepthSearch>,
+    /// The syncs issued, where the job asks for them.
+    pub syncs: Option<SyncSummary>,
 }
 
 #[derive(Clone, Copy)]
@@ -282,6 +302,8 @@ struct WorkerState<S> {
     think_count: u32,
     /// Issues nothing before this time (a think pause, or held back by its flow).
     hold_until: u64,
+    /// Draws which I/Os go at which priority.
+    prio_rng: Rng,
 }
 
 impl<S> WorkerState<S> {
@@ -310,6 +332,7 @@ where
     let mut states: Vec<WorkerState<S>> = Vec::with_capacity(workers.len());
     let mut next_tag = 0u32;
     for (position, mut w) in workers.into_iter().enumerate() {
+        let prio_rng = Rng::new(0x7072_696f ^ u64::from(w.index));
         // From here on a worker is known by its position, so completions find it in O(1).
         w.index = position as u32;
         let tags = (next_tag..next_tag + w.queue_depth).rev().collect();
@@ -323,6 +346,7 @@ where
             rechecks: VecDeque::new(),
             think_count: 0,
             hold_until: 0,
+            prio_rng,
         });
     }
     let mut table = vec![
@@ -342,8 +366,8 @@ where
     if let Some(v) = opts.verify {
         v.set_clock(clock.now_ns(), crate::runner::unix_now_ns() / 1000);
     }
-    let measure_start = start_ns + opts.ramp_ns;
-    let end_ns = opts.duration_ns.map(|d| measure_start + d);
+    let mut measure_start = start_ns + opts.ramp_ns;
+    let mut end_ns = opts.duration_ns.map(|d| measure_start + d);
     let mut stats = RunStats::new(opts.interval_ns);
     let mut batch: Vec<IoReq> = Vec::with_capacity(total_slots as usize);
     let mut done: Vec<Completion> = Vec::with_capacity(total_slots as usize);
@@ -358,9 +382,76 @@ where
     // overwrites it with what it read: the count goes back to 0, or the next writes would
     // carry the data just read (`--data zeros` wrote non-zero blocks in a mix).
     let mut const_filled = vec![0u32; total_slots as usize];
+    let max_depth = states.iter().map(|s| s.w.queue_depth).max().unwrap_or(1);
+    let mut search = opts.latency_target.map(|t| LatencySearch {
+        search: DepthSearch::new(t, max_depth),
+        target_ns: (t.target_us * 1e3) as u64,
+        window_ns: (t.window_s * 1e9) as u64,
+        window_start: start_ns,
+        ios: 0,
+        over: 0,
+        quiescing: None,
+    });
+    let mut depth_cap = search.as_ref().map_or(u32::MAX, |s| s.search.depth());
+    let mut syncs = opts.sync.map(|p| SyncSummary {
+        call: if p.data_only {
+            SyncCall::Fdatasync
+        } else {
+            SyncCall::Fsync
+        },
+        ..SyncSummary::default()
+    });
+    let sync_every = opts.sync.and_then(|p| p.every_writes);
+    let (mut writes_since_sync, mut sync_due) = (0u64, false);
 
     loop {
+        if let Some(at) = opts.end_at.map(|a| a.load(Ordering::Relaxed)) {
+            if at != u64::MAX {
+                end_ns = Some(end_ns.map_or(at, |e| e.min(at)));
+            }
+        }
         let now = clock.now_ns();
+        if let Some(s) = search.as_mut() {
+            if s.quiescing.is_some() && inflight_total == 0 {
+                // Drained: the next window counts only I/Os issued at its depth.
+                let last = s.quiescing.take() == Some(true);
+                (s.window_start, s.ios, s.over) = (now, 0, 0);
+                depth_cap = s.search.depth();
+                if last {
+                    // The job's figures are this last window's, at the depth found.
+                    if now > measure_start {
+                        measure_start = now;
+                        stats = RunStats::new(opts.interval_ns);
+                        last_done_ns = now;
+                    }
+                    let end = measure_start + s.window_ns;
+                    end_ns = Some(end_ns.map_or(end, |e| e.min(end)));
+                }
+            } else if s.quiescing.is_none() && now >= s.window_start + s.window_ns {
+                let before = depth_cap;
+                match s.search.window(s.ios, s.over) {
+                    // Deeper: go on at once. Shallower, or the last window: let the deeper
+                    // queue drain first (as fio does), or its latencies count against the
+                    // shallower one.
+                    Step::Try(d) if d >= before => {
+                        depth_cap = d;
+                        (s.window_start, s.ios, s.over) = (now, 0, 0);
+                    }
+                    Step::Try(_) => (s.quiescing, depth_cap) = (Some(false), 0),
+                    Step::FinalWindow(_) => (s.quiescing, depth_cap) = (Some(true), 0),
+                    Step::Done => {}
+                }
+            }
+        }
+        if sync_due && inflight_total == 0 {
+            // The writes before it have all completed: the sync covers exactly them.
+            sync_due = false;
+            if let Err(e) = sync_target(target, clock, opts.sync, &mut syncs) {
+                if !opts.continue_on_error && stopped_by.is_none() {
+                    stopped_by = Some(format!("sync failed: {e}"));
+                }
+            }
+        }
         ended |= opts.end.is_some_and(|e| e.load(Ordering::Relaxed));
         let issuing = stopped_by.is_none() && !ended && end_ns.is_none_or(|e| now < e);
         if stopped_by.is_none() && opts.stop.is_some_and(|s| s.load(Ordering::Relaxed)) {
@@ -395,6 +486,7 @@ where
                         dir: Direction::Read,
                         offset,
                         len,
+                        ioprio: opts.priorities.map_or(0, |p| p.default),
                     });
                     st.inflight += 1;
                 }
@@ -417,7 +509,7 @@ where
                     next_wake = Some(next_wake.map_or(st.hold_until, |w| w.min(st.hold_until)));
                     continue;
                 }
-                while st.inflight < st.w.queue_depth && !st.drained() {
+                while !sync_due && st.inflight < st.w.queue_depth.min(depth_cap) && !st.drained() {
                     if opts.think.is_some_and(|t| {
                         t.after == iolab_core::schedule::ThinkAfter::Issue
                             && st.think_count >= t.blocks
@@ -496,11 +588,22 @@ where
                         generation,
                         check: false,
                     };
+                    if planned.req.dir == Direction::Write {
+                        writes_since_sync += 1;
+                        if sync_every.is_some_and(|n| writes_since_sync >= n) {
+                            // No more I/O until the writes in flight complete and the sync ran.
+                            (writes_since_sync, sync_due) = (0, true);
+                        }
+                    }
+                    let ioprio = opts.priorities.map_or(0, |p| {
+                        p.pick(planned.req.dir, planned.req.len, st.prio_rng.unit())
+                    });
                     batch.push(IoReq {
                         tag,
                         dir: planned.req.dir,
                         offset: planned.req.offset,
                         len,
+                        ioprio,
                     });
                     st.inflight += 1;
                     if opts
@@ -574,6 +677,7 @@ where
         }
         let stamp = clock.now_ns();
         let mut done_bytes = 0u64;
+        let (mut measured_ios, mut lat_sum) = (0u64, 0u64);
         let n_done = done.len() as u64;
         for c in done.drain(..) {
             let f = table[c.tag as usize];
@@ -631,9 +735,15 @@ where
             {
                 st.think_count += 1;
             }
+            if let Some(s) = search.as_mut() {
+                s.ios += 1;
+                s.over += u64::from(at.saturating_sub(f.origin_ns) > s.target_ns);
+            }
             let counted = at >= measure_start && end_ns.is_none_or(|e| at <= e);
             if counted {
                 let latency = at.saturating_sub(f.origin_ns);
+                measured_ios += 1;
+                lat_sum += latency;
                 if f.origin_ns == f.submit_ns {
                     stats.record(f.dir, f.len as u64, latency, at - measure_start);
                 } else {
@@ -653,6 +763,8 @@ where
         if let Some(p) = opts.progress {
             p.ios.fetch_add(n_done, Ordering::Relaxed);
             p.bytes.fetch_add(done_bytes, Ordering::Relaxed);
+            p.measured_ios.fetch_add(measured_ios, Ordering::Relaxed);
+            p.lat_ns.fetch_add(lat_sum, Ordering::Relaxed);
         }
     }
     if let Some(v) = opts.verify {
@@ -664,6 +776,14 @@ where
         }
     }
     let finished = clock.now_ns();
+    if sync_due || opts.sync.is_some_and(|p| p.at_end) {
+        // After the measured time: the last sync is the job's end, not part of its rates.
+        if let Err(e) = sync_target(target, clock, opts.sync, &mut syncs) {
+            if stopped_by.is_none() {
+                stopped_by = Some(format!("sync at the end failed: {e}"));
+            }
+        }
+    }
     let measured_ns = match (end_ns, &stopped_by) {
         // Cut short, or ended by another job: everything measured up to the stop counts.
         (end, Some(_)) => finished
@@ -683,11 +803,40 @@ where
         complete: stopped_by.is_none(),
         stopped_by,
         paced,
+        depth_search: search.map(|s| s.search),
+        syncs,
     })
 }
 
 /// How soon a job held back by its flow (with no `flow_sleep`) looks again.
 const FLOW_RETRY_NS: u64 = 20_000;
+
+/// Syncs `target` as `policy` says, timing it into `syncs`.
+fn sync_target<T: Target + ?Sized, C: Clock + ?Sized>(
+    target: &mut T,
+    clock: &C,
+    policy: Option<&SyncPolicy>,
+    syncs: &mut Option<SyncSummary>,
+) -> std::io::Result<()> {
+    let t0 = clock.now_ns();
+    let r = target.sync(policy.is_some_and(|p| p.data_only));
+    if let Some(s) = syncs.as_mut() {
+        s.record(clock.now_ns().saturating_sub(t0), r.is_ok());
+    }
+    r
+}
+
+/// A latency-target search under way: the current window's counts.
+struct LatencySearch {
+    search: DepthSearch,
+    target_ns: u64,
+    window_ns: u64,
+    window_start: u64,
+    ios: u64,
+    over: u64,
+    /// Waiting for the queue to drain before the next window (`Some(true)`: the last one).
+    quiescing: Option<bool>,
+}
 
 /// The longest the driver sleeps, with nothing in flight, before it looks at the stop flags
 /// again (a person's Ctrl-C is answered within it).
@@ -935,6 +1084,10 @@ rate_poisson = true",
             end: None,
             think: job.schedule.think,
             flow: None,
+            end_at: None,
+            priorities: None,
+            latency_target: None,
+            sync: None,
         };
         drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
     }
@@ -975,6 +1128,10 @@ rate_poisson = true",
             end: Some(&end),
             think: None,
             flow: None,
+            end_at: None,
+            priorities: None,
+            latency_target: None,
+            sync: None,
         };
         let clock = crate::clock::VirtualClock::new();
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
@@ -1112,6 +1269,10 @@ rate_poisson = true",
             end: None,
             think: None,
             flow: None,
+            end_at: None,
+            priorities: None,
+            latency_target: None,
+            sync: None,
         };
         let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
         let r = out

@@ -14,6 +14,7 @@ pub mod numa;
 pub mod open;
 pub mod psync;
 pub mod runner;
+mod steady;
 pub mod sys;
 pub mod target;
 pub mod verify;

@@ -16,6 +16,8 @@ pub struct PsyncTarget {
     bufs: SlotBuffers,
     huge_buffers: bool,
     done: Vec<Completion>,
+    /// The priority this thread's I/O goes at now (set with the first request that has one).
+    ioprio: u16,
 }
 
 impl PsyncTarget {
@@ -29,6 +31,7 @@ impl PsyncTarget {
             bufs: SlotBuffers::default(),
             huge_buffers,
             done: Vec::new(),
+            ioprio: 0,
         }
     }
 }
@@ -36,6 +39,14 @@ impl PsyncTarget {
 impl Target for PsyncTarget {
     fn capabilities(&self) -> &Capabilities {
         &self.caps
+    }
+
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
     }
 
     fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
@@ -54,6 +65,11 @@ impl Target for PsyncTarget {
     fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
         for r in reqs {
             let len = r.len as usize;
+            if r.ioprio != self.ioprio {
+                // A synchronous I/O goes at its thread's priority.
+                crate::sys::set_thread_ioprio(r.ioprio)?;
+                self.ioprio = r.ioprio;
+            }
             let res = match r.dir {
                 Direction::Read => self
                     .file

@@ -8,6 +8,7 @@ use crate::driver::{
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
 use iolab_core::job::{Direction, Job};
+use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 use iolab_core::stats::RunStats;
 use iolab_verify::journal::JournalWriter;
@@ -244,10 +245,23 @@ fn run_threads<S: RequestSource + Send>(
     let abort = AtomicBool::new(false);
     let origin = Instant::now();
     let ramp_ns = (job.ramp_s * 1e9) as u64;
-    let (cpu_before, outcomes) = std::thread::scope(|scope| {
+    // A steady-state stop samples the job's counters, which exist only when someone watches.
+    let own_progress = Progress::default();
+    let progress = ctl
+        .progress
+        .or(job.steady_stop.as_ref().map(|_| &own_progress));
+    let end_at = AtomicU64::new(u64::MAX);
+    let priorities = match &job.io_priority {
+        Some(p) => Some(p.priorities().map_err(|e| {
+            io::Error::new(io::ErrorKind::InvalidInput, format!("io_priority: {e}"))
+        })?),
+        None => None,
+    };
+    let priorities = priorities.as_ref();
+    let (cpu_before, outcomes, steady) = std::thread::scope(|scope| {
         let mut handles = Vec::with_capacity(workers.len());
         for (mut t, w) in targets.into_iter().zip(workers) {
-            let (gate, abort, placement) = (&gate, &abort, &placement);
+            let (gate, abort, placement, end_at) = (&gate, &abort, &placement, &end_at);
             let spawned = std::thread::Builder::new()
                 .stack_size(WORKER_STACK_BYTES)
                 .spawn_scoped(scope, move || {
@@ -271,12 +285,16 @@ fn run_threads<S: RequestSource + Send>(
                         interval_ns: SERIES_INTERVAL_NS,
                         stop: ctl.stop,
                         abort: Some(abort),
-                        progress: ctl.progress,
+                        progress,
                         continue_on_error: job.continue_on_error,
                         verify,
                         end: ctl.end,
                         think: job.schedule.think,
                         flow: ctl.flow,
+                        end_at: Some(end_at),
+                        priorities,
+                        latency_target: job.latency_target.as_ref(),
+                        sync: job.sync.as_ref(),
                     };
                     let out = drive(&mut t, &clock, vec![worker], &opts);
                     if out.as_ref().map_or(true, |o| !o.complete) {
@@ -320,6 +338,26 @@ fn run_threads<S: RequestSource + Send>(
             }
         }
         let cpu_before = cpu();
+        let steady = match (&job.steady_stop, start, progress) {
+            (Some(stop), Some(start), Some(progress)) => {
+                let ss_ramp_ns = (stop.ramp_s.unwrap_or(0.0) * 1e9) as u64;
+                let ended = || {
+                    handles
+                        .iter()
+                        .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
+                };
+                crate::steady::watch(
+                    stop,
+                    progress,
+                    start,
+                    start + ramp_ns.max(ss_ramp_ns),
+                    &clock,
+                    &end_at,
+                    &ended,
+                )
+            }
+            _ => None,
+        };
         let outcomes: Vec<io::Result<DriveOutcome>> = handles
             .into_iter()
             .map(|h| {
@@ -327,13 +365,22 @@ fn run_threads<S: RequestSource + Send>(
                     .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
             })
             .collect();
-        (cpu_before, outcomes)
+        (cpu_before, outcomes, steady)
     });
     let cpu_after = cpu();
     let mut merged: Option<DriveOutcome> = None;
+    let mut searches = Vec::new();
+    let mut syncs: Option<iolab_core::sync::SyncSummary> = None;
     let mut stopped_by: Option<String> = None;
     for o in outcomes {
-        let o = o?;
+        let mut o = o?;
+        searches.extend(o.depth_search.take());
+        if let Some(s) = o.syncs.take() {
+            match syncs.as_mut() {
+                Some(all) => all.merge(&s),
+                None => syncs = Some(s),
+            }
+        }
         // The first real reason wins over "another thread failed".
         if stopped_by
             .as_deref()
@@ -355,7 +402,7 @@ fn run_threads<S: RequestSource + Send>(
         });
     }
     let m = merged.expect("a job has at least one thread");
-    let result = job_result(
+    let mut result = job_result(
         job,
         &m.stats,
         m.measured_ns,
@@ -367,6 +414,14 @@ fn run_threads<S: RequestSource + Send>(
             system_s: cpu_after.1 - cpu_before.1,
         },
     );
+    result.steady_stop = steady;
+    result.syncs = syncs;
+    result.latency_target = job.latency_target.as_ref().map(|t| LatencyTargetOutcome {
+        target_us: t.target_us,
+        percentile: t.percentile.unwrap_or(100.0),
+        depth: searches.iter().map(DepthSearch::settled).collect(),
+        tried: searches.into_iter().map(|s| s.tried).collect(),
+    });
     Ok(JobRun {
         result,
         stats: m.stats,
@@ -545,6 +600,9 @@ pub fn job_result(
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
+        latency_target: None,
+        syncs: None,
     }
 }
 
@@ -771,6 +829,55 @@ mod tests {
         let per_io = r.cpu.user_s * 1e6 / r.read.ios as f64;
         // A little either way: the window's edges are sampled by another thread.
         assert!((0.5..1.5).contains(&per_io), "{per_io:.2} µs per I/O");
+    }
+
+    #[test]
+    fn a_steady_job_ends_early_and_complete_and_says_when() {
+        // Any deviation under ten times the mean is met by the first full window of two
+        // samples: the job ends long before its 30 s, complete, with the window it judged.
+        let text = "size = \"4m\"\nthreads = 2\nduration_s = 30\n\
+                    steady_stop = { criterion = \"iops:1000%\", window_s = 0.2, interval_s = 0.1 }";
+        for engine in [EngineChoice::Uring, EngineChoice::Psync] {
+            let r = run_on_file(text, engine);
+            assert!(r.complete, "{:?}", r.stop_reason);
+            let ss = r.steady_stop.expect("the stop's outcome");
+            assert!(ss.attained, "{ss:?}");
+            assert_eq!(ss.window.len(), 2);
+            assert!(r.measured_ns < 30_000_000_000, "{}", r.measured_ns);
+            assert!(r.read.ios > 0);
+        }
+        // A criterion never met: the job runs its duration and says it was not steady.
+        let r = run_on_file(
+            "size = \"4m\"\nduration_s = 0.5\n\
+             steady_stop = { criterion = \"iops_slope:0.0000001\", window_s = 0.2, interval_s = 0.1 }",
+            EngineChoice::Uring,
+        );
+        let ss = r.steady_stop.expect("the stop's outcome");
+        assert!(!ss.attained && r.complete, "{ss:?}");
+        assert_eq!(r.measured_ns, 500_000_000);
+    }
+
+    #[test]
+    fn syncs_follow_every_n_writes_and_the_end_and_are_counted() {
+        // 256 writes of 4 KiB, a sync every 16 and one at the end; reads never count.
+        for engine in [EngineChoice::Uring, EngineChoice::Psync] {
+            let r = run_on_file(
+                "access = \"write\"\nsize = \"1m\"\nqueue_depth = 8\n\
+                 sync = { every_writes = 16, data_only = true, at_end = true }",
+                engine,
+            );
+            assert!(r.complete, "{:?}", r.stop_reason);
+            let s = r.syncs.expect("the syncs");
+            assert_eq!((s.count, s.failed), (17, 0), "{engine:?}");
+            assert_eq!(s.call, iolab_core::sync::SyncCall::Fdatasync);
+            assert!(s.max_ns > 0 && s.mean_ns <= s.max_ns as f64);
+        }
+        let r = run_on_file(
+            "access = \"randrw\"\nsize = \"1m\"\nios_limit = 100\nread_pct = 100\n\
+             sync = { every_writes = 4 }",
+            EngineChoice::Uring,
+        );
+        assert_eq!(r.syncs.map(|s| s.count), Some(0));
     }
 
     #[test]

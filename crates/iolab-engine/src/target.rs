@@ -18,6 +18,8 @@ pub struct IoReq {
     pub offset: u64,
     /// Length in bytes (at most the slot size).
     pub len: u32,
+    /// I/O priority (`ioprio`: class << 13 | hint << 3 | level; 0: the thread's own).
+    pub ioprio: u16,
 }
 
 /// A finished I/O.
@@ -117,6 +119,13 @@ pub trait Target {
     fn plan_ahead(&self) -> usize {
         1
     }
+
+    /// Makes what was written stable (fsync; fdatasync where `data_only`), once every write
+    /// submitted has completed. Targets without a page cache or a file have nothing to do.
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        let _ = data_only;
+        Ok(())
+    }
 }
 
 impl<T: Target + ?Sized> Target for Box<T> {
@@ -148,5 +157,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn plan_ahead(&self) -> usize {
         (**self).plan_ahead()
+    }
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        (**self).sync(data_only)
     }
 }

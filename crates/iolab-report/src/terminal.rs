@@ -213,10 +213,29 @@ fn direction_row(name: &str, d: &DirectionResult) -> String {
 
 fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
     let mut out = String::new();
-    let state = match &j.stop_reason {
+    let mut state = match &j.stop_reason {
         None => "complete".to_string(),
         Some(why) => format!("INCOMPLETE: {why}"),
     };
+    if let Some(ss) = &j.steady_stop {
+        state.push_str(&match ss.attained_at_s {
+            Some(t) => format!("; steady by {} at {t:.1} s", ss.criterion),
+            None => format!("; not steady by {}", ss.criterion),
+        });
+    }
+    if let Some(lt) = &j.latency_target {
+        let depths: Vec<String> = lt
+            .depth
+            .iter()
+            .map(|d| d.map_or("none yet".to_string(), |d| format!("QD{d}")))
+            .collect();
+        state.push_str(&format!(
+            "; deepest queue with p{} ≤ {} µs: {}",
+            lt.percentile,
+            lt.target_us,
+            depths.join(", ")
+        ));
+    }
     let _ = writeln!(
         out,
         "job {}: {}  ({:.2} s measured, {state})",
@@ -270,6 +289,21 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             out,
             "cpu   user {:.2} s, system {:.2} s ({per_io}){from_intended}",
             j.cpu.user_s, j.cpu.system_s,
+        );
+    }
+    if let Some(s) = &j.syncs {
+        let _ = writeln!(
+            out,
+            "syncs {} {:?}{}, mean {:.1} µs, max {:.1} µs",
+            s.count,
+            s.call,
+            if s.failed > 0 {
+                format!(" ({} failed)", s.failed)
+            } else {
+                String::new()
+            },
+            s.mean_ns / 1e3,
+            s.max_ns as f64 / 1e3
         );
     }
     for e in &j.errors {
@@ -509,6 +543,9 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -541,6 +578,9 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -76,6 +76,9 @@ fn measured_job() -> JobResult {
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
+        latency_target: None,
+        syncs: None,
     }
 }
 

@@ -509,6 +509,36 @@ impl SimSetup {
         mut workers: Vec<Worker<S>>,
         stop: Option<&AtomicBool>,
     ) -> std::io::Result<JobRun> {
+        // The stop samples the job's figures on the wall clock across its threads; the
+        // model has one queue and no priorities.
+        for (set, key, instead) in [
+            (
+                job.steady_stop.is_some(),
+                "steady_stop",
+                "give the job a duration instead",
+            ),
+            (job.io_priority.is_some(), "io_priority", "leave it out"),
+            (
+                job.latency_target.is_some(),
+                "latency_target",
+                "sweep queue_depth instead",
+            ),
+            (
+                job.sync.is_some(),
+                "sync",
+                "a model keeps no page cache to sync; leave it out",
+            ),
+        ] {
+            if set {
+                return Err(std::io::Error::new(
+                    std::io::ErrorKind::InvalidInput,
+                    format!(
+                        "job '{}': {key} is not supported on a model; {instead}",
+                        job.name
+                    ),
+                ));
+            }
+        }
         // Paced requests are scheduled from now, as the real runner does: a source planned
         // before a fill would otherwise count the fill's time in every latency.
         for w in &mut workers {
@@ -538,6 +568,10 @@ impl SimSetup {
             end: None,
             think: job.schedule.think,
             flow: None,
+            end_at: None,
+            priorities: None,
+            latency_target: None,
+            sync: None,
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {

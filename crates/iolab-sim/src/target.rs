@@ -277,6 +277,10 @@ mod tests {
             end: None,
             think: None,
             flow: None,
+            end_at: None,
+            priorities: None,
+            latency_target: None,
+            sync: None,
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

@@ -391,6 +391,9 @@ mod tests {
                 latency_from_intended_start: false,
                 repeats: Vec::new(),
                 verify: None,
+                steady_stop: None,
+                latency_target: None,
+                syncs: None,
                 step: None,
             })
         }

@@ -384,6 +384,9 @@ mod tests {
             latency_from_intended_start: false,
             repeats: Vec::new(),
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {

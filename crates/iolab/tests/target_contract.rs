@@ -89,6 +89,7 @@ fn check_contract(t: &mut dyn Target, who: &str) {
             dir: Direction::Write,
             offset: offset(tag),
             len: BLOCK,
+            ioprio: 0,
         })
         .collect();
     t.submit(&writes)
@@ -113,6 +114,7 @@ fn check_contract(t: &mut dyn Target, who: &str) {
             dir: Direction::Read,
             offset: offset((tag + 1) % SLOTS),
             len: BLOCK,
+            ioprio: 0,
         })
         .collect();
     let (first, second) = reads.split_at(SLOTS as usize / 2);
@@ -147,6 +149,7 @@ fn check_contract(t: &mut dyn Target, who: &str) {
             dir: Direction::Read,
             offset: offset(tag),
             len: BLOCK,
+            ioprio: 0,
         })
         .collect();
     t.submit(&four).unwrap();
@@ -166,6 +169,7 @@ fn check_contract(t: &mut dyn Target, who: &str) {
         dir: Direction::Read,
         offset: end,
         len: BLOCK,
+        ioprio: 0,
     }])
     .unwrap();
     let past = reap_all(t, &[0], who);

@@ -275,6 +275,36 @@ pub fn discard(file: &std::fs::File, offset: u64, len: u64) -> std::io::Result<(
     }
 }
 
+/// Sets this thread's I/O priority (`ioprio`: class << 13 | hint << 3 | level; 0 goes back to
+/// none): what the psync engine's next reads and writes are issued at.
+pub fn set_thread_ioprio(ioprio: u16) -> std::io::Result<()> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    // SAFETY: ioprio_set takes three integers; who = 0 is the calling thread.
+    let rc = unsafe {
+        libc::syscall(
+            libc::SYS_ioprio_set,
+            IOPRIO_WHO_PROCESS,
+            0 as libc::c_long,
+            libc::c_long::from(ioprio),
+        )
+    };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// This thread's I/O priority (as [`set_thread_ioprio`] takes it).
+pub fn thread_ioprio() -> std::io::Result<u16> {
+    const IOPRIO_WHO_PROCESS: libc::c_long = 1;
+    // SAFETY: ioprio_get takes two integers; who = 0 is the calling thread.
+    let rc = unsafe { libc::syscall(libc::SYS_ioprio_get, IOPRIO_WHO_PROCESS, 0 as libc::c_long) };
+    if rc < 0 {
+        return Err(std::io::Error::last_os_error());
+    }
+    Ok(rc as u16)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

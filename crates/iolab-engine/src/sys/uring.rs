@@ -146,6 +146,14 @@ impl Target for UringTarget {
         Ok(())
     }
 
+    fn sync(&mut self, data_only: bool) -> io::Result<()> {
+        if data_only {
+            self.file.sync_data()
+        } else {
+            self.file.sync_all()
+        }
+    }
+
     fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.slot_mut(tag)
     }
@@ -159,34 +167,42 @@ impl Target for UringTarget {
                 (Direction::Read, true, true) => {
                     opcode::ReadFixed::new(types::Fixed(0), ptr, r.len, 0)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .build()
                 }
                 (Direction::Write, true, true) => {
                     opcode::WriteFixed::new(types::Fixed(0), ptr, r.len, 0)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .build()
                 }
                 (Direction::Read, true, false) => opcode::Read::new(types::Fixed(0), ptr, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .build(),
                 (Direction::Write, true, false) => opcode::Write::new(types::Fixed(0), ptr, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .build(),
                 (Direction::Read, false, true) => {
                     opcode::ReadFixed::new(types::Fd(fd), ptr, r.len, 0)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .build()
                 }
                 (Direction::Write, false, true) => {
                     opcode::WriteFixed::new(types::Fd(fd), ptr, r.len, 0)
                         .offset(r.offset)
+                        .ioprio(r.ioprio)
                         .build()
                 }
                 (Direction::Read, false, false) => opcode::Read::new(types::Fd(fd), ptr, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .build(),
                 (Direction::Write, false, false) => opcode::Write::new(types::Fd(fd), ptr, r.len)
                     .offset(r.offset)
+                    .ioprio(r.ioprio)
                     .build(),
             }
             .user_data(r.tag as u64)

@@ -349,6 +349,9 @@ fn convert_job(
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
+        latency_target: None,
+        syncs: None,
     })
 }
 

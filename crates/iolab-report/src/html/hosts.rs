@@ -104,6 +104,9 @@ mod tests {
             repeats: Vec::new(),
             step: None,
             verify: None,
+            steady_stop: None,
+            latency_target: None,
+            syncs: None,
         }
     }
 

@@ -48,6 +48,9 @@ fn job(name: &str, reads: u64, writes: u64, qd: u32) -> JobResult {
         repeats: Vec::new(),
         step: None,
         verify: None,
+        steady_stop: None,
+        latency_target: None,
+        syncs: None,
     }
 }
 

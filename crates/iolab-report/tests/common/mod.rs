@@ -74,6 +74,9 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         latency_from_intended_start: false,
         repeats: Vec::new(),
         verify: None,
+        steady_stop: None,
+        latency_target: None,
+        syncs: None,
         step,
         job,
     }

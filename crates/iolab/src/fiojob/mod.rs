@@ -13,8 +13,17 @@
 mod blocks;
 mod budget;
 mod concurrency;
+mod dedupe;
+mod errors;
+mod fill;
 pub mod ini;
+mod lat_target;
 pub mod options;
+mod prio;
+mod steady;
+mod sync;
+#[cfg(test)]
+mod testutil;
 pub mod translate;
 pub mod units;
 mod verify;

@@ -23,6 +23,10 @@ pub fn canonical(key: &str) -> &str {
         "disable_bw" => "disable_bw_measurement",
         "iomem" => "mem",
         "mem_align" => "iomem_align",
+        "ss" => "steadystate",
+        "ss_dur" => "steadystate_duration",
+        "ss_ramp" => "steadystate_ramp_time",
+        "ss_interval" => "steadystate_check_interval",
         other => other,
     }
 }
@@ -103,6 +107,29 @@ pub const TRANSLATED: &[&str] = &[
     "verify",
     "do_verify",
     "verify_backlog",
+    "steadystate",
+    "steadystate_duration",
+    "steadystate_ramp_time",
+    "steadystate_check_interval",
+    "prio",
+    "prioclass",
+    "priohint",
+    "cmdprio_percentage",
+    "cmdprio_class",
+    "cmdprio",
+    "cmdprio_hint",
+    "cmdprio_bssplit",
+    "latency_target",
+    "latency_window",
+    "latency_percentile",
+    "latency_run",
+    "fsync_on_close",
+    "ignore_error",
+    "dedupe_mode",
+    "dedupe_working_set_percentage",
+    "dedupe_global",
+    "fill_device",
+    "fill_fs",
 ];
 
 /// Options that change how fio runs or reports, not which I/Os reach the target: accepted,
@@ -170,34 +197,27 @@ pub fn refusal(key: &str) -> &'static str {
         return "iolab keeps no verify state between runs; its --verify-journal records what a \
                 run wrote for `iolab verify TARGET --journal FILE`";
     }
-    if starts("cmdprio") || key == "prio" || key == "prioclass" {
-        return "iolab issues every I/O at the default I/O priority";
-    }
     if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
         return "iolab places a job's threads and memory by NUMA node only (numa_cpu_nodes, \
                 numa_mem_policy)";
-    }
-    if key == "ss" || starts("ss_") || starts("steadystate") {
-        return "fio's steady-state detection; use a suite with steady-state rounds (snia-pts)";
-    }
-    if starts("latency_") {
-        return "fio's search for the queue depth that meets a latency target";
     }
     if starts("zone_reset") || key == "max_open_zones" || key == "read_beyond_wp" {
         return "zoned block devices (zonemode=zbd) are not supported";
     }
     if starts("sprandom") || starts("spr_") {
-        return "fio's sprandom preconditioning is not supported";
+        return "fio's SPRandom writes the device's physical capacity once in an order that \
+                leaves each of spr_num_regions regions with the steady-state share of invalid \
+                blocks for spr_op; iolab has no such order (for steady state use a suite with \
+                steady-state rounds, snia-pts)";
     }
     if key == "atomic" {
-        return "atomic writes (RWF_ATOMIC) are not supported";
+        return "iolab does not issue untorn writes (RWF_ATOMIC); fio fails such a job on a \
+                device whose atomic write limits are 0";
     }
     if starts("fdp") || starts("pi_") || starts("apptag") || key == "md_per_io_size" {
         return "NVMe passthrough features (FDP, protection information) are not supported";
     }
     match key {
-        "fill_device" | "fill_fs" => "writing until the device is full is not supported",
-        "ignore_error" => "iolab stops at the first error, or counts all (continue_on_error)",
         "exec_prerun" | "exec_postrun" => "iolab runs no commands from a job file",
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
@@ -210,9 +230,6 @@ pub fn refusal(key: &str) -> &'static str {
         "rate_cycle" | "rate_ignore_thinktime" => "fine control of rate limits",
         "thinktime_iotime" => "pauses by time of I/O; iolab pauses by I/O count (thinktime_blocks)",
         "serialize_overlap" => "iolab does not serialise overlapping I/Os",
-        "dedupe_mode" | "dedupe_working_set_percentage" | "dedupe_global" => {
-            "iolab repeats earlier blocks of the same job only (dedupe_pct)"
-        }
         "lockfile" => "file locking between jobs",
         "create_only" => "laying out files without I/O",
         _ => "iolab has no equivalent of this option",
@@ -231,6 +248,5 @@ mod tests {
         }
         assert_eq!(canonical("blocksize"), "bs");
         assert!(refusal("verify_only").contains("iolab verify"));
-        assert!(refusal("cmdprio_bssplit").contains("priority"));
     }
 }

@@ -230,7 +230,13 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     rates(&mut tr, reads, writes);
     data(&mut tr);
     super::verify::verify(&mut tr, writes);
-    unsupported_timing(&mut tr);
+    super::steady::steady(&mut tr);
+    super::prio::priority(&mut tr, reads, writes);
+    super::lat_target::latency_target(&mut tr);
+    super::sync::sync(&mut tr, writes);
+    super::errors::ignore_error(&mut tr);
+    super::dedupe::dedupe(&mut tr);
+    super::fill::fill_device(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
     if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
         tr.note(
@@ -666,18 +672,6 @@ fn data(tr: &mut Tr) {
                 );
             }
         }
-    }
-}
-
-/// Options that change when I/Os are issued in ways iolab does not model yet.
-fn unsupported_timing(tr: &mut Tr) {
-    for key in ["fsync", "fdatasync"] {
-        if tr.number::<u64>(key).is_some_and(|n| n > 0) {
-            tr.problem(key, "iolab issues no syncs between writes");
-        }
-    }
-    if tr.flag("end_fsync") {
-        tr.problem("end_fsync", "iolab issues no sync at the end of a job");
     }
 }
 

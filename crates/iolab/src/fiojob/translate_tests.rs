@@ -99,13 +99,13 @@ fn sizes_splits_and_skew() {
 #[test]
 fn what_cannot_be_honoured_is_named_with_its_line() {
     let j = &translate(
-        "[v]\nrw=randtrim\nverify=pattern\ncmdprio_percentage=10\nrate=1m\nrw=randrw\n\
+        "[v]\nrw=randtrim\nverify=pattern\nexec_prerun=ls\nrate=1m\nrw=randrw\n\
          zonemode=zbd\nfoo=bar\n",
     )[0];
     let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
     for want in [
         "j.fio:3: verify=pattern: iolab stamps each sector",
-        "j.fio:4: cmdprio_percentage=10: iolab issues every I/O at the default",
+        "j.fio:4: exec_prerun=ls: iolab runs no commands",
         "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
         "j.fio:8: foo=bar: iolab has no equivalent",
     ] {
