@@ -1,4 +1,3 @@
-
 use super::*;
 use iolab_core::result::SweepValue;
 

@@ -1,4 +1,3 @@
-
 use super::frame::{cut_middle, nice_ticks, Plot};
 use super::heatmap::heat_colour;
 use super::*;
