@@ -1,6 +1,6 @@
 //! The readable view of a probe: one line for result headers, a block for `iolab probe`.
 
-use crate::model::{Disk, PciDevice, Probe, Severity};
+use crate::model::{Ceiling, Disk, PciDevice, Probe, SataFacts, Severity};
 use iolab_link::Rate;
 use std::fmt::Write;
 
@@ -118,46 +118,10 @@ pub(crate) fn render(p: &Probe) -> String {
         render_disk(w, d);
     }
     if let Some(s) = &p.sata {
-        let _ = writeln!(
-            w,
-            "sata        {} link {} (host limit {}), drive supports [{}]; NCQ depth {}; TRIM {}, \
-             deterministic read after TRIM {}, zeroes after TRIM {}",
-            s.port,
-            opt(&s.current),
-            opt(&s.host_limit),
-            s.device_supports
-                .iter()
-                .map(|l| l.to_string())
-                .collect::<Vec<_>>()
-                .join(", "),
-            opt(&s.ncq_depth),
-            yes_no(s.trim_supported),
-            yes_no(s.deterministic_read_after_trim),
-            yes_no(s.zeroes_after_trim)
-        );
+        render_sata(w, s);
     }
     if !p.pci_path.is_empty() {
-        let _ = writeln!(w, "pci path    (controller first, root port last)");
-        for d in &p.pci_path {
-            let link = match (d.current_speed_gts, d.current_width) {
-                (Some(s), Some(wd)) => format!(
-                    "link {s} GT/s x{wd}, max {} GT/s x{}",
-                    opt(&d.max_speed_gts),
-                    opt(&d.max_width)
-                ),
-                _ => "no PCIe link attributes (legacy/virtual PCI or integrated)".to_string(),
-            };
-            let _ = writeln!(
-                w,
-                "  {} {} driver {}{}{}; {link}",
-                d.address,
-                pci_ids(d),
-                opt(&d.driver),
-                d.port_type.map_or(String::new(), |t| format!(" {t:?}")),
-                d.max_payload_bytes
-                    .map_or(String::new(), |m| format!(" MPS {m} B")),
-            );
-        }
+        render_pci_path(w, &p.pci_path);
     }
     if let Some(v) = &p.chipset {
         let _ = writeln!(
@@ -172,7 +136,70 @@ pub(crate) fn render(p: &Probe) -> String {
             v.reason
         );
     }
-    match &p.ceiling {
+    render_ceiling(w, p.ceiling.as_ref());
+    if !p.findings.is_empty() {
+        let _ = writeln!(w, "findings");
+        for f in &p.findings {
+            let mark = if f.severity == Severity::Warn {
+                "!"
+            } else {
+                "-"
+            };
+            let _ = writeln!(w, "  {mark} {}", f.message);
+        }
+    }
+    o
+}
+
+/// The SATA link line: negotiated and possible speeds, NCQ depth and TRIM behaviour.
+fn render_sata(w: &mut String, s: &SataFacts) {
+    let _ = writeln!(
+        w,
+        "sata        {} link {} (host limit {}), drive supports [{}]; NCQ depth {}; TRIM {}, \
+         deterministic read after TRIM {}, zeroes after TRIM {}",
+        s.port,
+        opt(&s.current),
+        opt(&s.host_limit),
+        s.device_supports
+            .iter()
+            .map(|l| l.to_string())
+            .collect::<Vec<_>>()
+            .join(", "),
+        opt(&s.ncq_depth),
+        yes_no(s.trim_supported),
+        yes_no(s.deterministic_read_after_trim),
+        yes_no(s.zeroes_after_trim)
+    );
+}
+
+/// The PCI devices from the controller to the root port, each with its link.
+fn render_pci_path(w: &mut String, path: &[PciDevice]) {
+    let _ = writeln!(w, "pci path    (controller first, root port last)");
+    for d in path {
+        let link = match (d.current_speed_gts, d.current_width) {
+            (Some(s), Some(wd)) => format!(
+                "link {s} GT/s x{wd}, max {} GT/s x{}",
+                opt(&d.max_speed_gts),
+                opt(&d.max_width)
+            ),
+            _ => "no PCIe link attributes (legacy/virtual PCI or integrated)".to_string(),
+        };
+        let _ = writeln!(
+            w,
+            "  {} {} driver {}{}{}; {link}",
+            d.address,
+            pci_ids(d),
+            opt(&d.driver),
+            d.port_type.map_or(String::new(), |t| format!(" {t:?}")),
+            d.max_payload_bytes
+                .map_or(String::new(), |m| format!(" MPS {m} B")),
+        );
+    }
+}
+
+/// Each link's rates, drive first, with the bottleneck marked, and the ceiling.
+fn render_ceiling(w: &mut String, ceiling: Option<&Ceiling>) {
+    match ceiling {
         Some(c) => {
             let _ = writeln!(
                 w,
@@ -218,18 +245,6 @@ pub(crate) fn render(p: &Probe) -> String {
             let _ = writeln!(w, "ceiling     unknown (no link on the path is visible)");
         }
     }
-    if !p.findings.is_empty() {
-        let _ = writeln!(w, "findings");
-        for f in &p.findings {
-            let mark = if f.severity == Severity::Warn {
-                "!"
-            } else {
-                "-"
-            };
-            let _ = writeln!(w, "  {mark} {}", f.message);
-        }
-    }
-    o
 }
 
 fn render_disk(w: &mut String, d: &Disk) {

@@ -1,8 +1,8 @@
 //! Turning a drive and a platform port from the catalog into a [`World`].
 
 use crate::catalog::{
-    negotiate, parse_std_link, Catalog, DriveKind, DriveSpec, LinkKind, LinkSpec, PlatformSpec,
-    PortSpec,
+    negotiate, parse_std_link, Catalog, DriveKind, DriveSpec, DriverSpec, LinkKind, LinkSpec,
+    PlatformSpec, PortSpec, RaidSpec,
 };
 use crate::model::{
     build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, RamCache, Res, ResId, ResKind, SlcCache,
@@ -11,6 +11,10 @@ use crate::model::{
 use crate::SimError;
 use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
 use std::collections::BTreeMap;
+
+mod port;
+
+pub use port::build;
 
 /// A hop on a path: down and up pipes (the same resource when half-duplex).
 #[derive(Clone, Debug)]
@@ -185,163 +189,189 @@ impl Builder<'_> {
             message: format!("its {own} interface cannot attach to a {} port", at.slot),
         })?;
         match drive.kind {
-            DriveKind::Ssd | DriveKind::Hdd => {
-                let mps = drive
-                    .interface
-                    .max_payload_bytes
-                    .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
-                let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} link"));
-                let sata_cmd = match edge {
-                    // Per NCQ command: Register H2D, DMA Setup and Set Device Bits FISes, each
-                    // with its handshake gap (the SATA transport layer's FIS exchange), on the
-                    // half-duplex link.
-                    Link::Sata { gen } => {
-                        Some((edge_hop.down.res, (3.0 * gen.fis_gap_ns()) as u64))
-                    }
-                    _ => None,
-                };
-                let mut down = vec![];
-                let mut up = vec![edge_hop.up.clone()];
-                for h in &at.above {
-                    up.push(h.up.clone());
-                }
-                for h in at.above.iter().rev() {
-                    down.push(h.down.clone());
-                }
-                down.push(edge_hop.down.clone());
-                let mut desc = vec![
-                    format!("{} [{}]", drive.title, drive.name),
-                    edge_hop.name.clone(),
-                ];
-                desc.extend(at.describe.iter().cloned());
-                // The drive's own resources are named after it and where it sits, as a spec
-                // names them ("ssd750-1200@cpu power limit", not "cpu power limit").
-                let group = format!("{}@{label}", drive.name);
-                let dev = if drive.kind == DriveKind::Ssd {
-                    crate::model::Dev::Ssd(Box::new(build_ssd(
-                        &mut self.res,
-                        ssd_params(drive),
-                        &group,
-                    )))
-                } else {
-                    let h = drive.hdd.as_ref().expect("validated");
-                    self.seed = self.seed.wrapping_add(0x9E37_79B9);
-                    crate::model::Dev::Hdd(Box::new(build_hdd(
-                        &mut self.res,
-                        HddParams {
-                            name: drive.name.clone(),
-                            size: h.capacity_bytes,
-                            rpm: h.rpm,
-                            seek_track_ns: h.seek_track_ns,
-                            seek_full_ns: h.seek_full_ns,
-                            outer_bps: h.outer_bytes_per_s,
-                            inner_bps: h.inner_bytes_per_s,
-                            command_ns: h.command_ns,
-                            write_cache_bytes: h.write_cache_bytes,
-                            queue_depth: h.queue_depth.unwrap_or(32),
-                            seed: self.seed,
-                            power: power_of(drive),
-                        },
-                        &group,
-                    )))
-                };
-                let lat_up_ns = at.lat_ns - at.lat_ns / 2;
-                self.leaves.push(Leaf {
-                    status_ns: Leaf::status_ns_of(&up, lat_up_ns),
-                    down,
-                    up,
-                    lat_down_ns: at.lat_ns / 2,
-                    lat_up_ns,
-                    cmd_stages: at.stages.clone(),
-                    sata_cmd,
-                    dev,
-                    describe: desc,
-                });
-                Ok(Vol::Leaf((self.leaves.len() - 1) as u32))
-            }
-            DriveKind::Card => {
-                let c = drive.card.as_ref().expect("validated");
-                let member = self.drive(&c.member)?.clone();
-                // The card's edge frames TLPs as its entry says, as a drive's interface does.
-                let mps = drive
-                    .interface
-                    .max_payload_bytes
-                    .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
-                let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} edge"));
-                let scope = format!("{label}:{}", drive.name);
-                let mut inner: Vec<Hop> = c
-                    .path
-                    .iter()
-                    .map(|h| self.path_hop(h, &drive.links, &scope))
-                    .collect();
-                inner.push(edge_hop);
-                inner.extend(at.above.iter().cloned());
-                let chip = self.new_res(ResKind::Hba, format!("{label} {}", c.chip));
-                let mut stages = vec![(chip, c.chip_command_ns)];
-                stages.extend_from_slice(&at.stages);
-                let member_link = parse_std_link(&c.member_link).expect("validated");
-                let mut desc = vec![format!(
-                    "{} [{}], {} × {} ({})",
-                    drive.title,
-                    drive.name,
-                    c.used.unwrap_or(c.count),
-                    member.name,
-                    c.raid
-                )];
-                desc.extend(inner.iter().map(|h| h.name.clone()));
-                let used = c.used.unwrap_or(c.count);
-                let behind_chip = Attach {
-                    slot: member_link,
-                    above: inner,
-                    stages,
-                    lat_ns: at.lat_ns + c.chip_latency_ns,
-                    describe: desc,
-                };
-                let mut members = Vec::new();
-                for i in 0..used {
-                    members.push(self.build_drive(
-                        &member,
-                        &behind_chip,
-                        &format!("{label} member {i}"),
-                    )?);
-                }
-                raid_volume(&self.leaves, members, c.raid == "raid0", c.stripe_bytes).map_err(
-                    |message| SimError::Catalog {
-                        file: file.to_string(),
-                        key: "card.stripe_bytes".into(),
-                        message,
-                    },
-                )
-            }
-            DriveKind::Tiered => {
-                let t = drive.tiered.as_ref().expect("validated");
-                let fast = self.drive(&t.fast)?.clone();
-                let slow = self.drive(&t.slow)?.clone();
-                let fv = self.build_member(&fast, at, label, &drive.name, "fast")?;
-                let sv = self.build_member(&slow, at, label, &drive.name, "slow")?;
-                let size_of = |v: &Vol, b: &Builder| match v {
-                    Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
-                    _ => 0,
-                };
-                let fast_bytes = t.fast_bytes.min(size_of(&fv, self));
-                let slow_bytes = size_of(&sv, self);
-                let mut tier = Tier::new(
-                    fv,
-                    sv,
-                    t.mode == "tier",
-                    t.extent_bytes,
-                    t.promote_after,
-                    fast_bytes,
-                    slow_bytes,
-                );
-                if t.ram_bytes > 0 {
-                    let res = self.new_res(ResKind::Memory, format!("{label} RAM layer"));
-                    let copy = Pipe::rate(res, t.ram_bytes_per_s);
-                    tier.ram = Some(RamCache::new(copy, t.ram_bytes));
-                }
-                Ok(Vol::Tier(Box::new(tier)))
-            }
+            DriveKind::Ssd | DriveKind::Hdd => self.build_leaf(drive, at, label, edge),
+            DriveKind::Card => self.build_card(drive, at, label, edge, file),
+            DriveKind::Tiered => self.build_tiered(drive, at, label),
         }
+    }
+
+    /// A single SSD or HDD: a leaf behind its negotiated edge link and the hops above.
+    fn build_leaf(
+        &mut self,
+        drive: &DriveSpec,
+        at: &Attach,
+        label: &str,
+        edge: Link,
+    ) -> Result<Vol, SimError> {
+        let mps = drive
+            .interface
+            .max_payload_bytes
+            .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
+        let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} link"));
+        let sata_cmd = match edge {
+            // Per NCQ command: Register H2D, DMA Setup and Set Device Bits FISes, each
+            // with its handshake gap (the SATA transport layer's FIS exchange), on the
+            // half-duplex link.
+            Link::Sata { gen } => Some((edge_hop.down.res, (3.0 * gen.fis_gap_ns()) as u64)),
+            _ => None,
+        };
+        let mut down = vec![];
+        let mut up = vec![edge_hop.up.clone()];
+        for h in &at.above {
+            up.push(h.up.clone());
+        }
+        for h in at.above.iter().rev() {
+            down.push(h.down.clone());
+        }
+        down.push(edge_hop.down.clone());
+        let mut desc = vec![
+            format!("{} [{}]", drive.title, drive.name),
+            edge_hop.name.clone(),
+        ];
+        desc.extend(at.describe.iter().cloned());
+        // The drive's own resources are named after it and where it sits, as a spec
+        // names them ("ssd750-1200@cpu power limit", not "cpu power limit").
+        let group = format!("{}@{label}", drive.name);
+        let dev = if drive.kind == DriveKind::Ssd {
+            crate::model::Dev::Ssd(Box::new(build_ssd(
+                &mut self.res,
+                ssd_params(drive),
+                &group,
+            )))
+        } else {
+            let h = drive.hdd.as_ref().expect("validated");
+            self.seed = self.seed.wrapping_add(0x9E37_79B9);
+            crate::model::Dev::Hdd(Box::new(build_hdd(
+                &mut self.res,
+                HddParams {
+                    name: drive.name.clone(),
+                    size: h.capacity_bytes,
+                    rpm: h.rpm,
+                    seek_track_ns: h.seek_track_ns,
+                    seek_full_ns: h.seek_full_ns,
+                    outer_bps: h.outer_bytes_per_s,
+                    inner_bps: h.inner_bytes_per_s,
+                    command_ns: h.command_ns,
+                    write_cache_bytes: h.write_cache_bytes,
+                    queue_depth: h.queue_depth.unwrap_or(32),
+                    seed: self.seed,
+                    power: power_of(drive),
+                },
+                &group,
+            )))
+        };
+        let lat_up_ns = at.lat_ns - at.lat_ns / 2;
+        self.leaves.push(Leaf {
+            status_ns: Leaf::status_ns_of(&up, lat_up_ns),
+            down,
+            up,
+            lat_down_ns: at.lat_ns / 2,
+            lat_up_ns,
+            cmd_stages: at.stages.clone(),
+            sata_cmd,
+            dev,
+            describe: desc,
+        });
+        Ok(Vol::Leaf((self.leaves.len() - 1) as u32))
+    }
+
+    /// A card (a RAID of members behind a controller chip): its members built behind the chip
+    /// and the card's inner path, striped or spanned into one volume.
+    fn build_card(
+        &mut self,
+        drive: &DriveSpec,
+        at: &Attach,
+        label: &str,
+        edge: Link,
+        file: &str,
+    ) -> Result<Vol, SimError> {
+        let c = drive.card.as_ref().expect("validated");
+        let member = self.drive(&c.member)?.clone();
+        // The card's edge frames TLPs as its entry says, as a drive's interface does.
+        let mps = drive
+            .interface
+            .max_payload_bytes
+            .unwrap_or(DEFAULT_MAX_PAYLOAD_BYTES);
+        let edge_hop = self.hop(LinkKind::Std(edge), mps, 0, format!("{label} edge"));
+        let scope = format!("{label}:{}", drive.name);
+        let mut inner: Vec<Hop> = c
+            .path
+            .iter()
+            .map(|h| self.path_hop(h, &drive.links, &scope))
+            .collect();
+        inner.push(edge_hop);
+        inner.extend(at.above.iter().cloned());
+        let chip = self.new_res(ResKind::Hba, format!("{label} {}", c.chip));
+        let mut stages = vec![(chip, c.chip_command_ns)];
+        stages.extend_from_slice(&at.stages);
+        let member_link = parse_std_link(&c.member_link).expect("validated");
+        let mut desc = vec![format!(
+            "{} [{}], {} × {} ({})",
+            drive.title,
+            drive.name,
+            c.used.unwrap_or(c.count),
+            member.name,
+            c.raid
+        )];
+        desc.extend(inner.iter().map(|h| h.name.clone()));
+        let used = c.used.unwrap_or(c.count);
+        let behind_chip = Attach {
+            slot: member_link,
+            above: inner,
+            stages,
+            lat_ns: at.lat_ns + c.chip_latency_ns,
+            describe: desc,
+        };
+        let mut members = Vec::new();
+        for i in 0..used {
+            members.push(self.build_drive(
+                &member,
+                &behind_chip,
+                &format!("{label} member {i}"),
+            )?);
+        }
+        raid_volume(&self.leaves, members, c.raid == "raid0", c.stripe_bytes).map_err(|message| {
+            SimError::Catalog {
+                file: file.to_string(),
+                key: "card.stripe_bytes".into(),
+                message,
+            }
+        })
+    }
+
+    /// A tiered volume: a fast and a slow member, with an optional RAM layer in front.
+    fn build_tiered(
+        &mut self,
+        drive: &DriveSpec,
+        at: &Attach,
+        label: &str,
+    ) -> Result<Vol, SimError> {
+        let t = drive.tiered.as_ref().expect("validated");
+        let fast = self.drive(&t.fast)?.clone();
+        let slow = self.drive(&t.slow)?.clone();
+        let fv = self.build_member(&fast, at, label, &drive.name, "fast")?;
+        let sv = self.build_member(&slow, at, label, &drive.name, "slow")?;
+        let size_of = |v: &Vol, b: &Builder| match v {
+            Vol::Leaf(i) => b.leaves[*i as usize].dev.size(),
+            _ => 0,
+        };
+        let fast_bytes = t.fast_bytes.min(size_of(&fv, self));
+        let slow_bytes = size_of(&sv, self);
+        let mut tier = Tier::new(
+            fv,
+            sv,
+            t.mode == "tier",
+            t.extent_bytes,
+            t.promote_after,
+            fast_bytes,
+            slow_bytes,
+        );
+        if t.ram_bytes > 0 {
+            let res = self.new_res(ResKind::Memory, format!("{label} RAM layer"));
+            let copy = Pipe::rate(res, t.ram_bytes_per_s);
+            tier.ram = Some(RamCache::new(copy, t.ram_bytes));
+        }
+        Ok(Vol::Tier(Box::new(tier)))
     }
 
     /// Builds a member of a tiered volume on the given port if its interface fits there, or
@@ -452,263 +482,6 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
             .as_ref()
             .map(|c| SlcCache::new(c.program_ns, c.static_bytes, c.dynamic_bytes)),
     }
-}
-
-/// What a built model is, for descriptions.
-pub struct Built {
-    /// The world.
-    pub world: World,
-    /// Driver used.
-    pub driver: String,
-    /// Port used.
-    pub port: String,
-}
-
-/// Builds `drive` on `platform`'s `port`. Without a port: on the platform's default port, or,
-/// when the drive cannot attach there (a card or an NVMe drive on a platform whose default is
-/// its SATA port), on the port nearest the CPU that takes it, as one would plug it in.
-pub fn build(
-    cat: &Catalog,
-    drive: &str,
-    platform: &str,
-    port: Option<&str>,
-    seed: u64,
-) -> Result<Built, SimError> {
-    // A built-in entry a user's replacement of its member broke is refused here, when used.
-    if let Some(e) = cat.unusable_error(drive) {
-        return Err(e);
-    }
-    let (_, plat) = cat
-        .platforms
-        .get(platform)
-        .ok_or_else(|| SimError::UnknownPlatform {
-            name: platform.to_string(),
-            known: cat.platforms.keys().cloned().collect::<Vec<_>>().join(", "),
-        })?;
-    // Nearest the CPU first (fewest hops), single ports before RAID volumes.
-    let mut nearest: Vec<(&String, &PortSpec)> = plat.ports.iter().collect();
-    nearest.sort_by_key(|(n, p)| (p.raid.is_some(), p.path.len(), n.as_str()));
-    // `default` is optional: without one, the port nearest the CPU is tried first.
-    let default = plat
-        .ports
-        .iter()
-        .find(|(_, p)| p.default)
-        .map(|(n, _)| n.as_str())
-        .or_else(|| nearest.first().map(|(n, _)| n.as_str()));
-    let asked = match (port, default) {
-        (Some(p), _) => p,
-        (None, Some(d)) => d,
-        (None, None) => unreachable!("validated: a platform has a port"),
-    };
-    let (drive_name, message) = match build_on(cat, drive, platform, asked, seed) {
-        Err(SimError::Incompatible { drive, message }) => (drive, message),
-        other => return other,
-    };
-    let others = nearest.into_iter().filter(|(n, _)| *n != asked);
-    // Without a port asked for, the first that fits; with one, every port that fits, for the
-    // hint. A port the drive attaches to that fails for another reason (the platform has no
-    // driver for it) is said too: "no port takes it" would hide that.
-    let mut fitting = Vec::new();
-    let mut blocked = None;
-    for (n, _) in others {
-        match build_on(cat, drive, platform, n, seed) {
-            Ok(built) => {
-                fitting.push(built);
-                if port.is_none() {
-                    break;
-                }
-            }
-            Err(SimError::Incompatible { .. }) => {}
-            Err(e) => {
-                blocked.get_or_insert(format!("its port '{n}' would, but {e}"));
-            }
-        }
-    }
-    let no_port = |lead: &str| match &blocked {
-        Some(why) => format!("{lead} {platform} takes it: {why}"),
-        None => format!("{lead} {platform} takes it"),
-    };
-    match (port, fitting.is_empty()) {
-        (None, false) => Ok(fitting.swap_remove(0)),
-        (None, true) => Err(SimError::Incompatible {
-            message: format!("{message}, and {}", no_port("no other port of")),
-            drive: drive_name,
-        }),
-        (Some(_), _) => {
-            let hint = if fitting.is_empty() {
-                no_port("no port of")
-            } else {
-                let names: Vec<String> = fitting.into_iter().map(|b| b.port).collect();
-                format!("ports of {platform} that take it: {}", names.join(", "))
-            };
-            Err(SimError::Incompatible {
-                message: format!("{message}; {hint}"),
-                drive: drive_name,
-            })
-        }
-    }
-}
-
-/// Builds `drive` on `platform`'s port `port_name`.
-fn build_on(
-    cat: &Catalog,
-    drive: &str,
-    platform: &str,
-    port_name: &str,
-    seed: u64,
-) -> Result<Built, SimError> {
-    let (plat_file, plat) = &cat.platforms[platform];
-    let port_name = port_name.to_string();
-    let port_spec = plat
-        .ports
-        .get(&port_name)
-        .ok_or_else(|| SimError::UnknownPort {
-            platform: platform.to_string(),
-            name: port_name.clone(),
-            known: plat.ports.keys().cloned().collect::<Vec<_>>().join(", "),
-        })?;
-    let mut b = Builder {
-        cat,
-        plat,
-        plat_file,
-        res: Vec::new(),
-        leaves: Vec::new(),
-        shared: BTreeMap::new(),
-        seed,
-    };
-    let dspec = b.drive(drive)?.clone();
-    let vol = match &port_spec.raid {
-        Some(r) => {
-            if matches!(dspec.kind, DriveKind::Card | DriveKind::Tiered) {
-                return Err(SimError::Incompatible {
-                    drive: dspec.name.clone(),
-                    message: format!(
-                        "a {} is a volume of its own and cannot be a member of the RAID volume \
-                         '{port_name}'",
-                        if dspec.kind == DriveKind::Card {
-                            "card with its own RAID chip"
-                        } else {
-                            "tiered drive"
-                        }
-                    ),
-                });
-            }
-            let mut members = Vec::new();
-            for m in &r.members {
-                let mut at = b.attach_at(&plat.ports[m]);
-                at.lat_ns += port_spec.latency_ns;
-                members.push(b.build_drive(&dspec, &at, m)?);
-            }
-            raid_volume(&b.leaves, members, r.level == "raid0", r.stripe_bytes).map_err(
-                |message| SimError::Catalog {
-                    file: plat_file.to_string(),
-                    key: format!("ports.{port_name}.raid.stripe_bytes"),
-                    message,
-                },
-            )?
-        }
-        None => {
-            let at = b.attach_at(port_spec);
-            b.build_drive(&dspec, &at, &port_name)?
-        }
-    };
-    // A port's own driver drives only drives of its protocol (AMD's NVMe RAIDXpert does not
-    // drive a RevoDrive's SiI3124): any other drive is refused there, as one that does not
-    // attach is, so a port left unnamed is one it can use.
-    if let Some(d) = &port_spec.driver {
-        if let Some(spec) = plat.drivers.get(d) {
-            let drives = spec.drives_protocol(d);
-            if drives != dspec.interface.protocol {
-                return Err(SimError::Incompatible {
-                    drive: dspec.name.clone(),
-                    message: format!(
-                        "port '{port_name}' runs its drive under the '{d}' driver, which drives \
-                         {drives} drives, not {} ones (a port's driver is for drives of its \
-                         [drivers.{d}] protocol)",
-                        dspec.interface.protocol
-                    ),
-                });
-            }
-        }
-    }
-    let driver = port_spec
-        .driver
-        .clone()
-        .unwrap_or_else(|| dspec.interface.protocol.clone());
-    let dr = plat.drivers.get(&driver).ok_or_else(|| {
-        // Which platforms of the era have it, and how to give this one the driver.
-        let with: Vec<&str> = cat
-            .platforms
-            .iter()
-            .filter(|(_, (_, p))| p.drivers.contains_key(&driver))
-            .map(|(n, _)| n.as_str())
-            .collect();
-        if with.is_empty() && port_spec.driver.is_none() {
-            // No platform knows it: the drive's protocol is what is wrong.
-            let known: std::collections::BTreeSet<&str> = cat
-                .platforms
-                .values()
-                .flat_map(|(_, p)| p.drivers.keys().map(String::as_str))
-                .collect();
-            return SimError::Catalog {
-                file: cat.drives[drive].0.clone(),
-                key: "interface.protocol".into(),
-                message: format!(
-                    "no platform has a driver for '{driver}'; the catalog's protocols: {}",
-                    known.into_iter().collect::<Vec<_>>().join(", ")
-                ),
-            };
-        }
-        SimError::Catalog {
-            file: b.plat_file.to_string(),
-            key: format!("drivers.{driver}"),
-            message: format!(
-                "unknown driver '{driver}' (drive '{}' speaks {}); known: {}. Platforms with it: \
-                 {}; or copy this platform's file into the platforms/ of a --catalog directory \
-                 and add a [drivers.{driver}] table (latency_ns, queue_depth, source)",
-                dspec.name,
-                dspec.interface.protocol,
-                plat.drivers.keys().cloned().collect::<Vec<_>>().join(", "),
-                if with.is_empty() {
-                    "none".to_string()
-                } else {
-                    with.join(", ")
-                },
-            ),
-        }
-    })?;
-    // The host keeps as many commands in flight as the driver sends and the device takes:
-    // the least of the driver's queue, the drive's (an SSD controller's or a disk's NCQ
-    // depth) and a card's RAID layer. Each member of a platform's RAID volume has its own
-    // queue, so the drive's depth counts once per member (four SATA SSDs on RST take 4 × 32,
-    // not 32).
-    let members = port_spec
-        .raid
-        .as_ref()
-        .map_or(1, |r| r.members.len() as u32);
-    let drive_qd = [
-        dspec.controller.as_ref().and_then(|c| c.queue_depth),
-        dspec.hdd.as_ref().and_then(|h| h.queue_depth),
-    ]
-    .into_iter()
-    .flatten()
-    .min()
-    .map(|q| q.saturating_mul(members));
-    let qd = [
-        dr.queue_depth,
-        drive_qd,
-        dspec.card.as_ref().and_then(|c| c.queue_depth),
-    ]
-    .into_iter()
-    .flatten()
-    .min()
-    .unwrap_or(1024);
-    let world = World::new(b.res, b.leaves, vol, dr.latency_ns, qd);
-    Ok(Built {
-        world,
-        driver,
-        port: port_name,
-    })
 }
 
 /// A RAID-0 (striped) or JBOD (concatenated) volume over `members`: each member contributes

@@ -1,11 +1,11 @@
 //! Running a suite: preparation, steps and sweeps, steady-state rounds, scores. What actually
 //! performs I/O is behind [`Executor`], so the same suite runs on a real target or a model.
 
-use crate::plan::{size_label, step_jobs};
+use crate::plan::{size_label, step_jobs, PlannedJob};
 use crate::score;
-use crate::spec::{StepSpec, SuiteSpec};
+use crate::spec::{FilesSpec, SteadySpec, StepSpec, SuiteSpec};
 use iolab_core::job::JobSpec;
-use iolab_core::result::{JobResult, SteadyStateReport, StepInfo, SuiteSummary};
+use iolab_core::result::{JobResult, SteadyStateReport, StepInfo, SuiteSummary, SweepValue};
 use iolab_core::size::{format_size, ByteSize};
 use iolab_core::steady;
 
@@ -210,31 +210,7 @@ fn run_step(
     on_job: &mut dyn FnMut(&JobResult),
 ) -> Result<(), String> {
     if let Some(files) = &step.files {
-        let scaled = crate::plan::file_bytes(files, scale);
-        let info = StepInfo {
-            phase: phase.into(),
-            step: step.name.clone(),
-            chart: step.chart.clone(),
-            ..StepInfo::default()
-        };
-        if exec.interrupted() {
-            return Err("interrupted".into());
-        }
-        return match exec.file_op(files, scaled) {
-            Ok(mut r) => {
-                r.name = step.name.clone();
-                r.step = Some(info);
-                on_job(&r);
-                run.jobs.push(r);
-                Ok(())
-            }
-            Err(SkipOrFail::Skip(why)) => {
-                run.notes
-                    .push(format!("skipped step '{}': {why}", step.name));
-                Ok(())
-            }
-            Err(SkipOrFail::Fail(why)) => Err(format!("step '{}': {why}", step.name)),
-        };
+        return run_file_step(run, phase, step, files, scale, exec, on_job);
     }
     let mut jobs = step_jobs(suite, step, scale).map_err(|e| e.to_string())?;
     if let Some(spans) = step.io_limit_spans {
@@ -261,6 +237,59 @@ fn run_step(
         }
         return Ok(());
     };
+    run_until_steady(run, phase, step, ss, &jobs, exec, on_job)
+}
+
+/// A step that makes or removes files (a file-system step): one file operation, its result
+/// recorded under the step's name, or a note when the target cannot take it.
+fn run_file_step(
+    run: &mut SuiteRun,
+    phase: &str,
+    step: &StepSpec,
+    files: &FilesSpec,
+    scale: f64,
+    exec: &mut dyn Executor,
+    on_job: &mut dyn FnMut(&JobResult),
+) -> Result<(), String> {
+    let scaled = crate::plan::file_bytes(files, scale);
+    let info = StepInfo {
+        phase: phase.into(),
+        step: step.name.clone(),
+        chart: step.chart.clone(),
+        ..StepInfo::default()
+    };
+    if exec.interrupted() {
+        return Err("interrupted".into());
+    }
+    match exec.file_op(files, scaled) {
+        Ok(mut r) => {
+            r.name = step.name.clone();
+            r.step = Some(info);
+            on_job(&r);
+            run.jobs.push(r);
+            Ok(())
+        }
+        Err(SkipOrFail::Skip(why)) => {
+            run.notes
+                .push(format!("skipped step '{}': {why}", step.name));
+            Ok(())
+        }
+        Err(SkipOrFail::Fail(why)) => Err(format!("step '{}': {why}", step.name)),
+    }
+}
+
+/// A step with a steady-state rule: rounds of all its jobs until the tracked job's metric is
+/// judged steady (or the rounds run out, a job fails, or the tracked job is skipped), then the
+/// judgement recorded in the summary.
+fn run_until_steady(
+    run: &mut SuiteRun,
+    phase: &str,
+    step: &StepSpec,
+    ss: &SteadySpec,
+    jobs: &[PlannedJob],
+    exec: &mut dyn Executor,
+    on_job: &mut dyn FnMut(&JobResult),
+) -> Result<(), String> {
     let tracked = jobs
         .iter()
         .position(|j| crate::plan::matches(&j.sweep, &ss.track))
@@ -307,17 +336,7 @@ fn run_step(
             break;
         }
     }
-    let tracked_name = jobs[tracked]
-        .sweep
-        .iter()
-        .map(|s| {
-            if s.key == "block_size" {
-                size_label(s.value as u64)
-            } else {
-                format!("{}={}", s.key, s.value)
-            }
-        })
-        .collect::<Vec<_>>();
+    let tracked_name = tracked_label(&jobs[tracked].sweep);
     let mut report: SteadyStateReport = steady::judge(
         &step.name,
         &ss.metric,
@@ -341,6 +360,21 @@ fn run_step(
     }
     run.summary.steady_state.push(report);
     outcome
+}
+
+/// The tracked job's sweep point as a reader names it (`4K`, `qd=32`); empty for a step without
+/// a sweep.
+fn tracked_label(sweep: &[SweepValue]) -> Vec<String> {
+    sweep
+        .iter()
+        .map(|s| {
+            if s.key == "block_size" {
+                size_label(s.value as u64)
+            } else {
+                format!("{}={}", s.key, s.value)
+            }
+        })
+        .collect::<Vec<_>>()
 }
 
 #[cfg(test)]

@@ -223,130 +223,188 @@ pub fn compute_with(
     scale: f64,
     steady: &[SteadyStateReport],
 ) -> Option<Score> {
-    let metric = spec.metric.as_deref().unwrap_or("");
-    let step = spec.step.as_deref().unwrap_or("");
-    let mut stddev = None;
-    let mut notes = Vec::new();
-    let read_steps: Vec<&str> = spec
-        .step
-        .iter()
-        .map(String::as_str)
-        .chain(spec.terms.iter().map(|t| t.step.as_str()))
-        .collect();
-    for ss in steady.iter().filter(|ss| !ss.attained) {
-        if read_steps.contains(&ss.step.as_str()) {
-            notes.push(format!("steady state of '{}' not attained", ss.step));
-        }
-    }
-    // Every job the score reads, to say when one of them did not finish.
-    let mut used: Vec<&JobResult> = Vec::new();
+    let mut work = ScoreWork {
+        suite,
+        spec,
+        jobs,
+        metric: spec.metric.as_deref().unwrap_or(""),
+        step: spec.step.as_deref().unwrap_or(""),
+        stddev: None,
+        notes: Vec::new(),
+        used: Vec::new(),
+    };
+    work.note_unsteady_steps(steady);
     if spec.rule == "last_seconds" && scale != 1.0 {
         // A scaled run's window is not the one the score's name gives (AnandTech's "last 400 s").
-        notes.push(format!(
+        work.notes.push(format!(
             "scaled run: last {:.0} s",
             spec.seconds.unwrap_or(0.0) * scale
         ));
     }
     let (value, unit, rule) = match spec.rule.as_str() {
-        "mean" => {
-            let (points, window) = scored_points(suite, jobs, step, &spec.filter);
-            used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
-            notes.extend(points_missing(points.len(), &spec.filter));
-            let vals: Vec<f64> = points.iter().filter_map(|p| p.value(metric)).collect();
-            (
-                mean(&vals)?,
-                unit_of(metric),
-                format!(
-                    "mean of {metric} over {} job(s) of '{step}'{}",
-                    vals.len(),
-                    window_words(window, metric)
-                ),
-            )
-        }
-        "last_seconds" => {
-            let secs = spec.seconds.unwrap_or(0.0) * scale;
-            let (points, _) = scored_points(suite, jobs, step, &[]);
-            let job = points.last()?.job;
-            used.push(job);
-            let (m, sd) = last_seconds(job, metric, secs)?;
-            stddev = Some(sd);
-            // The suite's checks refuse a window longer than the step's duration; a job that
-            // stopped early (a byte limit, a device error) still measured less than it.
-            let measured = job.series.t_end_s.last().copied().unwrap_or(0.0);
-            if measured + 1e-9 < secs {
-                notes.push(format!("the job measured only {measured:.0} s"));
-            }
-            // AnandTech scores consistency by the average and by average/σ (its consistency charts).
-            let ratio = if sd > 0.0 {
-                format!("; average/σ {:.1}", m / sd)
-            } else {
-                String::new()
-            };
-            (m, unit_of(metric), format!("mean and standard deviation of per-second {metric} over the last {secs:.0} s of '{step}'{ratio}"))
-        }
-        "weighted" => {
-            let mut total = 0.0;
-            let mut words = Vec::new();
-            for t in &spec.terms {
-                let (points, window) = scored_points(suite, jobs, &t.step, &t.filter);
-                used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
-                notes.extend(points_missing(points.len(), &t.filter));
-                let vals: Vec<f64> = points.iter().filter_map(|p| p.value(&t.metric)).collect();
-                total += t.weight * mean(&vals)?;
-                words.push(format!(
-                    "{}·{}({}{})",
-                    t.weight,
-                    t.metric,
-                    t.step,
-                    window_words(window, &t.metric)
-                ));
-            }
-            (total, "points", words.join(" + "))
-        }
-        "rating" => {
-            let (points, window) = scored_points(suite, jobs, step, &spec.filter);
-            if points.is_empty() {
-                return None;
-            }
-            used.extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
-            notes.extend(points_missing(points.len(), &spec.filter));
-            let sum = points
-                .iter()
-                .map(|p| p.value(metric).unwrap_or(0.0) / p.job.job.queue_depth.max(1) as f64)
-                .sum();
-            (
-                sum,
-                "points",
-                format!(
-                    "Σ {metric} / queue depth over {} job(s) of '{step}'{}",
-                    points.len(),
-                    window_words(window, metric)
-                ),
-            )
-        }
+        "mean" => work.mean()?,
+        "last_seconds" => work.last_seconds(spec.seconds.unwrap_or(0.0) * scale)?,
+        "weighted" => work.weighted()?,
+        "rating" => work.rating()?,
         _ => return None,
     };
-    let mut unfinished: Vec<&str> = used
-        .iter()
-        .filter(|j| !j.complete)
-        .map(|j| j.name.as_str())
-        .collect();
-    unfinished.dedup();
-    if !unfinished.is_empty() {
-        notes.push(format!("from unfinished job(s): {}", unfinished.join(", ")));
-    }
-    let name = if notes.is_empty() {
+    work.note_unfinished_jobs();
+    let name = if work.notes.is_empty() {
         spec.name.clone()
     } else {
-        format!("{} ({})", spec.name, notes.join("; "))
+        format!("{} ({})", spec.name, work.notes.join("; "))
     };
     Some(Score {
         name,
         value,
         unit: spec.unit.clone().unwrap_or_else(|| unit.to_string()),
-        stddev,
+        stddev: work.stddev,
         rule,
     })
+}
+
+/// One score being computed: what it reads, and what it learns on the way (the notes its name
+/// carries, the jobs it read, a standard deviation). One method per rule, each giving the
+/// value, its unit and the rule in words.
+struct ScoreWork<'a> {
+    suite: &'a SuiteSpec,
+    spec: &'a ScoreSpec,
+    jobs: &'a [JobResult],
+    /// The score's metric (empty for a weighted score, whose terms name theirs).
+    metric: &'a str,
+    /// The score's step (empty for a weighted score).
+    step: &'a str,
+    stddev: Option<f64>,
+    notes: Vec<String>,
+    /// Every job the score reads, to say when one of them did not finish.
+    used: Vec<&'a JobResult>,
+}
+
+impl<'a> ScoreWork<'a> {
+    /// Notes each step the score reads whose steady state was not attained.
+    fn note_unsteady_steps(&mut self, steady: &[SteadyStateReport]) {
+        let read_steps: Vec<&str> = self
+            .spec
+            .step
+            .iter()
+            .map(String::as_str)
+            .chain(self.spec.terms.iter().map(|t| t.step.as_str()))
+            .collect();
+        for ss in steady.iter().filter(|ss| !ss.attained) {
+            if read_steps.contains(&ss.step.as_str()) {
+                self.notes
+                    .push(format!("steady state of '{}' not attained", ss.step));
+            }
+        }
+    }
+
+    /// The mean of the metric over the step's jobs that pass the filter.
+    fn mean(&mut self) -> Option<(f64, &'static str, String)> {
+        let (metric, step) = (self.metric, self.step);
+        let (points, window) = scored_points(self.suite, self.jobs, step, &self.spec.filter);
+        self.used
+            .extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+        self.notes
+            .extend(points_missing(points.len(), &self.spec.filter));
+        let vals: Vec<f64> = points.iter().filter_map(|p| p.value(metric)).collect();
+        Some((
+            mean(&vals)?,
+            unit_of(metric),
+            format!(
+                "mean of {metric} over {} job(s) of '{step}'{}",
+                vals.len(),
+                window_words(window, metric)
+            ),
+        ))
+    }
+
+    /// The mean and standard deviation of the per-second metric over the last `secs` seconds
+    /// of the step's last job.
+    fn last_seconds(&mut self, secs: f64) -> Option<(f64, &'static str, String)> {
+        let (metric, step) = (self.metric, self.step);
+        let (points, _) = scored_points(self.suite, self.jobs, step, &[]);
+        let job = points.last()?.job;
+        self.used.push(job);
+        let (m, sd) = last_seconds(job, metric, secs)?;
+        self.stddev = Some(sd);
+        // The suite's checks refuse a window longer than the step's duration; a job that
+        // stopped early (a byte limit, a device error) still measured less than it.
+        let measured = job.series.t_end_s.last().copied().unwrap_or(0.0);
+        if measured + 1e-9 < secs {
+            self.notes
+                .push(format!("the job measured only {measured:.0} s"));
+        }
+        // AnandTech scores consistency by the average and by average/σ (its consistency charts).
+        let ratio = if sd > 0.0 {
+            format!("; average/σ {:.1}", m / sd)
+        } else {
+            String::new()
+        };
+        Some((m, unit_of(metric), format!("mean and standard deviation of per-second {metric} over the last {secs:.0} s of '{step}'{ratio}")))
+    }
+
+    /// The weighted sum of each term's mean.
+    fn weighted(&mut self) -> Option<(f64, &'static str, String)> {
+        let mut total = 0.0;
+        let mut words = Vec::new();
+        for t in &self.spec.terms {
+            let (points, window) = scored_points(self.suite, self.jobs, &t.step, &t.filter);
+            self.used
+                .extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+            self.notes.extend(points_missing(points.len(), &t.filter));
+            let vals: Vec<f64> = points.iter().filter_map(|p| p.value(&t.metric)).collect();
+            total += t.weight * mean(&vals)?;
+            words.push(format!(
+                "{}·{}({}{})",
+                t.weight,
+                t.metric,
+                t.step,
+                window_words(window, &t.metric)
+            ));
+        }
+        Some((total, "points", words.join(" + ")))
+    }
+
+    /// The sum of the metric divided by each job's queue depth.
+    fn rating(&mut self) -> Option<(f64, &'static str, String)> {
+        let (metric, step) = (self.metric, self.step);
+        let (points, window) = scored_points(self.suite, self.jobs, step, &self.spec.filter);
+        if points.is_empty() {
+            return None;
+        }
+        self.used
+            .extend(points.iter().flat_map(|p| p.rounds.iter().copied()));
+        self.notes
+            .extend(points_missing(points.len(), &self.spec.filter));
+        let sum = points
+            .iter()
+            .map(|p| p.value(metric).unwrap_or(0.0) / p.job.job.queue_depth.max(1) as f64)
+            .sum();
+        Some((
+            sum,
+            "points",
+            format!(
+                "Σ {metric} / queue depth over {} job(s) of '{step}'{}",
+                points.len(),
+                window_words(window, metric)
+            ),
+        ))
+    }
+
+    /// Notes the jobs read that did not finish.
+    fn note_unfinished_jobs(&mut self) {
+        let mut unfinished: Vec<&str> = self
+            .used
+            .iter()
+            .filter(|j| !j.complete)
+            .map(|j| j.name.as_str())
+            .collect();
+        unfinished.dedup();
+        if !unfinished.is_empty() {
+            self.notes
+                .push(format!("from unfinished job(s): {}", unfinished.join(", ")));
+        }
+    }
 }
 
 #[cfg(test)]

@@ -182,6 +182,90 @@ fn mix_for(bucket: usize, mean: f64) -> Sizes {
     }
 }
 
+/// The sizes of each bucket (by [`SIZE_LABELS`]): the fixed ones as labelled, and the free
+/// bucket ("other" when it has requests, else ">128K") a mix sized so that all `counts`
+/// requests together move `target_bytes`.
+fn bucket_sizes(counts: &[u64], target_bytes: f64) -> Vec<Sizes> {
+    let mut sizes: Vec<Sizes> = SIZE_LABELS
+        .iter()
+        .map(|l| match *l {
+            "<4K" => Sizes::Small,
+            "4K" => Sizes::Fixed(4 * K),
+            "8K" => Sizes::Fixed(8 * K),
+            "16K" => Sizes::Fixed(16 * K),
+            "32K" => Sizes::Fixed(32 * K),
+            "64K" => Sizes::Fixed(64 * K),
+            "128K" => Sizes::Fixed(128 * K),
+            ">128K" => Sizes::Fixed(256 * K),
+            _ => Sizes::Fixed(12 * K),
+        })
+        .collect();
+    let other = SIZE_LABELS.iter().position(|l| *l == "other").unwrap_or(8);
+    let large = SIZE_LABELS.iter().position(|l| *l == ">128K").unwrap_or(7);
+    let fixed_bytes: f64 = (0..sizes.len())
+        .filter(|&b| b != other && b != large)
+        .map(|b| counts[b] as f64 * sizes[b].mean())
+        .sum();
+    let rest = target_bytes - fixed_bytes;
+    let free = if counts[other] > 0 { other } else { large };
+    let held = if free == other {
+        counts[large] as f64 * sizes[large].mean()
+    } else {
+        0.0
+    };
+    if counts[free] > 0 {
+        sizes[free] = mix_for(free, (rest - held) / counts[free] as f64);
+    }
+    sizes
+}
+
+/// Reads per bucket: between proportional and all-in-the-largest (or smallest) buckets,
+/// interpolated to meet the read volume `target_r`; never more than a bucket's requests.
+/// `n` is the trace's request count.
+fn reads_per_bucket(counts: &[u64], means: &[f64], n: u64, reads: u64, target_r: f64) -> Vec<u64> {
+    let prop: Vec<f64> = counts
+        .iter()
+        .map(|&c| c as f64 * reads as f64 / n as f64)
+        .collect();
+    let prop_bytes: f64 = prop.iter().zip(means).map(|(r, m)| r * m).sum();
+    let mut order: Vec<usize> = (0..counts.len()).collect();
+    if target_r > prop_bytes {
+        order.sort_by(|&a, &b| means[b].total_cmp(&means[a]));
+    } else {
+        order.sort_by(|&a, &b| means[a].total_cmp(&means[b]));
+    }
+    let mut ext = vec![0.0; counts.len()];
+    let mut left = reads as f64;
+    for &b in &order {
+        let take = left.min(counts[b] as f64);
+        ext[b] = take;
+        left -= take;
+    }
+    let ext_bytes: f64 = ext.iter().zip(means).map(|(r, m)| r * m).sum();
+    let t = if (ext_bytes - prop_bytes).abs() < 1.0 {
+        0.0
+    } else {
+        ((target_r - prop_bytes) / (ext_bytes - prop_bytes)).clamp(0.0, 1.0)
+    };
+    let want: Vec<f64> = prop
+        .iter()
+        .zip(&ext)
+        .map(|(p, e)| p + (e - p) * t)
+        .collect();
+    let mut read_counts = apportion(reads, &want);
+    for (r, &c) in read_counts.iter_mut().zip(counts) {
+        *r = (*r).min(c);
+    }
+    // Rounding and clamping may leave reads short; give them to buckets with room.
+    let mut short = reads.saturating_sub(read_counts.iter().sum());
+    for (r, &c) in read_counts.iter_mut().zip(counts) {
+        let room = (c - *r).min(short);
+        *r += room;
+        short -= room;
+    }
+    read_counts
+}
+
 /// A planned run: `window` deep, `len` requests in all.
 #[derive(Debug, Clone, Copy)]
 struct Run {
@@ -240,80 +324,10 @@ impl Synth {
 
         // Sizes: counts per bucket, then free buckets sized to hit the total volume.
         let counts = apportion(n, &profile.size_vector());
-        let mut sizes: Vec<Sizes> = SIZE_LABELS
-            .iter()
-            .map(|l| match *l {
-                "<4K" => Sizes::Small,
-                "4K" => Sizes::Fixed(4 * K),
-                "8K" => Sizes::Fixed(8 * K),
-                "16K" => Sizes::Fixed(16 * K),
-                "32K" => Sizes::Fixed(32 * K),
-                "64K" => Sizes::Fixed(64 * K),
-                "128K" => Sizes::Fixed(128 * K),
-                ">128K" => Sizes::Fixed(256 * K),
-                _ => Sizes::Fixed(12 * K),
-            })
-            .collect();
-        let other = SIZE_LABELS.iter().position(|l| *l == "other").unwrap_or(8);
-        let large = SIZE_LABELS.iter().position(|l| *l == ">128K").unwrap_or(7);
-        let fixed_bytes: f64 = (0..sizes.len())
-            .filter(|&b| b != other && b != large)
-            .map(|b| counts[b] as f64 * sizes[b].mean())
-            .sum();
-        let rest = target_r + target_w - fixed_bytes;
-        let free = if counts[other] > 0 { other } else { large };
-        let held = if free == other {
-            counts[large] as f64 * sizes[large].mean()
-        } else {
-            0.0
-        };
-        if counts[free] > 0 {
-            sizes[free] = mix_for(free, (rest - held) / counts[free] as f64);
-        }
+        let sizes = bucket_sizes(&counts, target_r + target_w);
         let means: Vec<f64> = sizes.iter().map(|s| s.mean()).collect();
 
-        // Reads per bucket: between proportional and all-in-the-largest (or smallest)
-        // buckets, interpolated to meet the read volume.
-        let prop: Vec<f64> = counts
-            .iter()
-            .map(|&c| c as f64 * reads as f64 / n as f64)
-            .collect();
-        let prop_bytes: f64 = prop.iter().zip(&means).map(|(r, m)| r * m).sum();
-        let mut order: Vec<usize> = (0..counts.len()).collect();
-        if target_r > prop_bytes {
-            order.sort_by(|&a, &b| means[b].total_cmp(&means[a]));
-        } else {
-            order.sort_by(|&a, &b| means[a].total_cmp(&means[b]));
-        }
-        let mut ext = vec![0.0; counts.len()];
-        let mut left = reads as f64;
-        for &b in &order {
-            let take = left.min(counts[b] as f64);
-            ext[b] = take;
-            left -= take;
-        }
-        let ext_bytes: f64 = ext.iter().zip(&means).map(|(r, m)| r * m).sum();
-        let t = if (ext_bytes - prop_bytes).abs() < 1.0 {
-            0.0
-        } else {
-            ((target_r - prop_bytes) / (ext_bytes - prop_bytes)).clamp(0.0, 1.0)
-        };
-        let want: Vec<f64> = prop
-            .iter()
-            .zip(&ext)
-            .map(|(p, e)| p + (e - p) * t)
-            .collect();
-        let mut read_counts = apportion(reads, &want);
-        for (r, &c) in read_counts.iter_mut().zip(&counts) {
-            *r = (*r).min(c);
-        }
-        // Rounding and clamping may leave reads short; give them to buckets with room.
-        let mut short = reads.saturating_sub(read_counts.iter().sum());
-        for (r, &c) in read_counts.iter_mut().zip(&counts) {
-            let room = (c - *r).min(short);
-            *r += room;
-            short -= room;
-        }
+        let read_counts = reads_per_bucket(&counts, &means, n, reads, target_r);
         let mut cells = Vec::with_capacity(counts.len() * 2);
         for (&c, &r) in counts.iter().zip(&read_counts) {
             cells.push(r);

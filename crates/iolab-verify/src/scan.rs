@@ -32,137 +32,175 @@ pub fn scan(
     hi: u64,
     read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<()>,
 ) -> io::Result<ScanOutcome> {
-    let mut out = ScanOutcome::default();
-    let mut buf = vec![0u8; WINDOW];
-    let (mut wstart, mut wend) = (lo, lo);
+    let mut scanner = Scanner {
+        hi,
+        read_at,
+        buf: vec![0u8; WINDOW],
+        wstart: lo,
+        wend: lo,
+        out: ScanOutcome::default(),
+    };
     let mut pos = lo;
-    let sec = SECTOR as u64;
-    // Makes `pos..pos + need` readable in the window.
-    let mut load = |pos: u64, need: u64, buf: &mut Vec<u8>, ws: &mut u64, we: &mut u64| {
-        if pos >= *ws && pos + need <= *we {
-            return Ok(());
-        }
-        let len = (need.max(WINDOW as u64)).min(hi - pos);
-        if buf.len() < len as usize {
-            buf.resize(len as usize, 0);
-        }
-        read_at(pos, &mut buf[..len as usize])?;
-        *ws = pos;
-        *we = pos + len;
-        Ok::<(), io::Error>(())
-    };
-    // The sector at `p` of a window starting at `ws`.
-    let at = |p: u64, ws: u64, buf: &[u8]| -> Vec<u8> {
-        let i = (p - ws) as usize;
-        buf[i..i + SECTOR].to_vec()
-    };
     while pos < hi {
-        load(pos, sec, &mut buf, &mut wstart, &mut wend)?;
-        let sector = at(pos, wstart, &buf);
-        match read_sector(&sector) {
+        scanner.load(pos, SEC)?;
+        let sector = scanner.sector_at(pos);
+        pos += match read_sector(&sector) {
             Sector::Stamped {
                 index: 0, offset, ..
-            } if offset == pos => {
-                let (facts, len) = head_facts(&sector).expect("a first sector");
-                let len = (len as u64).clamp(sec, MAX_BLOCK).min(hi - pos) / sec * sec;
-                load(pos, len, &mut buf, &mut wstart, &mut wend)?;
-                let i0 = (pos - wstart) as usize;
-                let data = &buf[i0..i0 + len as usize];
-                // Where a newer, smaller write covered the rest of the block.
-                let mut end = len;
-                for (i, s) in data.chunks_exact(SECTOR).enumerate().skip(1) {
-                    if let Sector::Stamped {
-                        run_id,
-                        index,
-                        offset,
-                        generation,
-                    } = read_sector(s)
-                    {
-                        let here = pos + i as u64 * sec;
-                        if run_id == facts.run_id
-                            && offset != pos
-                            && generation > facts.generation
-                            && offset + index as u64 * sec == here
-                        {
-                            end = i as u64 * sec;
-                            break;
-                        }
-                    }
-                }
-                let exp = Expected {
-                    run_id: facts.run_id,
-                    block_offset: pos,
-                    start: pos,
-                    len: end,
-                    generation: facts.generation,
-                    floor: facts.generation,
-                    after_crash: false,
-                };
-                out.tally.add(check(&exp, &data[..end as usize]), end);
-                pos += end;
-            }
+            } if offset == pos => scanner.block(pos, &sector)?,
             Sector::Stamped {
                 run_id,
                 index,
                 offset,
                 generation,
-            } => {
-                // A run of sectors of one block without its first sector here.
-                let mut n = 1u64;
-                while pos + n * sec < hi {
-                    load(pos + n * sec, sec, &mut buf, &mut wstart, &mut wend)?;
-                    let next = read_sector(&at(pos + n * sec, wstart, &buf));
-                    let same = matches!(next, Sector::Stamped { run_id: r, index: k, offset: o, generation: g }
-                        if r == run_id && o == offset && g == generation && k as u64 == index as u64 + n);
-                    if !same {
-                        break;
-                    }
-                    n += 1;
-                }
-                if offset + index as u64 * sec == pos {
-                    // The rest of a block whose head a later write covered: intact.
-                    out.tally.add(Verdict::Ok, n * sec);
-                } else {
-                    out.tally.add(
-                        Verdict::Failed(Failure {
-                            kind: Kind::Misplaced,
-                            offset: pos,
-                            len: n * sec,
-                            sector_offset: pos,
-                            expected: format!("a block written at {pos}"),
-                            found: format!(
-                                "sector {index} of the block written at {offset}, generation \
-                                 {generation}"
-                            ),
-                        }),
-                        n * sec,
-                    );
-                }
-                pos += n * sec;
-            }
+            } => scanner.headless_run(pos, run_id, index, offset, generation)?,
             Sector::Damaged => {
-                out.tally.add(
+                scanner.out.tally.add(
                     Verdict::Failed(Failure {
                         kind: Kind::Corrupted,
                         offset: pos,
-                        len: sec,
+                        len: SEC,
                         sector_offset: pos,
                         expected: "an intact stamped sector".into(),
                         found: format!(
                             "sector at {pos}: checksum mismatch (changed after the write)"
                         ),
                     }),
-                    sec,
+                    SEC,
                 );
-                pos += sec;
+                SEC
             }
             Sector::Uniform(_) | Sector::Foreign => {
-                out.unstamped_bytes += sec;
-                pos += sec;
+                scanner.out.unstamped_bytes += SEC;
+                SEC
+            }
+        };
+    }
+    Ok(scanner.out)
+}
+
+/// A sector's size as an offset.
+const SEC: u64 = SECTOR as u64;
+
+/// A scan under way: the window of the target read so far and what it found.
+struct Scanner<'a> {
+    /// End of the scanned range.
+    hi: u64,
+    read_at: &'a mut dyn FnMut(u64, &mut [u8]) -> io::Result<()>,
+    /// The window's bytes: `wstart..wend` of the target.
+    buf: Vec<u8>,
+    wstart: u64,
+    wend: u64,
+    out: ScanOutcome,
+}
+
+impl Scanner<'_> {
+    /// Makes `pos..pos + need` readable in the window.
+    fn load(&mut self, pos: u64, need: u64) -> io::Result<()> {
+        if pos >= self.wstart && pos + need <= self.wend {
+            return Ok(());
+        }
+        let len = (need.max(WINDOW as u64)).min(self.hi - pos);
+        if self.buf.len() < len as usize {
+            self.buf.resize(len as usize, 0);
+        }
+        (self.read_at)(pos, &mut self.buf[..len as usize])?;
+        self.wstart = pos;
+        self.wend = pos + len;
+        Ok(())
+    }
+
+    /// The sector at `p`, which the window holds.
+    fn sector_at(&self, p: u64) -> Vec<u8> {
+        let i = (p - self.wstart) as usize;
+        self.buf[i..i + SECTOR].to_vec()
+    }
+
+    /// Checks the block whose first sector `head` is at `pos`, up to where a newer, smaller
+    /// write covered the rest of it; returns the bytes checked.
+    fn block(&mut self, pos: u64, head: &[u8]) -> io::Result<u64> {
+        let (facts, len) = head_facts(head).expect("a first sector");
+        let len = (len as u64).clamp(SEC, MAX_BLOCK).min(self.hi - pos) / SEC * SEC;
+        self.load(pos, len)?;
+        let i0 = (pos - self.wstart) as usize;
+        let data = &self.buf[i0..i0 + len as usize];
+        // Where a newer, smaller write covered the rest of the block.
+        let mut end = len;
+        for (i, s) in data.chunks_exact(SECTOR).enumerate().skip(1) {
+            if let Sector::Stamped {
+                run_id,
+                index,
+                offset,
+                generation,
+            } = read_sector(s)
+            {
+                let here = pos + i as u64 * SEC;
+                if run_id == facts.run_id
+                    && offset != pos
+                    && generation > facts.generation
+                    && offset + index as u64 * SEC == here
+                {
+                    end = i as u64 * SEC;
+                    break;
+                }
             }
         }
+        let exp = Expected {
+            run_id: facts.run_id,
+            block_offset: pos,
+            start: pos,
+            len: end,
+            generation: facts.generation,
+            floor: facts.generation,
+            after_crash: false,
+        };
+        self.out.tally.add(check(&exp, &data[..end as usize]), end);
+        Ok(end)
     }
-    Ok(out)
+
+    /// A run of sectors of one block without its first sector here, starting at `pos` with
+    /// the sector stamped (`run_id`, `index`, `offset`, `generation`): intact when it is where
+    /// its block puts it, else misplaced. Returns the run's bytes.
+    fn headless_run(
+        &mut self,
+        pos: u64,
+        run_id: u32,
+        index: u32,
+        offset: u64,
+        generation: u64,
+    ) -> io::Result<u64> {
+        let mut n = 1u64;
+        while pos + n * SEC < self.hi {
+            self.load(pos + n * SEC, SEC)?;
+            let next = read_sector(&self.sector_at(pos + n * SEC));
+            let same = matches!(next, Sector::Stamped { run_id: r, index: k, offset: o, generation: g }
+                if r == run_id && o == offset && g == generation && k as u64 == index as u64 + n);
+            if !same {
+                break;
+            }
+            n += 1;
+        }
+        if offset + index as u64 * SEC == pos {
+            // The rest of a block whose head a later write covered: intact.
+            self.out.tally.add(Verdict::Ok, n * SEC);
+        } else {
+            self.out.tally.add(
+                Verdict::Failed(Failure {
+                    kind: Kind::Misplaced,
+                    offset: pos,
+                    len: n * SEC,
+                    sector_offset: pos,
+                    expected: format!("a block written at {pos}"),
+                    found: format!(
+                        "sector {index} of the block written at {offset}, generation \
+                         {generation}"
+                    ),
+                }),
+                n * SEC,
+            );
+        }
+        Ok(n * SEC)
+    }
 }
 
 #[cfg(test)]

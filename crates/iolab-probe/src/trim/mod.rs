@@ -293,30 +293,7 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
         .as_ref()
         .map(|m| m.fs_type.clone())
         .unwrap_or_default();
-    let disk = p.disk.as_ref();
-    let dir_meta = fs::metadata(&dir).map_err(|e| TrimError::io("examining", &dir, e))?;
-    let block_bytes = opts.block_bytes.unwrap_or_else(|| {
-        let phys = disk.and_then(|d| d.physical_block_bytes).unwrap_or(512) as u64;
-        (16 << 10).max(dir_meta.blksize()).max(phys)
-    });
-    let align = io::ALIGN as u64;
-    if block_bytes == 0 || block_bytes % align != 0 || opts.padding_bytes % align != 0 {
-        return Err(TrimError::Unsupported {
-            path: path.into(),
-            reason: format!(
-                "block and padding sizes must be multiples of {align} bytes (and the block not 0)"
-            ),
-        });
-    }
-    let total = opts
-        .padding_bytes
-        .checked_mul(2)
-        .and_then(|p| p.checked_add(block_bytes))
-        .filter(|&t| usize::try_from(t).is_ok())
-        .ok_or_else(|| TrimError::Unsupported {
-            path: path.into(),
-            reason: format!("a padding of {} bytes is too large", opts.padding_bytes),
-        })?;
+    let (block_bytes, total) = test_sizes(path, &dir, &p, opts)?;
     let dev = access_checks(path, &dir, &device, total)?;
 
     // 1. The file.
@@ -328,26 +305,7 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
     let mut f = io::create_direct(&file_path)
         .map_err(|e| TrimError::io("creating (O_DIRECT)", &file_path, e))?;
     guard.armed = true;
-    let mut rng =
-        io::Rng::from_urandom().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
-    let mut block = io::AlignedBuf::new(block_bytes as usize);
-    io::urandom(block.as_mut_slice()).map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
-    let write = |f: &mut File, rng: &mut io::Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
-        use std::io::Write;
-        io::write_padding(f, rng, opts.padding_bytes)?;
-        f.write_all(block.as_slice())?;
-        io::write_padding(f, rng, opts.padding_bytes)?;
-        f.sync_all()
-    };
-    write(&mut f, &mut rng, &block)
-        .map_err(|e| TrimError::io("writing (O_DIRECT)", &file_path, e))?;
-    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
-    if size != total {
-        return Err(TrimError::Unmappable {
-            path: file_path,
-            reason: format!("the file is {size} bytes after writing, not the expected size"),
-        });
-    }
+    let block = write_test_file(&mut f, &file_path, opts, block_bytes, total)?;
 
     // 2. Where is the block?
     let extents = sys::fiemap(&f, opts.padding_bytes, block_bytes, 64)
@@ -389,20 +347,7 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
     }
 
     // 4. Delete, commit, trim.
-    fs::remove_file(&file_path).map_err(|e| TrimError::io("deleting", &file_path, e))?;
-    guard.armed = false;
-    let dir_file = File::open(&dir).map_err(|e| TrimError::io("opening", &dir, e))?;
-    dir_file
-        .sync_all()
-        .map_err(|e| TrimError::io("syncing", &dir, e))?;
-    sys::syncfs(&dir_file).map_err(|e| TrimError::io("syncing", &dir, e))?;
-    let (fitrim_trimmed_bytes, fitrim_error) = match sys::fitrim(&dir_file) {
-        Ok(n) => (Some(n), None),
-        Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
-            return Err(TrimError::io("FITRIM on", &dir, e));
-        }
-        Err(e) => (None, Some(e.to_string())),
-    };
+    let (fitrim_trimmed_bytes, fitrim_error) = delete_and_trim(&mut guard, &dir)?;
     let trimmed_at = Instant::now();
 
     // 5. Read back.
@@ -441,6 +386,94 @@ pub fn trimcheck(path: &Path, opts: &TrimOptions) -> Result<TrimReport, TrimErro
         reason,
         notes,
     })
+}
+
+/// The test block's size (the option, else at least 16 KiB, the filesystem's block and the
+/// disk's physical block) and the file's total size with its padding on both sides.
+fn test_sizes(
+    path: &Path,
+    dir: &Path,
+    p: &Probe,
+    opts: &TrimOptions,
+) -> Result<(u64, u64), TrimError> {
+    let disk = p.disk.as_ref();
+    let dir_meta = fs::metadata(dir).map_err(|e| TrimError::io("examining", dir, e))?;
+    let block_bytes = opts.block_bytes.unwrap_or_else(|| {
+        let phys = disk.and_then(|d| d.physical_block_bytes).unwrap_or(512) as u64;
+        (16 << 10).max(dir_meta.blksize()).max(phys)
+    });
+    let align = io::ALIGN as u64;
+    if block_bytes == 0 || block_bytes % align != 0 || opts.padding_bytes % align != 0 {
+        return Err(TrimError::Unsupported {
+            path: path.into(),
+            reason: format!(
+                "block and padding sizes must be multiples of {align} bytes (and the block not 0)"
+            ),
+        });
+    }
+    opts.padding_bytes
+        .checked_mul(2)
+        .and_then(|p| p.checked_add(block_bytes))
+        .filter(|&t| usize::try_from(t).is_ok())
+        .ok_or_else(|| TrimError::Unsupported {
+            path: path.into(),
+            reason: format!("a padding of {} bytes is too large", opts.padding_bytes),
+        })
+        .map(|total| (block_bytes, total))
+}
+
+/// Writes random padding, a random test block and more padding to `f` with O_DIRECT and
+/// syncs it; returns the block, to recognise it on the device.
+fn write_test_file(
+    f: &mut File,
+    file_path: &Path,
+    opts: &TrimOptions,
+    block_bytes: u64,
+    total: u64,
+) -> Result<io::AlignedBuf, TrimError> {
+    let mut rng =
+        io::Rng::from_urandom().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
+    let mut block = io::AlignedBuf::new(block_bytes as usize);
+    io::urandom(block.as_mut_slice()).map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
+    let write = |f: &mut File, rng: &mut io::Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
+        use std::io::Write;
+        io::write_padding(f, rng, opts.padding_bytes)?;
+        f.write_all(block.as_slice())?;
+        io::write_padding(f, rng, opts.padding_bytes)?;
+        f.sync_all()
+    };
+    write(f, &mut rng, &block).map_err(|e| TrimError::io("writing (O_DIRECT)", file_path, e))?;
+    let size = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if size != total {
+        return Err(TrimError::Unmappable {
+            path: file_path.to_path_buf(),
+            reason: format!("the file is {size} bytes after writing, not the expected size"),
+        });
+    }
+    Ok(block)
+}
+
+/// Deletes the test file, commits the deletion and trims the filesystem: FITRIM's trimmed
+/// bytes, or its error when it refused for a reason other than permission.
+fn delete_and_trim(
+    guard: &mut TestFile,
+    dir: &Path,
+) -> Result<(Option<u64>, Option<String>), TrimError> {
+    fs::remove_file(&guard.path).map_err(|e| TrimError::io("deleting", &guard.path, e))?;
+    guard.armed = false;
+    let dir_file = File::open(dir).map_err(|e| TrimError::io("opening", dir, e))?;
+    dir_file
+        .sync_all()
+        .map_err(|e| TrimError::io("syncing", dir, e))?;
+    sys::syncfs(&dir_file).map_err(|e| TrimError::io("syncing", dir, e))?;
+    let trimmed = match sys::fitrim(&dir_file) {
+        Ok(n) => (Some(n), None),
+        Err(e) if e.raw_os_error() == Some(libc::EPERM) => {
+            return Err(TrimError::io("FITRIM on", dir, e));
+        }
+        Err(e) => (None, Some(e.to_string())),
+    };
+    Ok(trimmed)
 }
 
 fn explain(

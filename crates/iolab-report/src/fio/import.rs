@@ -587,6 +587,42 @@ fn job_spec(
     {
         spec.random_pct = Some(p);
     }
+    block_size_options(name, options, &mut spec, notes);
+    let uint = |k: &str| opt(options, k).and_then(|v| v.trim().parse::<u32>().ok());
+    spec.queue_depth = uint("iodepth");
+    spec.threads = uint("numjobs");
+    if let Some(d) = opt(options, "direct") {
+        spec.direct = Some(d.trim() == "1" || d.trim() == "true");
+    } else if let Some(b) = opt(options, "buffered") {
+        spec.direct = Some(b.trim() == "0");
+    } else {
+        // fio's default is buffered I/O.
+        spec.direct = Some(false);
+    }
+    span_and_time_options(options, &mut spec);
+    match spec.validate() {
+        Ok(mut job) => {
+            job.span_bytes = spec.size.map(|s| s.0);
+            job
+        }
+        Err(e) => {
+            notes.push(format!(
+                "{name}: fio's options do not make an iolab job ({e}); its access, block size, \
+                 depth and threads are kept"
+            ));
+            fallback_job(&spec)
+        }
+    }
+}
+
+/// fio's block size (`bssplit`, else `bs`, `blocksize` or the start of `bsrange`) into `spec`; a
+/// size it cannot read is noted and left to fio's default.
+fn block_size_options(
+    name: &str,
+    options: &Map<String, Value>,
+    spec: &mut JobSpec,
+    notes: &mut Vec<String>,
+) {
     if let Some(split) = opt(options, "bssplit") {
         // fio's read,write splits: the read one stands for both.
         spec.bssplit = Some(split.split(',').next().unwrap_or_default().to_string());
@@ -607,17 +643,11 @@ fn job_spec(
             None => {}
         }
     }
-    let uint = |k: &str| opt(options, k).and_then(|v| v.trim().parse::<u32>().ok());
-    spec.queue_depth = uint("iodepth");
-    spec.threads = uint("numjobs");
-    if let Some(d) = opt(options, "direct") {
-        spec.direct = Some(d.trim() == "1" || d.trim() == "true");
-    } else if let Some(b) = opt(options, "buffered") {
-        spec.direct = Some(b.trim() == "0");
-    } else {
-        // fio's default is buffered I/O.
-        spec.direct = Some(false);
-    }
+}
+
+/// fio's span (`size`, `offset`), times (`runtime`, `ramp_time`) and seed into `spec`; values
+/// it cannot read are left unset, as fio's defaults.
+fn span_and_time_options(options: &Map<String, Value>, spec: &mut JobSpec) {
     if let Some(s) = opt(options, "size")
         .and_then(|s| parse_size(&s).ok())
         .filter(|&s| s > 0)
@@ -638,19 +668,6 @@ fn job_spec(
     }
     if let Some(seed) = opt(options, "randseed").and_then(|s| s.trim().parse::<u64>().ok()) {
         spec.seed = Some(seed);
-    }
-    match spec.validate() {
-        Ok(mut job) => {
-            job.span_bytes = spec.size.map(|s| s.0);
-            job
-        }
-        Err(e) => {
-            notes.push(format!(
-                "{name}: fio's options do not make an iolab job ({e}); its access, block size, \
-                 depth and threads are kept"
-            ));
-            fallback_job(&spec)
-        }
     }
 }
 
