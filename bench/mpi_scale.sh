@@ -24,6 +24,10 @@ RANKS=${RANKS:-"1 2 4"}
 QD=${QD:-8}
 DURATION=${DURATION:-5}
 REPS=${REPS:-3}
+# Open MPI binds each of one or two ranks to a core by default: a rank whose engine runs a
+# thread per queue slot (zram) would get one core where the single process has them all.
+# `none` compares like with like; BIND=core shows the default's cost.
+BIND=${BIND:-none}
 DIR=$(mktemp -d -t iolab-mpi-bench.XXXXXX)
 ZRAM=""
 cleanup() {
@@ -54,7 +58,7 @@ median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 # ranks_run N TARGET EXTRA...: aggregate IOPS of N ranks at QD each.
 ranks_run() {
     local n=$1 target=$2; shift 2
-    mpirun --oversubscribe --allow-run-as-root -np "$n" "$BIN" run --access randread --bs 4k \
+    mpirun --oversubscribe --allow-run-as-root --bind-to "$BIND" -np "$n" "$BIN" run --access randread --bs 4k \
         --qd "$QD" --duration "$DURATION" --no-probe --json "$DIR/r.json" "$@" "$target" \
         >/dev/null 2>&1
     iops "$DIR/r.json"
