@@ -363,20 +363,23 @@ mod tests {
         assert!(e.contains("j.fio:4: wait_for=z: no job named 'z'"), "{e}");
     }
 
+    /// The job file at `path` loaded for a model target, leniently or not.
+    fn load_on_model(path: &Path, lenient: bool) -> Result<Translated> {
+        load(
+            path,
+            &LoadOptions {
+                lenient,
+                target: Some(Path::new("sim:ssd750-400@z97")),
+            },
+        )
+    }
+
     #[test]
     fn jobs_at_the_same_time_on_a_model_are_refused_or_run_in_turn() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.fio");
         std::fs::write(&path, "[global]\ndirect=1\nsize=1m\n[a]\n[b]\n").unwrap();
-        let load_on = |lenient| {
-            load(
-                &path,
-                &LoadOptions {
-                    lenient,
-                    target: Some(Path::new("sim:ssd750-400@z97")),
-                },
-            )
-        };
+        let load_on = |lenient| load_on_model(&path, lenient);
         let e = format!("{:#}", load_on(false).err().unwrap());
         assert!(
             e.contains("j.fio:5: [b]: job 'b' runs at the same time"),
@@ -392,15 +395,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("j.fio");
         std::fs::write(&path, "[a]\nrw=randread\nsize=1m\n").unwrap();
-        let load_on = |lenient| {
-            load(
-                &path,
-                &LoadOptions {
-                    lenient,
-                    target: Some(Path::new("sim:ssd750-400@z97")),
-                },
-            )
-        };
+        let load_on = |lenient| load_on_model(&path, lenient);
         let e = format!("{:#}", load_on(false).err().unwrap());
         assert!(
             e.contains("j.fio:1: direct=0 (fio's default, buffered): a model"),

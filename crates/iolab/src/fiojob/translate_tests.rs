@@ -1,29 +1,7 @@
 //! Tests of the translation of fio options.
 
 use super::*;
-use crate::fiojob::ini;
-use std::path::Path;
-
-fn translate(text: &str) -> Vec<FioJob> {
-    let size = |_: Option<&str>| Some(1u64 << 30);
-    let ctx = Context {
-        target_size: &size,
-        cli_target: true,
-    };
-    let sections = ini::parse(text, Path::new("j.fio"), &|_| None).unwrap();
-    let mut global = Vec::new();
-    let mut out = Vec::new();
-    for s in sections {
-        if s.is_global() {
-            global.extend(s.opts);
-        } else {
-            let mut all = global.clone();
-            all.extend(s.opts);
-            out.push(job(&s.name, s.at, &all, &ctx));
-        }
-    }
-    out
-}
+use crate::fiojob::testutil::translate;
 
 #[test]
 fn a_plain_random_read_job() {

@@ -41,6 +41,19 @@ struct Verdict {
     refusal: Option<String>,
 }
 
+/// Starts MPI (serialised threading: one thread of a rank calls MPI at a time) and returns the
+/// universe, which must live as long as MPI is used (dropping it finalises MPI), with the
+/// world's communicator.
+pub fn start() -> Result<(mpi::environment::Universe, Comm)> {
+    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
+        return Err(anyhow!(
+            "MPI could not be initialised (was it initialised already?)"
+        ));
+    };
+    let comm = Comm::new(universe.world());
+    Ok((universe, comm))
+}
+
 impl Comm {
     pub fn new(world: SimpleCommunicator) -> Comm {
         let (rank, size) = (world.rank() as u32, world.size() as u32);

@@ -25,7 +25,7 @@ use crate::cmd::run::{open_subject, plan, Plan, RunArgs, SafetyFlags};
 use crate::output::Rules;
 use crate::session;
 use crate::subject::Subject;
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, Context, Result};
 use iolab_core::job::Job;
 use iolab_core::result::JobResult;
 use iolab_core::scale::{RankFault, RankInfo, RankProgress, StonewallWindow};
@@ -105,10 +105,7 @@ pub(super) struct Watch {
 
 /// Runs `args` as one coordinated job of every rank mpirun started.
 pub fn run(args: RunArgs) -> Result<i32> {
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
-        bail!("MPI could not be initialised (was it initialised already?)");
-    };
-    let comm = Comm::new(universe.world());
+    let (_universe, comm) = super::comm::start()?;
     match coordinate(&comm, &args) {
         Ok(code) => Ok(code),
         // Every rank has the same error (it was agreed on); rank 0 says it.

@@ -4,7 +4,6 @@
 //! and rank 0 merges the ranks' means into the test's figure, which every rank gets back, so
 //! that all stop where one process would. Rank 0 writes the one result.
 
-use super::comm::Comm;
 use super::coordinated::Watch;
 use super::steps::{Opening, Steps};
 use super::suite::rules_for;
@@ -78,10 +77,7 @@ impl QuickRunner for RankRunner<'_> {
 
 /// Runs `iolab quick` of `start` as one coordinated run of every rank mpirun started.
 pub fn run(start: QuickStart) -> Result<i32> {
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
-        bail!("MPI could not be initialised (was it initialised already?)");
-    };
-    let comm = Comm::new(universe.world());
+    let (_universe, comm) = super::comm::start()?;
     let root = comm.is_root();
     let args = start.args;
     let outputs_checked = || Ok(());

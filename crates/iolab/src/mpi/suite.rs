@@ -5,13 +5,12 @@
 //! on the aggregate, so every rank takes the same turns. Rank 0 writes the one result, store
 //! record and report.
 
-use super::comm::Comm;
 use super::steps::{Opening, Ready, Steps};
 use super::SuiteStart;
 use crate::cmd::run::SafetyFlags;
 use crate::output::Rules;
 use crate::subject::ModelState;
-use anyhow::{bail, Result};
+use anyhow::Result;
 use iolab_core::job::{BufferedHint, JobSpec};
 use iolab_core::result::JobResult;
 use iolab_engine::sys::INTERRUPTED;
@@ -78,10 +77,7 @@ impl Executor for RankExecutor<'_> {
 
 /// Runs the suite of `start` as one coordinated run of every rank mpirun started.
 pub fn run(start: SuiteStart) -> Result<i32> {
-    let Some((universe, _)) = mpi::initialize_with_threading(mpi::Threading::Serialized) else {
-        bail!("MPI could not be initialised (was it initialised already?)");
-    };
-    let comm = Comm::new(universe.world());
+    let (_universe, comm) = super::comm::start()?;
     let root = comm.is_root();
     let args = start.args;
     // Where the result goes was checked by `iolab suite` already, on every rank.
