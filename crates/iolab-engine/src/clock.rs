@@ -16,6 +16,11 @@ pub trait Clock {
     fn wake_early_ns(&self) -> u64 {
         0
     }
+    /// Waits until about `t_ns` without keeping the CPU busy: a wait whose precision does not
+    /// matter (a retry), where a spin would take the CPU from the threads doing the work.
+    fn pause_until_ns(&self, t_ns: u64) {
+        self.sleep_until_ns(t_ns);
+    }
     /// Keeps the CPU busy until `t_ns` (a thread's think time spent computing); a virtual
     /// clock jumps, as for a sleep.
     fn spin_until_ns(&self, t_ns: u64) {
@@ -72,6 +77,13 @@ impl Clock for WallClock {
 
     fn wake_early_ns(&self) -> u64 {
         SPIN_NS
+    }
+
+    fn pause_until_ns(&self, t_ns: u64) {
+        let now = self.now_ns();
+        if t_ns > now {
+            std::thread::sleep(Duration::from_nanos(t_ns - now));
+        }
     }
 
     fn spin_until_ns(&self, t_ns: u64) {

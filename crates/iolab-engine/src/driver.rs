@@ -461,6 +461,10 @@ where
             stopped_by = Some("stopped because another thread of the job failed".into());
         }
         let mut next_wake: Option<u64> = None;
+        // When a verified write held back for its block may try again: no hurry, so with
+        // nothing in flight the thread sleeps rather than spins, and with I/Os in flight it
+        // waits for one to complete (most likely what frees the block).
+        let mut verify_retry: Option<u64> = None;
         // Inline read-backs first, and also once the job's time is up: a write is checked
         // before its block may be written again, and none is left unchecked at the end.
         if opts.verify.is_some() && stopped_by.is_none() {
@@ -556,8 +560,7 @@ where
                             Some(g) => generation = g,
                             None => {
                                 st.pending.push_front(planned);
-                                let retry = now.saturating_add(VERIFY_RETRY_NS);
-                                next_wake = Some(next_wake.map_or(retry, |w| w.min(retry)));
+                                verify_retry = Some(now.saturating_add(VERIFY_RETRY_NS));
                                 break;
                             }
                         }
@@ -661,7 +664,12 @@ where
                 let wake = at
                     .min(end_ns.unwrap_or(u64::MAX))
                     .min(now.saturating_add(STOP_POLL_NS));
-                clock.sleep_until_ns(wake);
+                match verify_retry {
+                    Some(retry) if retry < wake => clock.pause_until_ns(retry),
+                    _ => clock.sleep_until_ns(wake),
+                }
+            } else if let Some(retry) = verify_retry {
+                clock.pause_until_ns(retry);
             }
             continue;
         }

@@ -39,10 +39,9 @@ pub fn job_verifier(
     let v = JobVerifier::new(
         job.verify,
         &job.name,
-        job.offset_bytes,
-        span,
-        granule,
+        (job.offset_bytes, span, granule),
         journal.cloned(),
+        Some(crate::sys::advise_huge_pages),
     )
     .map_err(|e| {
         io::Error::other(format!(

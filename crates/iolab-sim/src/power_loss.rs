@@ -56,9 +56,8 @@ pub fn verifier(job: &Job, cut_ns: Option<u64>) -> std::io::Result<Option<JobVer
     let v = JobVerifier::new(
         VerifyMode::End,
         &job.name,
-        job.offset_bytes,
-        job.span(),
-        job.granule(),
+        (job.offset_bytes, job.span(), job.granule()),
+        None,
         None,
     )
     .map_err(|e| {

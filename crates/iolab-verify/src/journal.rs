@@ -224,7 +224,7 @@ pub fn read_journal(path: &Path) -> Result<JournalState, String> {
         hi = 0;
     }
     let granule = granule.max(crate::stamp::SECTOR as u64);
-    let latest = Table::new(lo, hi - lo, granule).ok_or_else(|| {
+    let latest = Table::new(lo, hi - lo, granule, None).ok_or_else(|| {
         format!(
             "{}: its span of {} bytes in granules of {granule} is too large to check at once",
             path.display(),

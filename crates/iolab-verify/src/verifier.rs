@@ -4,7 +4,7 @@
 use crate::check::{check, Expected, Failure, Kind, Verdict};
 use crate::journal::JournalWriter;
 use crate::stamp::{stamp_block, BlockFacts};
-use crate::table::Table;
+use crate::table::{AdviseHugePages, Table};
 use iolab_core::job::VerifyMode;
 use iolab_core::result::{VerifyFailure, VerifySummary};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -26,7 +26,7 @@ pub fn process_run_id() -> u32 {
             .duration_since(std::time::UNIX_EPOCH)
             .map_or(0, |d| d.as_nanos());
         let seed = format!("{nanos}:{}", std::process::id());
-        (xxhash_rust::xxh3::xxh3_64(seed.as_bytes()) as u32).max(1)
+        (twox_hash::XxHash3_64::oneshot(seed.as_bytes()) as u32).max(1)
     })
 }
 
@@ -144,22 +144,22 @@ pub struct JobVerifier {
 
 impl JobVerifier {
     /// A verifier for a job named `name` over `len` bytes from `base`, whose blocks are all
-    /// multiples of `granule`; writes are journaled in `journal` if given.
+    /// multiples of `granule`; writes are journaled in `journal` if given. `huge_pages` backs
+    /// a large expected-state table with huge pages (see [`Table::new`]).
     pub fn new(
         mode: VerifyMode,
         name: &str,
-        base: u64,
-        len: u64,
-        granule: u64,
+        (base, len, granule): (u64, u64, u64),
         journal: Option<Arc<JournalWriter>>,
+        huge_pages: Option<AdviseHugePages>,
     ) -> Result<JobVerifier, TooLarge> {
-        let table = Table::new(base, len, granule).ok_or(TooLarge {
+        let table = Table::new(base, len, granule, huge_pages).ok_or(TooLarge {
             granules: len.div_ceil(granule),
         })?;
         Ok(JobVerifier {
             mode,
             run_id: journal.as_ref().map_or_else(process_run_id, |j| j.run_id()),
-            job_id: xxhash_rust::xxh3::xxh3_64(name.as_bytes()) as u32,
+            job_id: twox_hash::XxHash3_64::oneshot(name.as_bytes()) as u32,
             table,
             journal,
             tally: Mutex::new(Tally::default()),
@@ -326,7 +326,7 @@ mod tests {
 
     /// Blocks as a verified job writes them: filled by the data generator, then stamped.
     fn written(compress_pct: f64, dedupe_pct: f64, blocks: usize) -> Vec<u8> {
-        let v = JobVerifier::new(VerifyMode::End, "j", 0, 1 << 30, 4096, None).unwrap();
+        let v = JobVerifier::new(VerifyMode::End, "j", (0, 1 << 30, 4096), None, None).unwrap();
         let mut g = DataGenerator::with(DataKind::Random, compress_pct, dedupe_pct, 5);
         let mut out = vec![0u8; blocks * 4096];
         for (i, b) in out.chunks_mut(4096).enumerate() {
@@ -376,7 +376,7 @@ mod tests {
 
     #[test]
     fn a_write_stamped_recorded_and_read_back_is_ok() {
-        let v = JobVerifier::new(VerifyMode::End, "j", 0, 1 << 20, 4096, None).unwrap();
+        let v = JobVerifier::new(VerifyMode::End, "j", (0, 1 << 20, 4096), None, None).unwrap();
         let g = v.begin_write(4096, 8192).unwrap();
         assert_eq!(v.begin_write(8192, 4096), None, "in flight");
         let mut block = vec![7u8; 8192];

@@ -100,7 +100,7 @@ pub fn exit_quietly_on_closed_pipe() {
 /// large table read at random offsets (the model's FTL map: 1.2 GB for a 1.2 TB drive) otherwise
 /// takes a TLB miss and a page walk on nearly every access. Best effort: on a kernel that refuses,
 /// the table simply keeps 4 KiB pages.
-pub fn advise_huge_pages<T: Copy>(table: &mut [T]) {
+pub fn advise_huge_pages<T>(table: &mut [T]) {
     const PAGE: usize = 4096;
     let start = table.as_mut_ptr() as usize;
     let end = start + std::mem::size_of_val(table);
