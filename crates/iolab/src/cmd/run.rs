@@ -482,6 +482,9 @@ pub(crate) struct Plan {
     /// The safety flags, with the engine a fio job file asks for.
     pub safety: SafetyFlags,
     hint: BufferedHint,
+    /// `--power-loss-at`: set on the model as it opens, since whether its jobs may verify
+    /// depends on it.
+    power_loss_at: Option<f64>,
     /// A job's refused value, with where the file or a flag sets it.
     locate: Box<Locate>,
 }
@@ -641,6 +644,7 @@ pub(crate) fn plan(args: &RunArgs) -> Result<Plan> {
         notes,
         safety,
         hint,
+        power_loss_at: args.journal.power_loss_at,
         locate: Box::new(locate),
     })
 }
@@ -663,6 +667,9 @@ pub(crate) fn open_subject(
             });
             at.unwrap_or(e)
         })?;
+    if let Some(t) = plan.power_loss_at {
+        subject.set_power_loss_at(t)?;
+    }
     let hint = plan.hint;
     for i in 0..plan.jobs.len() {
         let job = &mut plan.jobs[i];
@@ -707,9 +714,6 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
     iolab_engine::sys::install_interrupt_handler();
     let mut subject = open_subject(&mut plan, &target, &safety)?;
-    if let Some(t) = args.journal.power_loss_at {
-        subject.set_power_loss_at(t)?;
-    }
     if let Some(j) = args.journal.open(&rules)? {
         subject.set_journal(j);
     }
