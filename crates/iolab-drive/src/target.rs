@@ -120,6 +120,12 @@ pub trait Target {
         1
     }
 
+    /// How the driver starts loading memory it will soon touch (a verifier's claim word): the
+    /// host's prefetch instruction, which a real target's engine supplies. None by default.
+    fn cache_hint(&self) -> crate::hint::CacheHint {
+        crate::hint::CacheHint::NONE
+    }
+
     /// Makes what was written stable (fsync; fdatasync where `data_only`), once every write
     /// submitted has completed. Targets without a page cache or a file have nothing to do.
     fn sync(&mut self, data_only: bool) -> io::Result<()> {
@@ -160,5 +166,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn sync(&mut self, data_only: bool) -> io::Result<()> {
         (**self).sync(data_only)
+    }
+    fn cache_hint(&self) -> crate::hint::CacheHint {
+        (**self).cache_hint()
     }
 }
