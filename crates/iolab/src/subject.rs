@@ -234,6 +234,7 @@ impl Subject {
             model_can_run(first)?;
             let spec = target.to_str().unwrap_or_default();
             let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
+            sim.set_cache_hint(iolab_engine::sys::CACHE_HINT);
             for replaced in sim.catalog().replaced_builtins() {
                 say!("note: {replaced}");
             }
