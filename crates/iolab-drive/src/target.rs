@@ -72,7 +72,8 @@ pub struct Capabilities {
     pub logical_block_bytes: u64,
     /// Whether the content of written buffers matters (false lets the driver skip filling them).
     pub needs_data: bool,
-    /// Whether results are modelled rather than measured.
+    /// Whether results are modelled rather than measured: the model's one fact the seam carries,
+    /// typed (what the model did goes into the result from the model's own setup).
     pub modelled: bool,
 }
 
@@ -102,11 +103,6 @@ pub trait Target {
         timeout_ns: Option<u64>,
         out: &mut Vec<Completion>,
     ) -> io::Result<()>;
-
-    /// The model's parameters, for modelled targets.
-    fn model_info(&self) -> Option<serde_json::Value> {
-        None
-    }
 
     /// A hint that a request at `offset` will be submitted soon: a model starts fetching its
     /// mapping so that the submission does not wait on memory. Real targets ignore it.
@@ -154,9 +150,6 @@ impl<T: Target + ?Sized> Target for Box<T> {
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
         (**self).reap(min, timeout_ns, out)
-    }
-    fn model_info(&self) -> Option<serde_json::Value> {
-        (**self).model_info()
     }
     fn upcoming(&mut self, offset: u64) {
         (**self).upcoming(offset)

@@ -9,6 +9,7 @@ pub mod host;
 pub mod numa;
 pub mod open;
 pub mod psync;
+pub mod run_target;
 pub mod runner;
 mod steady;
 pub mod sys;

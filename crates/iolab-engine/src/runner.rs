@@ -11,34 +11,12 @@ use iolab_core::job::Job;
 use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
 pub use iolab_drive::clock::unix_now_ns;
-pub use iolab_drive::run::{job_result, JobRun, SERIES_INTERVAL_NS};
-use iolab_verify::journal::JournalWriter;
+pub use iolab_drive::run::{job_result, JobRun, RunControl, SERIES_INTERVAL_NS};
 use iolab_verify::verifier::JobVerifier;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Once, PoisonError};
+use std::sync::{Condvar, Mutex, Once, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
-
-/// How a run is watched and stopped from outside.
-#[derive(Clone, Copy, Default)]
-pub struct RunControl<'a> {
-    /// Set to stop issuing (Ctrl-C); what completed is kept and the result marked incomplete.
-    pub stop: Option<&'a AtomicBool>,
-    /// Live counters for a progress display.
-    pub progress: Option<&'a Progress>,
-    /// The journal of verified writes (`--verify-journal`), for jobs that verify.
-    pub journal: Option<&'a Arc<JournalWriter>>,
-    /// Start the job's I/O at this wall-clock time, once every thread is set up (processes
-    /// that start one job together, e.g. MPI ranks); `None`: as soon as they are.
-    pub start_at: Option<SystemTime>,
-    /// Where to put when the job's I/O started, ns since the Unix epoch.
-    pub started_unix_ns: Option<&'a AtomicU64>,
-    /// Set to end the job as if its time were up (another job's end stops it: fio's
-    /// `exitall`); the result stays complete.
-    pub end: Option<&'a AtomicBool>,
-    /// The job's place in a flow shared with jobs running beside it.
-    pub flow: Option<&'a crate::flow::FlowMember>,
-}
 
 /// Runs `job` (span resolved by [`crate::open::prepare_target`]) on `target`.
 pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Result<JobRun> {

@@ -39,6 +39,7 @@ pub mod ftl;
 mod lpn_map;
 pub mod model;
 pub mod power_loss;
+mod run_target;
 mod target;
 mod timeq;
 

@@ -175,10 +175,6 @@ impl Target for SimTarget<'_> {
     fn plan_ahead(&self) -> usize {
         16
     }
-
-    fn model_info(&self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({"modelled": true}))
-    }
 }
 
 /// `slots` zeroed buffers of `slot_bytes`, or an `OutOfMemory` error saying what was asked
