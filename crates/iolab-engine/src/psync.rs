@@ -40,6 +40,9 @@ impl Target for PsyncTarget {
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
+    fn cache_hint(&self) -> iolab_drive::hint::CacheHint {
+        crate::sys::CACHE_HINT
+    }
 
     fn sync(&mut self, data_only: bool) -> io::Result<()> {
         if data_only {
@@ -100,63 +103,4 @@ impl Target for PsyncTarget {
     }
 }
 
-/// Completes every request at once without touching anything: measures the driver's own cost.
-pub struct NullTarget {
-    caps: Capabilities,
-    bufs: SlotBuffers,
-    done: Vec<Completion>,
-}
-
-impl NullTarget {
-    /// A null target of `size_bytes`.
-    pub fn new(size_bytes: u64) -> Self {
-        NullTarget {
-            caps: Capabilities {
-                kind: crate::target::TargetKind::Null,
-                engine: "null",
-                size_bytes,
-                logical_block_bytes: 512,
-                needs_data: false,
-                modelled: false,
-            },
-            bufs: SlotBuffers::default(),
-            done: Vec::new(),
-        }
-    }
-}
-
-impl Target for NullTarget {
-    fn capabilities(&self) -> &Capabilities {
-        &self.caps
-    }
-    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
-        self.bufs = SlotBuffers::new(slots as usize, slot_bytes.min(4096));
-        Ok(())
-    }
-    fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
-        self.bufs.slot_mut(tag)
-    }
-    fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
-        let size = self.caps.size_bytes;
-        self.done.extend(reqs.iter().map(|r| Completion {
-            tag: r.tag,
-            // Past the end fails as on a device, so the null target keeps the seam's contract.
-            result: if r.offset + u64::from(r.len) > size {
-                -i64::from(libc::EINVAL)
-            } else {
-                i64::from(r.len)
-            },
-            done_ns: None,
-        }));
-        Ok(())
-    }
-    fn reap(
-        &mut self,
-        _min: usize,
-        _timeout_ns: Option<u64>,
-        out: &mut Vec<Completion>,
-    ) -> io::Result<()> {
-        out.append(&mut self.done);
-        Ok(())
-    }
-}
+pub use iolab_drive::null::NullTarget;

@@ -7,49 +7,16 @@ use crate::driver::{
 };
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
-use iolab_core::job::{Direction, Job};
+use iolab_core::job::Job;
 use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
-use iolab_core::stats::RunStats;
-use iolab_verify::journal::JournalWriter;
+pub use iolab_drive::clock::unix_now_ns;
+pub use iolab_drive::run::{job_result, JobRun, RunControl, SERIES_INTERVAL_NS};
 use iolab_verify::verifier::JobVerifier;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Condvar, Mutex, Once, PoisonError};
-use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
-
-/// How a run is watched and stopped from outside.
-#[derive(Clone, Copy, Default)]
-pub struct RunControl<'a> {
-    /// Set to stop issuing (Ctrl-C); what completed is kept and the result marked incomplete.
-    pub stop: Option<&'a AtomicBool>,
-    /// Live counters for a progress display.
-    pub progress: Option<&'a Progress>,
-    /// The journal of verified writes (`--verify-journal`), for jobs that verify.
-    pub journal: Option<&'a Arc<JournalWriter>>,
-    /// Start the job's I/O at this wall-clock time, once every thread is set up (processes
-    /// that start one job together, e.g. MPI ranks); `None`: as soon as they are.
-    pub start_at: Option<SystemTime>,
-    /// Where to put when the job's I/O started, ns since the Unix epoch.
-    pub started_unix_ns: Option<&'a AtomicU64>,
-    /// Set to end the job as if its time were up (another job's end stops it: fio's
-    /// `exitall`); the result stays complete.
-    pub end: Option<&'a AtomicBool>,
-    /// The job's place in a flow shared with jobs running beside it.
-    pub flow: Option<&'a crate::flow::FlowMember>,
-}
-
-/// Width of the per-second series bins.
-pub const SERIES_INTERVAL_NS: u64 = 1_000_000_000;
-
-/// A job's result and the merged statistics behind it (kept for combining repeated runs).
-#[derive(Debug)]
-pub struct JobRun {
-    /// The result.
-    pub result: JobResult,
-    /// Every worker's statistics, merged.
-    pub stats: RunStats,
-}
+use std::sync::{Condvar, Mutex, Once, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
 
 /// Runs `job` (span resolved by [`crate::open::prepare_target`]) on `target`.
 pub fn run_job(target: &PreparedTarget, job: &Job, ctl: RunControl) -> io::Result<JobRun> {
@@ -486,13 +453,6 @@ impl StartGate {
     }
 }
 
-/// Now, ns since the Unix epoch.
-pub fn unix_now_ns() -> u64 {
-    SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64)
-}
-
 /// Waits until the wall clock reaches `at`: asleep until shortly before, then yielding, so
 /// that processes waiting for one instant leave within microseconds of it.
 fn wait_until(at: SystemTime) {
@@ -574,43 +534,12 @@ pub fn mean_of_repeats(job: &Job, runs: &[JobRun]) -> Option<JobResult> {
     Some(out)
 }
 
-/// Builds a job's result from merged statistics (shared with the model's runner).
-pub fn job_result(
-    job: &Job,
-    stats: &RunStats,
-    measured_ns: u64,
-    ramp_ns: u64,
-    paced: bool,
-    stop_reason: Option<String>,
-    cpu: CpuResult,
-) -> JobResult {
-    JobResult {
-        name: job.name.clone(),
-        job: job.clone(),
-        complete: stop_reason.is_none(),
-        stop_reason,
-        measured_ns,
-        ramp_ns,
-        read: stats.direction_summary(Direction::Read, measured_ns),
-        write: stats.direction_summary(Direction::Write, measured_ns),
-        series: stats.series(measured_ns),
-        cpu,
-        errors: stats.error_list(),
-        latency_from_intended_start: paced,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::open::{prepare_target, WritePolicy};
-    use iolab_core::job::JobSpec;
+    use iolab_core::job::{Direction, JobSpec};
+    use std::time::UNIX_EPOCH;
 
     /// The job `toml` describes, prepared on a new file in `dir` with `engine`.
     fn prepared(dir: &std::path::Path, toml: &str, engine: EngineChoice) -> (Job, PreparedTarget) {

@@ -12,6 +12,8 @@
 //! did before this index (the error is one-sided and rare). The open unit's own LPNs are also
 //! kept in a short list, which every write checks for a rewrite it can merge.
 
+use iolab_drive::hint::CacheHint;
+
 /// A unit sequence number that no unit has.
 const NO_UNIT: u64 = u64::MAX;
 
@@ -67,8 +69,8 @@ impl BufferedLpns {
 
     /// Starts loading `lpn`'s slot into the cache (it will be looked up soon).
     #[inline]
-    pub fn prefetch(&self, lpn: u64) {
-        iolab_engine::sys::prefetch(&self.slots[self.slot(lpn)]);
+    pub fn prefetch(&self, lpn: u64, hint: CacheHint) {
+        hint.prefetch(&self.slots[self.slot(lpn)]);
     }
 
     /// A new unit opens for writes.

@@ -11,7 +11,8 @@ use iolab_core::data::DataGenerator;
 use iolab_core::job::{Direction, Job, JobSpec};
 use iolab_core::result::JobResult;
 use iolab_core::workload::IoRequest;
-use iolab_engine::driver::{Planned, RequestSource, Worker};
+use iolab_drive::driver::{Planned, RequestSource, Worker};
+use iolab_drive::hint::CacheHint;
 use std::collections::HashMap;
 
 /// One published figure and what the model gives for the same test.
@@ -159,9 +160,16 @@ fn prepare(sim: &mut SimSetup, prep: Prep, span: u64) {
     }
 }
 
-/// Runs `job` on a fresh model of `spec` prepared as asked.
-fn run(spec: &str, prep: Prep, job: &Job) -> Fig {
+/// A fresh model of `spec` (a catalog entry: it opens) prefetching with `hint`.
+fn open_hinted(spec: &str, hint: CacheHint) -> SimSetup {
     let mut sim = open(spec, None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    sim.set_cache_hint(hint);
+    sim
+}
+
+/// Runs `job` on a fresh model of `spec` prepared as asked.
+fn run(spec: &str, prep: Prep, job: &Job, hint: CacheHint) -> Fig {
+    let mut sim = open_hinted(spec, hint);
     prepare(&mut sim, prep, job.span());
     let r = sim.run_job(job, None).expect("job runs");
     let w = sim.tests().last().map_or(0.0, |t| t.avg_power_w);
@@ -169,8 +177,15 @@ fn run(spec: &str, prep: Prep, job: &Job) -> Fig {
 }
 
 /// `runs` runs of `job` on one model of `spec`, `idle_s` apart.
-fn launches(spec: &str, prep: Prep, job: &Job, runs: usize, idle_s: f64) -> Vec<Fig> {
-    let mut sim = open(spec, None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+fn launches(
+    spec: &str,
+    prep: Prep,
+    job: &Job,
+    runs: usize,
+    idle_s: f64,
+    hint: CacheHint,
+) -> Vec<Fig> {
+    let mut sim = open_hinted(spec, hint);
     prepare(&mut sim, prep, job.span());
     (0..runs)
         .map(|_| {
@@ -205,7 +220,7 @@ impl RequestSource for TraceRequests {
 /// Replays `requests` synthesised from the built-in `profile` (AnandTech's Storage Bench tables, calibration source anandtech-9090) on
 /// `spec`, as fast as possible at the trace's recorded queue depth, the drive full or (with
 /// `steady`) in garbage-collection steady state.
-fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Fig {
+fn bench(spec: &str, profile: &str, requests: u64, steady: bool, hint: CacheHint) -> Fig {
     let profile = iolab_trace::Profile::load(profile).expect("built-in profile");
     let opts = iolab_trace::SynthOptions {
         requests: Some(requests),
@@ -215,7 +230,7 @@ fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Fig {
         .expect("profile synthesises")
         .collect();
     let qd = iolab_trace::replay::recorded_queue_depth(records.iter().cloned(), 1).suggested();
-    let mut sim = open(spec, None).unwrap_or_else(|e| panic!("{spec}: {e}"));
+    let mut sim = open_hinted(spec, hint);
     if steady {
         sim.precondition_steady();
     } else {
@@ -259,6 +274,7 @@ fn bench(spec: &str, profile: &str, requests: u64, steady: bool) -> Fig {
 struct Runner<'a> {
     set: &'a FigureSet,
     done: HashMap<String, Vec<Fig>>,
+    hint: CacheHint,
 }
 
 impl Runner<'_> {
@@ -275,19 +291,21 @@ impl Runner<'_> {
         let key = format!("{m:?}");
         if !self.done.contains_key(&key) {
             let figs = match m.kind {
-                Kind::Run => vec![run(&m.target, m.prep, &self.job(m))],
+                Kind::Run => vec![run(&m.target, m.prep, &self.job(m), self.hint)],
                 Kind::Launches => launches(
                     &m.target,
                     m.prep,
                     &self.job(m),
                     m.runs.unwrap_or(1),
                     m.idle_s.unwrap_or(0.0),
+                    self.hint,
                 ),
                 Kind::StorageBench => vec![bench(
                     &m.target,
                     m.profile.as_deref().unwrap_or("light"),
                     m.requests.unwrap_or(80_000),
                     m.prep == Prep::Steady,
+                    self.hint,
                 )],
                 Kind::Size | Kind::IdlePower => {
                     let sim = open(&m.target, None).unwrap_or_else(|e| panic!("{}: {e}", m.target));
@@ -325,22 +343,28 @@ impl Runner<'_> {
     }
 }
 
-/// Runs every figure of `set` (or those `keep` accepts).
-pub fn run_set(set: &FigureSet, keep: &dyn Fn(&Figure) -> bool) -> Vec<CalibrationRow> {
+/// Runs every figure of `set` (or those `keep` accepts), the models prefetching with `hint`
+/// (the engine's prefetch instruction, or none: the same figures, computed more slowly).
+pub fn run_set(
+    set: &FigureSet,
+    keep: &dyn Fn(&Figure) -> bool,
+    hint: CacheHint,
+) -> Vec<CalibrationRow> {
     let indices: Vec<usize> = (0..set.figure.len())
         .filter(|&i| keep(&set.figure[i]))
         .collect();
-    modelled(set, &indices)
+    modelled(set, &indices, hint)
         .into_iter()
         .map(|(i, value)| CalibrationRow::new(set, &set.figure[i], value))
         .collect()
 }
 
 /// The modelled value of each figure of `set` named by its index, in that order.
-fn modelled(set: &FigureSet, indices: &[usize]) -> Vec<(usize, f64)> {
+fn modelled(set: &FigureSet, indices: &[usize], hint: CacheHint) -> Vec<(usize, f64)> {
     let mut runner = Runner {
         set,
         done: HashMap::new(),
+        hint,
     };
     indices
         .iter()
@@ -363,12 +387,12 @@ pub const CALIBRATION_PARTS: usize = 16;
 
 /// The modelled values of part `part` of the calibration set: `(figure index, value)`. Every
 /// run is deterministic, so the values are those [`calibrate`] computes.
-pub fn calibrate_part(part: usize) -> Vec<(usize, f64)> {
+pub fn calibrate_part(part: usize, hint: CacheHint) -> Vec<(usize, f64)> {
     let set = FigureSet::calibration();
     let n = set.figure.len();
     let indices: Vec<usize> =
         (part * n / CALIBRATION_PARTS..(part + 1) * n / CALIBRATION_PARTS).collect();
-    modelled(&set, &indices)
+    modelled(&set, &indices, hint)
 }
 
 /// The calibration set's rows from every figure's modelled value (`calibrate_part`'s,
@@ -384,10 +408,20 @@ pub fn calibration_rows(mut values: Vec<(usize, f64)>) -> Vec<CalibrationRow> {
 
 /// Runs every figure of the calibration set (catalog/figures/calibration.toml).
 pub fn calibrate() -> Vec<CalibrationRow> {
-    run_set(&FigureSet::calibration(), &|_| true)
+    calibrate_with(CacheHint::NONE)
+}
+
+/// [`calibrate`], the models prefetching with `hint` (the same figures, sooner).
+pub fn calibrate_with(hint: CacheHint) -> Vec<CalibrationRow> {
+    run_set(&FigureSet::calibration(), &|_| true, hint)
 }
 
 /// Runs every figure of the validation set (figures no parameter was chosen on).
 pub fn validate() -> Vec<CalibrationRow> {
-    run_set(&FigureSet::validation(), &|_| true)
+    validate_with(CacheHint::NONE)
+}
+
+/// [`validate`], the models prefetching with `hint` (the same figures, sooner).
+pub fn validate_with(hint: CacheHint) -> Vec<CalibrationRow> {
+    run_set(&FigureSet::validation(), &|_| true, hint)
 }

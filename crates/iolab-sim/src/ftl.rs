@@ -32,6 +32,7 @@
 pub const UNMAPPED: u32 = 0;
 
 use crate::lpn_map::{LpnMap, Order, Slots};
+use iolab_drive::hint::CacheHint;
 
 #[derive(Clone, Copy, Debug)]
 struct Node {
@@ -304,22 +305,22 @@ impl Ftl {
 
     /// Starts loading an LPN's map entry into the cache (it will be looked up soon).
     #[inline]
-    pub fn prefetch(&self, lpn: u64) {
+    pub fn prefetch(&self, lpn: u64, hint: CacheHint) {
         if lpn < self.map.lpns() {
-            self.map.prefetch(lpn);
+            self.map.prefetch(lpn, hint);
         }
     }
 
     /// Starts loading the block node an LPN's map entry names (its entry should be cached).
     #[inline]
-    pub fn prefetch_node(&self, lpn: u64) {
+    pub fn prefetch_node(&self, lpn: u64, hint: CacheHint) {
         let n = if lpn < self.map.lpns() {
             self.map.peek(lpn)
         } else {
             UNMAPPED
         };
         if let Some(node) = self.nodes.get(n as usize).filter(|_| n != UNMAPPED) {
-            iolab_engine::sys::prefetch(node);
+            hint.prefetch(node);
         }
     }
 

@@ -2,13 +2,13 @@
 //!
 //! `sim:DRIVE@PLATFORM[/PORT]` names a drive from the catalog attached to a port of a platform
 //! (`sim:ssd750-1200@z97/cpu`). [`open`] builds the model; [`SimSetup::run_job`] runs any job
-//! through the engine's shared driver over a [`SimTarget`] and a [`VirtualClock`], so results
+//! through the shared driver (iolab-drive) over a [`SimTarget`] and a [`VirtualClock`], so results
 //! have the same schema as a real run and are marked modelled. The drive's state (FTL mapping,
 //! GC pools) persists across the jobs of one setup, so a fill followed by a measurement works
 //! as on a real drive.
 //!
 //! ```text
-//!  Job ─▶ driver (iolab-engine) ─▶ SimTarget ─▶ World: driver latency → RAID/tier split →
+//!  Job ─▶ driver (iolab-drive) ─▶ SimTarget ─▶ World: driver latency → RAID/tier split →
 //!        links (DMI, PCIe, SATA) → HBA → SSD (cores, buffer, FTL+GC, channels × dies) | HDD
 //! ```
 //!
@@ -39,21 +39,23 @@ pub mod ftl;
 mod lpn_map;
 pub mod model;
 pub mod power_loss;
+mod run_target;
 mod target;
 mod timeq;
 
 pub use calib::{
-    calibrate, calibrate_part, calibration_rows, run_set, validate, CalibrationRow,
-    CALIBRATION_PARTS,
+    calibrate, calibrate_part, calibrate_with, calibration_rows, run_set, validate, validate_with,
+    CalibrationRow, CALIBRATION_PARTS,
 };
 pub use target::SimTarget;
 
 use catalog::Catalog;
 use iolab_core::job::Job;
 use iolab_core::result::CpuResult;
-use iolab_engine::clock::{Clock, VirtualClock};
-use iolab_engine::driver::{drive, plan_workers, DriveOptions, RequestSource, Worker};
-use iolab_engine::runner::{job_result, JobRun, SERIES_INTERVAL_NS};
+use iolab_drive::clock::{Clock, VirtualClock};
+use iolab_drive::driver::{drive, plan_workers, DriveOptions, RequestSource, Worker};
+use iolab_drive::hint::CacheHint;
+use iolab_drive::run::{job_result, JobRun, SERIES_INTERVAL_NS};
 use model::{Dev, ResKind, Vol, World};
 use serde_json::json;
 use std::path::Path;
@@ -170,6 +172,8 @@ pub struct SimSetup {
     tests: Vec<TestReport>,
     state: String,
     power_cut: Option<power_loss::PowerCut>,
+    /// The host's prefetch, which the engine supplies ([`SimSetup::set_cache_hint`]).
+    cache_hint: CacheHint,
 }
 
 /// Parses `sim:DRIVE@PLATFORM[/PORT]` (the `sim:` prefix is optional).
@@ -222,6 +226,7 @@ pub fn open_with(spec: &str, catalog: Catalog) -> Result<SimSetup, SimError> {
         }
         .into(),
         power_cut: None,
+        cache_hint: CacheHint::NONE,
     })
 }
 
@@ -261,11 +266,18 @@ impl SimSetup {
         &self.spec
     }
 
-    /// The model as a [`Target`](iolab_engine::target::Target) on its own virtual clock, for
+    /// The model as a [`Target`](iolab_drive::target::Target) on its own virtual clock, for
     /// callers that drive the seam themselves (the target contract tests).
     pub fn target(&mut self, needs_data: bool) -> SimTarget<'_> {
         let size = self.world.size();
         SimTarget::new(&mut self.world, self.clock.clone(), size, needs_data)
+            .with_cache_hint(self.cache_hint)
+    }
+
+    /// Prefetches with `hint` from now on (the engine's prefetch instruction, which the
+    /// command line gives every model it opens): the same results, sooner on a large drive.
+    pub fn set_cache_hint(&mut self, hint: CacheHint) {
+        self.cache_hint = hint;
     }
 
     /// Whether the model looks at written data (compression).
@@ -575,8 +587,9 @@ impl SimSetup {
         };
         let slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
         let out = {
-            let mut target = SimTarget::new(&mut self.world, clock.clone(), size, needs_data);
-            iolab_engine::target::Target::prepare(&mut target, slots, job.max_block() as usize)?;
+            let mut target = SimTarget::new(&mut self.world, clock.clone(), size, needs_data)
+                .with_cache_hint(self.cache_hint);
+            iolab_drive::target::Target::prepare(&mut target, slots, job.max_block() as usize)?;
             drive(&mut target, &clock, workers, &opts)?
         };
         self.charge_carried(self.clock.now_ns());

@@ -15,6 +15,7 @@
 //! the same either way, so the model's results do not change.
 
 use crate::ftl::UNMAPPED;
+use iolab_drive::hint::CacheHint;
 
 /// Marks a range-table entry that spans blocks (the rest is its first block's index).
 const SPANS: u32 = 1 << 31;
@@ -426,13 +427,13 @@ impl LpnMap {
     /// Starts loading an LPN's entry: its stored entry, or the range-table entry its
     /// analytic look-up reads.
     #[inline]
-    pub fn prefetch(&self, lpn: u64) {
+    pub fn prefetch(&self, lpn: u64, hint: CacheHint) {
         let (c, o) = Self::split(lpn);
         match self.chunks.get(c) {
-            Some(Chunk::Dense(d)) => iolab_engine::sys::prefetch(&d.nodes[o]),
+            Some(Chunk::Dense(d)) => hint.prefetch(&d.nodes[o]),
             Some(Chunk::Analytic) => {
                 if let Some(s) = &self.slots {
-                    iolab_engine::sys::prefetch(s.range_entry(lpn));
+                    hint.prefetch(s.range_entry(lpn));
                 }
             }
             _ => {}

@@ -2,8 +2,9 @@
 
 use crate::model::{stored_share, World};
 use iolab_core::job::Direction;
-use iolab_engine::clock::VirtualClock;
-use iolab_engine::target::{Capabilities, Completion, IoReq, Target, TargetKind};
+use iolab_drive::clock::VirtualClock;
+use iolab_drive::hint::CacheHint;
+use iolab_drive::target::{Capabilities, Completion, IoReq, Target, TargetKind};
 use std::io;
 
 /// A [`World`] as a target: `submit` reserves the path for each request at the clock's now,
@@ -17,6 +18,8 @@ pub struct SimTarget<'a> {
     lens: Vec<u32>,
     /// Completions known at submit time (requests past the end of the model).
     failed: Vec<Completion>,
+    /// The host's prefetch, for the mappings of upcoming requests.
+    hint: CacheHint,
 }
 
 impl<'a> SimTarget<'a> {
@@ -37,7 +40,15 @@ impl<'a> SimTarget<'a> {
             slot_bytes: 0,
             lens: Vec::new(),
             failed: Vec::new(),
+            hint: CacheHint::NONE,
         }
+    }
+
+    /// The target, prefetching upcoming requests' mappings with `hint` (the engine's prefetch
+    /// instruction; without one the model computes the same, only slower on a large drive).
+    pub fn with_cache_hint(mut self, hint: CacheHint) -> Self {
+        self.hint = hint;
+        self
     }
 
     /// At least `min` completions (or none after the timeout), moving the clock to each.
@@ -45,7 +56,7 @@ impl<'a> SimTarget<'a> {
         if !self.failed.is_empty() {
             out.append(&mut self.failed);
         }
-        let now = iolab_engine::clock::Clock::now_ns(&self.clock);
+        let now = iolab_drive::clock::Clock::now_ns(&self.clock);
         let limit = timeout_ns.map_or(u64::MAX, |d| now.saturating_add(d));
         while out.len() < min.max(1) {
             match self.world.next_completion(limit) {
@@ -99,7 +110,7 @@ impl Target for SimTarget<'_> {
         };
         self.bufs = zeroed_buffers(n, slot_bytes)?;
         self.lens = vec![0; slots as usize];
-        let now = iolab_engine::clock::Clock::now_ns(&self.clock);
+        let now = iolab_drive::clock::Clock::now_ns(&self.clock);
         self.world.prepare(slots, now);
         Ok(())
     }
@@ -114,7 +125,7 @@ impl Target for SimTarget<'_> {
     }
 
     fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
-        let now = iolab_engine::clock::Clock::now_ns(&self.clock);
+        let now = iolab_drive::clock::Clock::now_ns(&self.clock);
         for r in reqs {
             self.lens[r.tag as usize] = r.len;
             if r.offset + r.len as u64 > self.caps.size_bytes || r.len == 0 {
@@ -150,7 +161,11 @@ impl Target for SimTarget<'_> {
     }
 
     fn upcoming(&mut self, offset: u64) {
-        self.world.prefetch(offset);
+        self.world.prefetch(offset, self.hint);
+    }
+
+    fn cache_hint(&self) -> CacheHint {
+        self.hint
     }
 
     /// Far enough ahead that a few I/Os of simulation hide the memory latency of the mapping
@@ -159,10 +174,6 @@ impl Target for SimTarget<'_> {
     /// side: 16 ahead 12-15 % faster than 4 (one at a time), 24 and 32 no faster than 16.
     fn plan_ahead(&self) -> usize {
         16
-    }
-
-    fn model_info(&self) -> Option<serde_json::Value> {
-        Some(serde_json::json!({"modelled": true}))
     }
 }
 
@@ -194,8 +205,8 @@ fn libc_einval() -> i64 {
 mod tests {
     use super::*;
     use iolab_core::job::{Job, JobSpec};
-    use iolab_engine::clock::Clock;
-    use iolab_engine::driver::{drive, plan_workers, DriveOptions};
+    use iolab_drive::clock::Clock;
+    use iolab_drive::driver::{drive, plan_workers, DriveOptions};
 
     /// A [`SimTarget`] that counts its reaps, and may hand out only the completions asked for.
     struct Counted<'a> {

@@ -112,7 +112,16 @@ pub(crate) fn decompressing<R: Read + Send + 'static>(
         Compression::Gzip => Box::new(flate2::bufread::MultiGzDecoder::new(buffered)),
         Compression::Bzip2 => Box::new(bzip2::bufread::MultiBzDecoder::new(buffered)),
         Compression::Zstd => Box::new(zstd::stream::read::Decoder::with_buffer(buffered)?),
+        #[cfg(feature = "xz")]
         Compression::Xz => Box::new(liblzma::bufread::XzDecoder::new_multi_decoder(buffered)),
+        #[cfg(not(feature = "xz"))]
+        Compression::Xz => {
+            return Err(io::Error::new(
+                io::ErrorKind::Unsupported,
+                "the input is xz-compressed and this build reads no xz (iolab-trace's `xz` \
+                 feature); decompress it first with xz -d",
+            ))
+        }
     };
     let decompressed = Decompressed {
         inner: decoder,

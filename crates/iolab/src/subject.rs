@@ -1,7 +1,9 @@
 //! What a measuring command runs its jobs on: a real file or block device, or a model of a
 //! drive on a platform (`sim:DRIVE@PLATFORM[/PORT]`). This is the command line's side of the
-//! engine's `Target`/`Clock` seam: after [`Subject::open`], `quick`, `run`, `suite` and
-//! `trace replay` do exactly the same for both.
+//! `Target`/`Clock` seam (iolab-drive): after [`Subject::open`], `quick`, `run`, `suite` and
+//! `trace replay` do exactly the same for both, running jobs through the one run API both
+//! implement ([`RunTarget`]); what only one side has (the guard's purge, a test file to remove,
+//! a model's power cut and state) stays here.
 
 use crate::cmd::run::SafetyFlags;
 use crate::session;
@@ -10,9 +12,9 @@ use clap::{Args, ValueEnum};
 use iolab_core::job::{Job, JobError};
 use iolab_core::result::{RunResult, TargetInfo};
 use iolab_core::size::{format_size, human_size};
+use iolab_drive::run::{JobRun, RunControl, RunTarget};
 use iolab_engine::driver::{RequestSource, Worker};
 use iolab_engine::open::{prepare_target, OpenError, PreparedTarget};
-use iolab_engine::runner::{run_job, run_workers, JobRun, RunControl};
 use iolab_engine::sys::INTERRUPTED;
 use iolab_sim::SimSetup;
 use std::path::{Path, PathBuf};
@@ -68,6 +70,20 @@ pub struct ModelFlags {
     /// For a `sim:` target: the drive's state before the first job (suites prepare their own).
     #[arg(long, value_enum)]
     pub model_state: Option<ModelState>,
+}
+
+/// How a job run from the command line is watched: stopped by Ctrl-C, with `progress` (a real
+/// target's live line) and the `journal` of verified writes.
+fn watched<'a>(
+    progress: Option<&'a iolab_drive::driver::Progress>,
+    journal: Option<&'a std::sync::Arc<iolab_verify::journal::JournalWriter>>,
+) -> RunControl<'a> {
+    RunControl {
+        stop: Some(&INTERRUPTED),
+        progress,
+        journal,
+        ..RunControl::default()
+    }
 }
 
 /// A real target or a model, ready to run jobs.
@@ -234,6 +250,7 @@ impl Subject {
             model_can_run(first)?;
             let spec = target.to_str().unwrap_or_default();
             let mut sim = iolab_sim::open(spec, flags.model.catalog.as_deref())?;
+            sim.set_cache_hint(iolab_engine::sys::CACHE_HINT);
             for replaced in sim.catalog().replaced_builtins() {
                 say!("note: {replaced}");
             }
@@ -307,20 +324,31 @@ impl Subject {
         }
     }
 
+    /// What runs the jobs: the prepared file or device, or the model.
+    fn run_target(&self) -> &dyn RunTarget {
+        match self {
+            Subject::Real { target, .. } => target,
+            Subject::Model(sim) => &**sim,
+        }
+    }
+
+    /// [`Subject::run_target`], to run on.
+    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
+    fn run_target_mut(&mut self) -> &mut dyn RunTarget {
+        match self {
+            Subject::Real { target, .. } => target,
+            Subject::Model(sim) => &mut **sim,
+        }
+    }
+
     /// Bytes the target offers.
     pub fn size_bytes(&self) -> u64 {
-        match self {
-            Subject::Real { target, .. } => target.size_bytes,
-            Subject::Model(sim) => sim.size_bytes(),
-        }
+        self.run_target().size_bytes()
     }
 
     /// The logical block size (alignment of every I/O).
     pub fn logical_block_bytes(&self) -> u64 {
-        match self {
-            Subject::Real { target, .. } => target.logical_block_bytes,
-            Subject::Model(sim) => sim.logical_block_bytes(),
-        }
+        self.run_target().logical_block_bytes()
     }
 
     /// A new result frame for a run of `kind` (a model is never probed: there is no host path).
@@ -414,19 +442,10 @@ impl Subject {
             Subject::Real {
                 target, journal, ..
             } => session::with_progress(label, expected_s, |progress| {
-                run_job(
-                    target,
-                    job,
-                    RunControl {
-                        stop: Some(&INTERRUPTED),
-                        progress: Some(progress),
-                        journal: journal.as_ref(),
-                        ..RunControl::default()
-                    },
-                )
+                target.run_job(job, watched(Some(progress), journal.as_ref()))
             }),
             // Virtual time runs faster than a wall-clock progress line could say anything.
-            Subject::Model(sim) => sim.run_job(job, Some(&INTERRUPTED)),
+            Subject::Model(sim) => RunTarget::run_job(&mut **sim, job, watched(None, None)),
         }
         .with_context(|| format!("job '{}'", job.name))
     }
@@ -436,11 +455,9 @@ impl Subject {
     #[cfg(feature = "mpi")]
     pub fn run_job_with(&mut self, job: &Job, ctl: RunControl) -> Result<JobRun> {
         self.check_job(job)?;
-        match self {
-            Subject::Real { target, .. } => run_job(target, job, ctl),
-            Subject::Model(sim) => sim.run_job(job, ctl.stop),
-        }
-        .with_context(|| format!("job '{}'", job.name))
+        self.run_target_mut()
+            .run_job(job, ctl)
+            .with_context(|| format!("job '{}'", job.name))
     }
 
     /// The prepared file or device and the journal of verified writes, for jobs run beside
@@ -468,18 +485,11 @@ impl Subject {
         self.check_job(job)?;
         match self {
             Subject::Real { target, .. } => session::with_progress(&job.name, None, |progress| {
-                run_workers(
-                    target,
-                    job,
-                    workers,
-                    RunControl {
-                        stop: Some(&INTERRUPTED),
-                        progress: Some(progress),
-                        ..RunControl::default()
-                    },
-                )
+                target.run_workers(job, workers, watched(Some(progress), None))
             }),
-            Subject::Model(sim) => sim.run_workers(job, workers, Some(&INTERRUPTED)),
+            Subject::Model(sim) => {
+                RunTarget::run_workers(&mut **sim, job, workers, watched(None, None))
+            }
         }
         .with_context(|| format!("job '{}'", job.name))
     }

@@ -129,6 +129,24 @@ pub fn prefetch<T>(item: &T) {
     let _ = item;
 }
 
+/// [`prefetch`] as the seam's cache hint, which the engine's targets give the driver (and a
+/// model can be given) so that code without `unsafe` can hint too.
+pub const CACHE_HINT: iolab_drive::hint::CacheHint =
+    iolab_drive::hint::CacheHint::new(prefetch_address);
+
+/// Starts loading the cache line at `addr`, any address: a prefetch never faults and never
+/// reads through the pointer, so no address can make it unsound.
+fn prefetch_address(addr: *const u8) {
+    #[cfg(target_arch = "x86_64")]
+    // SAFETY: a prefetch never faults and does not change memory, whatever the address.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(addr.cast::<i8>());
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = addr;
+}
+
 /// The extended attribute that marks a file iolab created (so a later run may overwrite it).
 pub const CREATED_XATTR: &str = "user.iolab.created";
 

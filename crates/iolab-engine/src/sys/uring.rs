@@ -123,6 +123,9 @@ impl Target for UringTarget {
     fn capabilities(&self) -> &Capabilities {
         &self.caps
     }
+    fn cache_hint(&self) -> iolab_drive::hint::CacheHint {
+        super::CACHE_HINT
+    }
 
     fn prepare(&mut self, slots: u32, slot_bytes: usize) -> io::Result<()> {
         let entries = slots.next_power_of_two().max(8);

@@ -35,6 +35,7 @@ pub use tier::{RamCache, Tier};
 use crate::timeq::TimeQueue;
 use hdd::HddCmd;
 use iolab_core::job::Direction;
+use iolab_drive::hint::CacheHint;
 use resource::{earliest_free, occupy, reserve, reserve_any, stream_through, transfer_through};
 use ssd::{lpn_span, ssd_write, upper_page, ReadFrom};
 
@@ -750,18 +751,18 @@ impl World {
     /// Starts loading the mapping of a request about to be submitted at `offset`, and the
     /// block node of the one planned `NODE_LAG` requests before it, whose map entry that call
     /// started loading (the node's address is in the entry: a second dependent miss), and
-    /// the request's slot in the index of buffered LPNs.
+    /// the request's slot in the index of buffered LPNs, with the host's `hint`.
     #[inline]
-    pub fn prefetch(&mut self, offset: u64) {
+    pub fn prefetch(&mut self, offset: u64, hint: CacheHint) {
         // Only a plain drive: RAID and tiers map the offset first, which costs what it saves.
         if let Vol::Leaf(i) = self.vol {
             if let Dev::Ssd(s) = &self.leaves[i as usize].dev {
                 let lpn = offset / 4096;
-                s.ftl.prefetch(lpn);
-                s.buffered.prefetch(lpn);
+                s.ftl.prefetch(lpn, hint);
+                s.buffered.prefetch(lpn, hint);
                 // The ring's slot for this request holds the one planned NODE_LAG before it.
                 let slot = &mut self.planned_lpns[self.planned as usize % NODE_LAG];
-                s.ftl.prefetch_node(std::mem::replace(slot, lpn));
+                s.ftl.prefetch_node(std::mem::replace(slot, lpn), hint);
                 self.planned = self.planned.wrapping_add(1);
             }
         }

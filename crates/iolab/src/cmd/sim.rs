@@ -129,7 +129,7 @@ pub fn run(args: SimArgs) -> Result<i32> {
                 rows.extend(calibration);
             }
             if wants("validation") {
-                rows.extend(iolab_sim::validate());
+                rows.extend(iolab_sim::validate_with(iolab_engine::sys::CACHE_HINT));
             }
             let out = rows
                 .iter()

@@ -128,7 +128,9 @@ pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
     if launched_size().is_some() {
         return sweep::calibrate();
     }
-    Ok(Some(iolab_sim::calibrate()))
+    Ok(Some(iolab_sim::calibrate_with(
+        iolab_engine::sys::CACHE_HINT,
+    )))
 }
 
 /// A suite ready to run under mpirun: checked and planned by `iolab suite` as for one process.

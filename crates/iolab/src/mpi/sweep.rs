@@ -19,7 +19,7 @@ pub fn calibrate() -> Result<Option<Vec<CalibrationRow>>> {
     // (figure index, modelled value's bits) of this rank's parts.
     let mine: Vec<(usize, u64)> = (comm.rank as usize..CALIBRATION_PARTS)
         .step_by(comm.size.max(1) as usize)
-        .flat_map(calibrate_part)
+        .flat_map(|part| calibrate_part(part, iolab_engine::sys::CACHE_HINT))
         .map(|(i, v)| (i, v.to_bits()))
         .collect();
     let all = comm.gather(&mine)?;

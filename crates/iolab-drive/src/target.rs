@@ -72,7 +72,8 @@ pub struct Capabilities {
     pub logical_block_bytes: u64,
     /// Whether the content of written buffers matters (false lets the driver skip filling them).
     pub needs_data: bool,
-    /// Whether results are modelled rather than measured.
+    /// Whether results are modelled rather than measured: the model's one fact the seam carries,
+    /// typed (what the model did goes into the result from the model's own setup).
     pub modelled: bool,
 }
 
@@ -103,11 +104,6 @@ pub trait Target {
         out: &mut Vec<Completion>,
     ) -> io::Result<()>;
 
-    /// The model's parameters, for modelled targets.
-    fn model_info(&self) -> Option<serde_json::Value> {
-        None
-    }
-
     /// A hint that a request at `offset` will be submitted soon: a model starts fetching its
     /// mapping so that the submission does not wait on memory. Real targets ignore it.
     fn upcoming(&mut self, offset: u64) {
@@ -118,6 +114,12 @@ pub trait Target {
     /// [`Target::upcoming`]: more than one only where the hint pays.
     fn plan_ahead(&self) -> usize {
         1
+    }
+
+    /// How the driver starts loading memory it will soon touch (a verifier's claim word): the
+    /// host's prefetch instruction, which a real target's engine supplies. None by default.
+    fn cache_hint(&self) -> crate::hint::CacheHint {
+        crate::hint::CacheHint::NONE
     }
 
     /// Makes what was written stable (fsync; fdatasync where `data_only`), once every write
@@ -149,9 +151,6 @@ impl<T: Target + ?Sized> Target for Box<T> {
     ) -> io::Result<()> {
         (**self).reap(min, timeout_ns, out)
     }
-    fn model_info(&self) -> Option<serde_json::Value> {
-        (**self).model_info()
-    }
     fn upcoming(&mut self, offset: u64) {
         (**self).upcoming(offset)
     }
@@ -160,5 +159,8 @@ impl<T: Target + ?Sized> Target for Box<T> {
     }
     fn sync(&mut self, data_only: bool) -> io::Result<()> {
         (**self).sync(data_only)
+    }
+    fn cache_hint(&self) -> crate::hint::CacheHint {
+        (**self).cache_hint()
     }
 }

@@ -124,6 +124,13 @@ impl Clock for VirtualClock {
     }
 }
 
+/// Now, ns since the Unix epoch.
+pub fn unix_now_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

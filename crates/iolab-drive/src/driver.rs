@@ -14,7 +14,6 @@
 //! lowering the offered load (no coordinated omission).
 
 use crate::clock::Clock;
-use crate::sys;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
 use iolab_core::job::{byte_share, Direction, Job};
@@ -364,7 +363,7 @@ where
     ];
     let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
     if let Some(v) = opts.verify {
-        v.set_clock(clock.now_ns(), crate::runner::unix_now_ns() / 1000);
+        v.set_clock(clock.now_ns(), crate::clock::unix_now_ns() / 1000);
     }
     let mut measure_start = start_ns + opts.ramp_ns;
     let mut end_ns = opts.duration_ns.map(|d| measure_start + d);
@@ -626,7 +625,7 @@ where
                                 target.upcoming(p.req.offset);
                                 if let (Some(v), Direction::Write) = (opts.verify, p.req.dir) {
                                     // The claim's state word is a cache miss over a large span.
-                                    sys::prefetch(v.claim_word(p.req.offset));
+                                    target.cache_hint().prefetch(v.claim_word(p.req.offset));
                                 }
                                 st.pending.push_back(p);
                             }
@@ -1075,7 +1074,7 @@ rate_poisson = true",
     }
 
     fn drive_on_null(job: &Job, clock: &dyn Clock, stop: Option<&AtomicBool>) -> DriveOutcome {
-        let mut target = crate::psync::NullTarget::new(job.span());
+        let mut target = crate::null::NullTarget::new(job.span());
         target
             .prepare(job.queue_depth, job.max_block() as usize)
             .unwrap();
@@ -1121,7 +1120,7 @@ rate_poisson = true",
     fn a_job_ended_by_another_stops_issuing_and_is_complete() {
         let j = job("duration_s = 60");
         let end = AtomicBool::new(true);
-        let mut target = crate::psync::NullTarget::new(j.span());
+        let mut target = crate::null::NullTarget::new(j.span());
         target.prepare(1, 4096).unwrap();
         let opts = DriveOptions {
             start_ns: None,
@@ -1187,7 +1186,7 @@ rate_poisson = true",
 
     /// A target in virtual time whose `n`-th request takes `latencies_ns[n]`.
     struct Scripted {
-        inner: crate::psync::NullTarget,
+        inner: crate::null::NullTarget,
         clock: crate::clock::VirtualClock,
         latencies_ns: Vec<u64>,
         submitted: usize,
@@ -1257,7 +1256,7 @@ rate_poisson = true",
         let j = job(&format!("queue_depth = 1\nios_limit = {n}"));
         let clock = crate::clock::VirtualClock::new();
         let mut target = Scripted {
-            inner: crate::psync::NullTarget::new(j.span()),
+            inner: crate::null::NullTarget::new(j.span()),
             clock: clock.clone(),
             latencies_ns,
             submitted: 0,
