@@ -37,6 +37,7 @@ pub mod steady_stop;
 pub mod sync;
 pub mod text;
 pub mod time;
+pub mod window;
 pub mod workload;
 
 pub use job::{Job, JobError, JobSpec};

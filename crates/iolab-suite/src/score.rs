@@ -3,6 +3,7 @@
 use crate::plan::matches;
 use crate::spec::{ScoreSpec, SuiteSpec, SweepSpec};
 use iolab_core::result::{JobResult, Score, SteadyStateReport};
+use iolab_core::window::{is_maximum, points, Point, Window};
 
 /// The unit a metric is in.
 pub fn unit_of(metric: &str) -> &'static str {
@@ -22,102 +23,23 @@ fn step_jobs<'a>(jobs: &'a [JobResult], step: &'a str) -> impl Iterator<Item = &
         .filter(move |j| j.step.as_ref().is_some_and(|s| s.step == step))
 }
 
-/// The rounds a score reads of a step looped to steady state: its window, the last `window`
-/// rounds run, as [`iolab_core::steady::judge`] judges them. SNIA PTS reports each matrix
-/// cell as the average over the window rounds, not the last round alone.
-#[derive(Clone, Copy, Debug, PartialEq)]
-struct Window {
-    first: u32,
-    last: u32,
-}
-
-impl Window {
-    fn words(&self) -> String {
-        if self.first == self.last {
-            format!("round {}", self.first)
-        } else {
-            format!("rounds {}–{}", self.first, self.last)
-        }
-    }
-}
-
-/// One sweep point of a step as a score reads it.
-struct Point<'a> {
-    /// Its job; of a looped step, the one of the latest round read.
-    job: &'a JobResult,
-    /// Its jobs in the rounds read (one, for a step not looped).
-    rounds: Vec<&'a JobResult>,
-}
-
-impl Point<'_> {
-    /// The point's `metric`: the mean over its rounds, or the largest for a maximum (the
-    /// worst response time over the window, as the PTS latency test reports it).
-    fn value(&self, metric: &str) -> Option<f64> {
-        let values: Vec<f64> = self
-            .rounds
-            .iter()
-            .filter_map(|j| j.metric(metric))
-            .collect();
-        if is_maximum(metric) {
-            values.into_iter().reduce(f64::max)
-        } else {
-            mean(&values)
-        }
-    }
-}
-
-/// Whether `metric` is a maximum, which a window takes the largest of rather than averages.
-fn is_maximum(metric: &str) -> bool {
-    metric.contains("_max_")
-}
-
 /// The sweep points of `step` that `filter` picks, in run order, and the window read when the
-/// step loops in rounds.
+/// step loops in rounds (its steady-state window: the last `window` rounds run).
 fn scored_points<'a>(
     suite: &SuiteSpec,
     jobs: &'a [JobResult],
     step: &'a str,
     filter: &[SweepSpec],
 ) -> (Vec<Point<'a>>, Option<Window>) {
-    let window = step_jobs(jobs, step)
-        .filter_map(|j| j.step.as_ref()?.round)
-        .max()
-        .map(|last| {
-            let size = suite
-                .steps()
-                .find(|(_, s)| s.name == step)
-                .and_then(|(_, s)| s.steady_state.as_ref())
-                .map_or(1, |ss| ss.window.max(1));
-            Window {
-                first: last.saturating_sub(size - 1).max(1),
-                last,
-            }
-        });
-    let mut points: Vec<Point<'a>> = Vec::new();
-    for j in step_jobs(jobs, step) {
-        let Some(info) = &j.step else { continue };
-        let in_window = match (window, info.round) {
-            (Some(w), Some(r)) => (w.first..=w.last).contains(&r),
-            (None, None) => true,
-            _ => false,
-        };
-        if !in_window || !matches(&info.sweep, filter) {
-            continue;
-        }
-        let same_point =
-            |p: &&mut Point<'a>| p.job.step.as_ref().map(|s| &s.sweep) == Some(&info.sweep);
-        match points.iter_mut().find(same_point) {
-            Some(p) => {
-                p.job = j;
-                p.rounds.push(j);
-            }
-            None => points.push(Point {
-                job: j,
-                rounds: vec![j],
-            }),
-        }
-    }
-    (points, window)
+    let size = suite
+        .steps()
+        .find(|(_, s)| s.name == step)
+        .and_then(|(_, s)| s.steady_state.as_ref())
+        .map_or(1, |ss| ss.window);
+    let window = Window::of(step_jobs(jobs, step), size);
+    let picked = step_jobs(jobs, step)
+        .filter(|j| j.step.as_ref().is_some_and(|s| matches(&s.sweep, filter)));
+    (points(picked, window), window)
 }
 
 /// How a score over `points` read a looped step's rounds, for its rule text.

@@ -8,6 +8,7 @@ use crate::svg::{
     XLabels, XScale,
 };
 use iolab_core::result::{JobResult, RunResult, SteadyStateReport};
+use iolab_core::window::{is_maximum, over_rounds, Window};
 use std::fmt::Write;
 
 /// How a swept key is drawn on an axis and named in labels.
@@ -72,48 +73,43 @@ fn steady<'a>(r: &'a RunResult, step: &str) -> Option<&'a SteadyStateReport> {
         .find(|s| s.step == step)
 }
 
-/// The jobs of a step its charts read, and the rounds they span: of a step looped to steady
-/// state, every job of its window's rounds (the last `window`), as the PTS reports each point
-/// (SNIA PTS: the average over the measurement window) and as the suite's scores take it; of any other step, its jobs.
-fn window_rounds<'a>(r: &'a RunResult, key: &StepKey) -> (Vec<&'a JobResult>, Option<(u32, u32)>) {
-    let (_, last) = step_jobs(r, key);
-    let window = steady(r, &key.step).map_or(1, |s| s.window.max(1));
-    let span = last.map(|last| (last.saturating_sub(window - 1).max(1), last));
-    let jobs = step_rounds(r, key)
+/// The jobs of a step its charts read, and the window of rounds they span: of a step looped
+/// to steady state, every job of its window's rounds (as the suite's scores take it); of any
+/// other step, its jobs.
+fn window_rounds<'a>(r: &'a RunResult, key: &StepKey) -> (Vec<&'a JobResult>, Option<Window>) {
+    let size = steady(r, &key.step).map_or(1, |s| s.window);
+    let rounds = step_rounds(r, key);
+    let window = Window::of(rounds.iter().copied(), size);
+    let jobs = rounds
         .into_iter()
-        .filter(|j| match (j.step.as_ref().and_then(|s| s.round), span) {
-            (Some(round), Some((first, _))) => round >= first,
+        .filter(|j| match (window, j.step.as_ref().and_then(|s| s.round)) {
+            (Some(_), Some(round)) => Window::reads(window, Some(round)),
             _ => true,
         })
         .collect();
-    (jobs, span)
+    (jobs, window)
 }
 
-/// `figure` of the sweep point of `j` (a job of the last round), the mean over `rounds`; a job
-/// not looped in rounds stands for itself.
+/// `figure` of the sweep point of `j` (a job of the last round) over `rounds`; a job not
+/// looped in rounds stands for itself.
 fn point_value(rounds: &[&JobResult], j: &JobResult, figure: Figure) -> f64 {
     let Some(point) = j.step.as_ref().filter(|s| s.round.is_some()) else {
         return figure.of(j);
     };
-    let values: Vec<f64> = rounds
+    let values = rounds
         .iter()
         .filter(|k| k.step.as_ref().is_some_and(|s| s.sweep == point.sweep))
-        .map(|k| figure.of(k))
-        .collect();
-    if values.is_empty() {
-        figure.of(j)
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    }
+        .map(|k| figure.of(k));
+    over_rounds(values, is_maximum(figure.metric())).unwrap_or_else(|| figure.of(j))
 }
 
 /// How a chart of a looped step took its values, for its subtitle.
-fn window_words(span: Option<(u32, u32)>) -> Option<String> {
-    let (first, last) = span?;
-    Some(if first == last {
-        format!("round {last} (the last)")
+fn window_words(window: Option<Window>) -> Option<String> {
+    let w = window?;
+    Some(if w.first == w.last {
+        format!("round {} (the last)", w.last)
     } else {
-        format!("mean of rounds {first}–{last} (the steady-state window)")
+        format!("mean of {} (the steady-state window)", w.words())
     })
 }
 
