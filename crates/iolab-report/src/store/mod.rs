@@ -24,13 +24,13 @@ mod schema;
 mod tests;
 mod write;
 
+pub use iolab_core::metrics::{job_metrics, metric_order};
 use metrics::scores_of;
-pub use metrics::{job_metrics, metric_order};
 pub use rows::*;
 use schema::MIGRATIONS;
 
 use iolab_core::job::Job;
-use iolab_core::result::{JobResult, RunResult, SeriesResult, SteadyStateReport, SweepValue};
+use iolab_core::result::{RunResult, SeriesResult, SteadyStateReport, SweepValue};
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -75,16 +75,8 @@ pub struct StoredTarget {
     pub path_ceiling_bytes_per_s: Option<f64>,
 }
 
-/// One metric of one step.
-#[derive(Clone, Debug, PartialEq)]
-pub struct StoredMetric {
-    /// `read`, `write` or `total`.
-    pub direction: String,
-    /// Metric name (`read_iops`).
-    pub name: String,
-    /// Value in the unit its name says.
-    pub value: f64,
-}
+/// One metric of one step (core's: the store keeps what core names).
+pub use iolab_core::metrics::Metric as StoredMetric;
 
 /// One job of a run with its metrics.
 #[derive(Clone, Debug, PartialEq)]

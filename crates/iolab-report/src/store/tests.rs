@@ -1,7 +1,7 @@
 use super::*;
 use iolab_core::job::{Access, Direction, JobSpec};
 use iolab_core::result::{
-    HostInfo, Score, StepInfo, SuiteSummary, TargetInfo, ToolInfo, SCHEMA_VERSION,
+    HostInfo, JobResult, Score, StepInfo, SuiteSummary, TargetInfo, ToolInfo, SCHEMA_VERSION,
 };
 use iolab_core::stats::RunStats;
 
