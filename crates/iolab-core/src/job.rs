@@ -110,6 +110,12 @@ pub enum VerifyMode {
     /// Each write is read back and checked as soon as it completes, before its block is written
     /// again (fio's `verify_backlog=1`).
     Inline,
+    /// Written blocks are stamped but not read back by this job: a later job with `reads`, or
+    /// `iolab verify TARGET`, checks them (fio's `verify` with `do_verify=0`).
+    Stamp,
+    /// Every block the job reads is checked by its stamps, as `iolab verify` does: data an
+    /// earlier job or run wrote with verify (fio's read job with `verify`). Read-only jobs.
+    Reads,
 }
 
 impl std::str::FromStr for VerifyMode {
@@ -119,7 +125,11 @@ impl std::str::FromStr for VerifyMode {
             "off" | "none" => Ok(VerifyMode::Off),
             "end" | "crc32c" => Ok(VerifyMode::End),
             "inline" => Ok(VerifyMode::Inline),
-            other => Err(format!("unknown verify '{other}': use end, inline or off")),
+            "stamp" => Ok(VerifyMode::Stamp),
+            "reads" => Ok(VerifyMode::Reads),
+            other => Err(format!(
+                "unknown verify '{other}': use end, inline, stamp, reads or off"
+            )),
         }
     }
 }
@@ -136,6 +146,8 @@ impl VerifyMode {
             VerifyMode::Off => "off",
             VerifyMode::End => "end",
             VerifyMode::Inline => "inline",
+            VerifyMode::Stamp => "stamp",
+            VerifyMode::Reads => "reads",
         }
     }
 }
@@ -353,6 +365,10 @@ pub struct JobSpec {
     /// Content of written data (default `random`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataKind>,
+    /// Bytes every written block repeats from its start instead of `data`, in hex (`0xaa55`) or
+    /// quoted text (fio's `verify_pattern`); verify stamps sit on top as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// Percent of each written block that compresses away (0–100), on top of `data = "random"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compress_pct: Option<f64>,
@@ -532,6 +548,9 @@ pub struct Job {
     pub direct: bool,
     /// Written content.
     pub data: DataKind,
+    /// Bytes every written block repeats instead of `data`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Vec<u8>>,
     /// Percent of each block that compresses away.
     pub compress_pct: f64,
     /// Percent of blocks that repeat an earlier one.
@@ -693,6 +712,7 @@ impl JobSpec {
             threads
         );
         take!(offset, size, zones, duration_s, ramp_s, io_limit, ios_limit, direct, data);
+        take!(pattern);
         take!(
             compress_pct,
             dedupe_pct,
@@ -939,6 +959,13 @@ impl JobSpec {
         if data == DataKind::Zeros && (compress_pct > 0.0 || dedupe_pct > 0.0) {
             return Err(fail("data", "zeros are already fully compressible and duplicate; drop compress_pct/dedupe_pct or use data = \"random\"".into()));
         }
+        let pattern = match &self.pattern {
+            Some(p) => Some(crate::pattern::parse(p).map_err(|e| fail("pattern", e))?),
+            None => None,
+        };
+        if pattern.is_some() && (compress_pct > 0.0 || dedupe_pct > 0.0 || self.data.is_some()) {
+            return Err(fail("pattern", "a pattern is the whole content of every block; drop data, compress_pct and dedupe_pct".into()));
+        }
         let smallest = block_sizes.iter().map(|s| s.bytes).min().unwrap_or(4096);
         if let Some(limit) = self.io_limit.filter(|b| b.0 < smallest) {
             return Err(fail(
@@ -959,13 +986,21 @@ impl JobSpec {
                 "a rate of 0 would issue nothing; give at least 1 byte per second".into(),
             ));
         }
+        if self.verify == Some(VerifyMode::Reads) && read_pct < 100.0 {
+            return Err(fail(
+                "verify",
+                "`reads` checks what a read-only job reads; this job writes too: use end or \
+                 inline to check its own writes"
+                    .into(),
+            ));
+        }
         if self.verify.is_some_and(|v| !v.is_off()) {
-            if read_pct >= 100.0 {
+            if read_pct >= 100.0 && self.verify != Some(VerifyMode::Reads) {
                 return Err(fail(
                     "verify",
                     "this job only reads, and verify checks what a job writes; give a write \
-                     access (write, randwrite, rw, randrw) or use `iolab verify TARGET` to check \
-                     what an earlier run wrote"
+                     access (write, randwrite, rw, randrw), verify = \"reads\" to check what it \
+                     reads, or `iolab verify TARGET` to check what an earlier run wrote"
                         .into(),
                 ));
             }
@@ -1116,6 +1151,7 @@ impl JobSpec {
             ios_limit: self.ios_limit,
             direct,
             data,
+            pattern,
             compress_pct,
             dedupe_pct,
             rate_iops,

@@ -24,6 +24,7 @@ pub mod data;
 pub mod hist;
 pub mod job;
 pub mod lat_target;
+pub mod pattern;
 pub mod prio;
 pub mod result;
 pub mod rng;

@@ -107,6 +107,7 @@ pub const TRANSLATED: &[&str] = &[
     "verify",
     "do_verify",
     "verify_backlog",
+    "verify_pattern",
     "steadystate",
     "steadystate_duration",
     "steadystate_ramp_time",
@@ -222,7 +223,7 @@ pub fn refusal(key: &str) -> &'static str {
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
         "bs_unaligned" => "iolab issues only aligned blocks",
-        "buffer_pattern" | "verify_pattern" => {
+        "buffer_pattern" => {
             "iolab writes random, compressible or zero data, its verify stamps on top"
         }
         "pre_read" => "reading the file into the cache first is not supported",
