@@ -505,6 +505,11 @@ pub struct JobSpec {
     /// `dedupe_global`): `{ share_pct = 5, global = true }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe_set: Option<crate::data::DedupeSet>,
+    /// SPRandom preconditioning (fio's `sprandom`): one pass of random writes over the span
+    /// plus `op` of it, ordered to leave each of `regions` parts with the steady-state share
+    /// of overwritten blocks: `{ op = 0.15, regions = 100 }`. Single-thread `randwrite` jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprandom: Option<crate::sprandom::SpRandom>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -611,6 +616,9 @@ pub struct Job {
     /// The working set duplicates come from, if the job gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe_set: Option<crate::data::DedupeSet>,
+    /// SPRandom preconditioning, if the job asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprandom: Option<crate::sprandom::SpRandom>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -712,7 +720,7 @@ impl JobSpec {
             threads
         );
         take!(offset, size, zones, duration_s, ramp_s, io_limit, ios_limit, direct, data);
-        take!(pattern);
+        take!(pattern, sprandom);
         take!(
             compress_pct,
             dedupe_pct,
@@ -1173,7 +1181,26 @@ impl JobSpec {
             latency_target: self.latency_target.clone(),
             sync: self.sync.clone(),
             dedupe_set: self.dedupe_set.clone(),
+            sprandom: self.sprandom.clone(),
         };
+        if let Some(spr) = &self.sprandom {
+            spr.check().map_err(|e| fail("sprandom", e))?;
+            let single = job.access == Access::RandWrite
+                && job.random_pct >= 100.0
+                && job.threads == 1
+                && job.all_block_sizes().count() == 1
+                && job.stride.is_none()
+                && job.random_run <= 1
+                && job.distribution.is_uniform();
+            if !single {
+                return Err(fail(
+                    "sprandom",
+                    "SPRandom is one thread of random writes of one block size, uniform and \
+                     not strided; use access = \"randwrite\", threads = 1 and one block size"
+                        .into(),
+                ));
+            }
+        }
         if let Some(d) = &self.dedupe_set {
             d.check().map_err(|e| fail("dedupe_set", e))?;
         }
@@ -1318,6 +1345,14 @@ impl Job {
             }
         }
         self.span_bytes = Some(span);
+        if let Some(spr) = &self.sprandom {
+            // The pass's writes are its budget: it ends when its order does.
+            let bs = self.align();
+            let writes =
+                crate::sprandom::SpRandomOrder::new(spr, span / bs, bs, self.seed).total_writes();
+            let pass = writes * bs;
+            self.io_limit_bytes = Some(self.io_limit_bytes.map_or(pass, |b| b.min(pass)));
+        }
         Ok(())
     }
 

@@ -32,6 +32,7 @@ pub mod scale;
 pub mod schedule;
 pub mod size;
 pub mod skew;
+pub mod sprandom;
 pub mod stats;
 pub mod steady;
 pub mod steady_stop;
