@@ -82,7 +82,7 @@ fn what_cannot_be_honoured_is_named_with_its_line() {
     )[0];
     let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
     for want in [
-        "j.fio:3: verify=pattern: iolab stamps each sector",
+        "j.fio:3: verify=pattern: verify=pattern writes the pattern alone",
         "j.fio:4: exec_prerun=ls: iolab runs no commands",
         "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
         "j.fio:8: foo=bar: iolab has no equivalent",
