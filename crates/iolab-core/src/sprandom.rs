@@ -210,7 +210,7 @@ mod tests {
         assert_eq!(s.len(), 100);
         // The first region is the oldest data: most invalid, as the block GC would pick
         // (1/WA of it invalid, WA = 0.5/0.15 + 0.7); the last is all valid.
-        let wa = 0.5 / 0.15 + 0.7;
+        let wa: f64 = 0.5 / 0.15 + 0.7;
         assert_eq!(s[0], (10_000.0 / wa).round() as u32);
         assert_eq!(s[99], 0);
         assert!(s.windows(2).all(|w| w[0] >= w[1]), "{s:?}");
@@ -241,14 +241,12 @@ mod tests {
         for (i, &b) in written.iter().enumerate() {
             last[b as usize] = i;
         }
-        for r in 0..written.len() / per {
-            let chunk = r * per..(r + 1) * per;
-            let invalid = chunk
-                .clone()
+        for (r, &share) in shares.iter().enumerate().take(written.len() / per) {
+            let invalid = (r * per..(r + 1) * per)
                 .filter(|&i| last[written[i] as usize] != i)
                 .count();
             let got = invalid as f64 / per as f64;
-            let want = f64::from(shares[r]) / 10_000.0;
+            let want = f64::from(share) / 10_000.0;
             assert!((got - want).abs() < 0.03, "region {r}: {got} vs {want}");
         }
         assert_eq!(
