@@ -2,7 +2,9 @@
 //! back; they differ in how: fio checks one checksum (md5, crc32c, …) per block, by default in a
 //! pass after the writes, or every `verify_backlog` writes; iolab stamps each 512-byte sector
 //! with a header and its own checksum, and reads back after the job (`end`) or each write as soon as
-//! it completes (`inline`). The checksum fio names is replaced by iolab's, which is said.
+//! it completes (`inline`); with `do_verify=0` writes are only stamped (`stamp`), and a job that
+//! only reads checks what it reads by its stamps (`reads`), as fio's read-only verify pass does.
+//! The checksum fio names is replaced by iolab's, which is said.
 
 use super::translate::Tr;
 use iolab_core::job::VerifyMode;
