@@ -55,6 +55,8 @@ pub struct DataGenerator {
     next_slot: usize,
     /// A dedupe working set: its seed base and how many blocks it holds.
     working_set: Option<(u64, u64)>,
+    /// Bytes every block repeats (the job's `pattern`), in place of the kind's content.
+    pattern: Option<std::sync::Arc<[u8]>>,
 }
 
 impl DataGenerator {
@@ -69,6 +71,7 @@ impl DataGenerator {
             let base = if set.global { GLOBAL_SET } else { seed };
             g.working_set = Some((base, blocks));
         }
+        g.pattern = job.pattern.as_deref().map(std::sync::Arc::from);
         g
     }
 
@@ -83,6 +86,7 @@ impl DataGenerator {
             pool: Vec::with_capacity(DEDUPE_POOL),
             next_slot: 0,
             working_set: None,
+            pattern: None,
         }
     }
 
@@ -97,18 +101,24 @@ impl DataGenerator {
             pool: Vec::with_capacity(DEDUPE_POOL),
             next_slot: 0,
             working_set: self.working_set,
+            pattern: self.pattern.clone(),
         }
     }
 
-    /// True when buffers never change (zeros): the caller may fill once and skip refills.
+    /// True when buffers never change (zeros, a pattern): the caller may fill once and skip
+    /// refills.
     pub fn is_constant(&self) -> bool {
-        self.kind == DataKind::Zeros
+        self.kind == DataKind::Zeros || self.pattern.is_some()
     }
 
     /// Fills `buf` with the content of the next written block; returns the block's content
     /// seed (0 for zeros), which verify records in the block's stamp.
     #[inline]
     pub fn fill(&mut self, buf: &mut [u8]) -> u64 {
+        if let Some(p) = &self.pattern {
+            crate::pattern::fill(buf, p);
+            return 0;
+        }
         if self.kind == DataKind::Zeros {
             buf.fill(0);
             return 0;

@@ -110,6 +110,12 @@ pub enum VerifyMode {
     /// Each write is read back and checked as soon as it completes, before its block is written
     /// again (fio's `verify_backlog=1`).
     Inline,
+    /// Written blocks are stamped but not read back by this job: a later job with `reads`, or
+    /// `iolab verify TARGET`, checks them (fio's `verify` with `do_verify=0`).
+    Stamp,
+    /// Every block the job reads is checked by its stamps, as `iolab verify` does: data an
+    /// earlier job or run wrote with verify (fio's read job with `verify`). Read-only jobs.
+    Reads,
 }
 
 impl std::str::FromStr for VerifyMode {
@@ -119,7 +125,11 @@ impl std::str::FromStr for VerifyMode {
             "off" | "none" => Ok(VerifyMode::Off),
             "end" | "crc32c" => Ok(VerifyMode::End),
             "inline" => Ok(VerifyMode::Inline),
-            other => Err(format!("unknown verify '{other}': use end, inline or off")),
+            "stamp" => Ok(VerifyMode::Stamp),
+            "reads" => Ok(VerifyMode::Reads),
+            other => Err(format!(
+                "unknown verify '{other}': use end, inline, stamp, reads or off"
+            )),
         }
     }
 }
@@ -136,6 +146,8 @@ impl VerifyMode {
             VerifyMode::Off => "off",
             VerifyMode::End => "end",
             VerifyMode::Inline => "inline",
+            VerifyMode::Stamp => "stamp",
+            VerifyMode::Reads => "reads",
         }
     }
 }
@@ -353,6 +365,10 @@ pub struct JobSpec {
     /// Content of written data (default `random`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub data: Option<DataKind>,
+    /// Bytes every written block repeats from its start instead of `data`, in hex (`0xaa55`) or
+    /// quoted text (fio's `verify_pattern`); verify stamps sit on top as usual.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
     /// Percent of each written block that compresses away (0–100), on top of `data = "random"`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub compress_pct: Option<f64>,
@@ -489,6 +505,11 @@ pub struct JobSpec {
     /// `dedupe_global`): `{ share_pct = 5, global = true }`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe_set: Option<crate::data::DedupeSet>,
+    /// SPRandom preconditioning (fio's `sprandom`): one pass of random writes over the span
+    /// plus `op` of it, ordered to leave each of `regions` parts with the steady-state share
+    /// of overwritten blocks: `{ op = 0.15, regions = 100 }`. Single-thread `randwrite` jobs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprandom: Option<crate::sprandom::SpRandom>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -532,6 +553,9 @@ pub struct Job {
     pub direct: bool,
     /// Written content.
     pub data: DataKind,
+    /// Bytes every written block repeats instead of `data`, if given.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<Vec<u8>>,
     /// Percent of each block that compresses away.
     pub compress_pct: f64,
     /// Percent of blocks that repeat an earlier one.
@@ -592,6 +616,9 @@ pub struct Job {
     /// The working set duplicates come from, if the job gives one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub dedupe_set: Option<crate::data::DedupeSet>,
+    /// SPRandom preconditioning, if the job asks for it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sprandom: Option<crate::sprandom::SpRandom>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -693,6 +720,7 @@ impl JobSpec {
             threads
         );
         take!(offset, size, zones, duration_s, ramp_s, io_limit, ios_limit, direct, data);
+        take!(pattern, sprandom);
         take!(
             compress_pct,
             dedupe_pct,
@@ -939,6 +967,13 @@ impl JobSpec {
         if data == DataKind::Zeros && (compress_pct > 0.0 || dedupe_pct > 0.0) {
             return Err(fail("data", "zeros are already fully compressible and duplicate; drop compress_pct/dedupe_pct or use data = \"random\"".into()));
         }
+        let pattern = match &self.pattern {
+            Some(p) => Some(crate::pattern::parse(p).map_err(|e| fail("pattern", e))?),
+            None => None,
+        };
+        if pattern.is_some() && (compress_pct > 0.0 || dedupe_pct > 0.0 || self.data.is_some()) {
+            return Err(fail("pattern", "a pattern is the whole content of every block; drop data, compress_pct and dedupe_pct".into()));
+        }
         let smallest = block_sizes.iter().map(|s| s.bytes).min().unwrap_or(4096);
         if let Some(limit) = self.io_limit.filter(|b| b.0 < smallest) {
             return Err(fail(
@@ -959,13 +994,21 @@ impl JobSpec {
                 "a rate of 0 would issue nothing; give at least 1 byte per second".into(),
             ));
         }
+        if self.verify == Some(VerifyMode::Reads) && read_pct < 100.0 {
+            return Err(fail(
+                "verify",
+                "`reads` checks what a read-only job reads; this job writes too: use end or \
+                 inline to check its own writes"
+                    .into(),
+            ));
+        }
         if self.verify.is_some_and(|v| !v.is_off()) {
-            if read_pct >= 100.0 {
+            if read_pct >= 100.0 && self.verify != Some(VerifyMode::Reads) {
                 return Err(fail(
                     "verify",
                     "this job only reads, and verify checks what a job writes; give a write \
-                     access (write, randwrite, rw, randrw) or use `iolab verify TARGET` to check \
-                     what an earlier run wrote"
+                     access (write, randwrite, rw, randrw), verify = \"reads\" to check what it \
+                     reads, or `iolab verify TARGET` to check what an earlier run wrote"
                         .into(),
                 ));
             }
@@ -1116,6 +1159,7 @@ impl JobSpec {
             ios_limit: self.ios_limit,
             direct,
             data,
+            pattern,
             compress_pct,
             dedupe_pct,
             rate_iops,
@@ -1137,7 +1181,26 @@ impl JobSpec {
             latency_target: self.latency_target.clone(),
             sync: self.sync.clone(),
             dedupe_set: self.dedupe_set.clone(),
+            sprandom: self.sprandom.clone(),
         };
+        if let Some(spr) = &self.sprandom {
+            spr.check().map_err(|e| fail("sprandom", e))?;
+            let single = job.access == Access::RandWrite
+                && job.random_pct >= 100.0
+                && job.threads == 1
+                && job.all_block_sizes().count() == 1
+                && job.stride.is_none()
+                && job.random_run <= 1
+                && job.distribution.is_uniform();
+            if !single {
+                return Err(fail(
+                    "sprandom",
+                    "SPRandom is one thread of random writes of one block size, uniform and \
+                     not strided; use access = \"randwrite\", threads = 1 and one block size"
+                        .into(),
+                ));
+            }
+        }
         if let Some(d) = &self.dedupe_set {
             d.check().map_err(|e| fail("dedupe_set", e))?;
         }
@@ -1282,6 +1345,14 @@ impl Job {
             }
         }
         self.span_bytes = Some(span);
+        if let Some(spr) = &self.sprandom {
+            // The pass's writes are its budget: it ends when its order does.
+            let bs = self.align();
+            let writes =
+                crate::sprandom::SpRandomOrder::new(spr, span / bs, bs, self.seed).total_writes();
+            let pass = writes * bs;
+            self.io_limit_bytes = Some(self.io_limit_bytes.map_or(pass, |b| b.min(pass)));
+        }
         Ok(())
     }
 

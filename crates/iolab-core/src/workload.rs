@@ -6,6 +6,7 @@
 use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride};
 use crate::rng::{splitmix64, Permutation, Rng};
 use crate::skew::Skew;
+use crate::sprandom::SpRandomOrder;
 
 /// One request as the workload decides it: direction, byte offset and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +45,8 @@ pub struct IoGenerator {
     pass: Option<Pass>,
     /// Skewed draws of the block (in units of `align`), where the job asks for them.
     skew: Option<Skew>,
+    /// The SPRandom order of blocks, where the job asks for it.
+    sprandom: Option<SpRandomOrder>,
 }
 
 /// A strided job's current window: `[at, at + range)`, clipped to the worker's range.
@@ -129,7 +132,12 @@ impl IoGenerator {
             // The job's seed, not the worker's: threads of one job share one hot set.
             job.seed,
         );
+        let sprandom = job
+            .sprandom
+            .as_ref()
+            .map(|spr| SpRandomOrder::new(spr, (end - start) / align, align, job.seed));
         let pass = ((job.one_pass() || job.random_map)
+            && sprandom.is_none()
             && skew.is_none()
             && job.stride.is_none()
             && job.random_run <= 1
@@ -168,6 +176,7 @@ impl IoGenerator {
             }),
             pass,
             skew,
+            sprandom,
         }
     }
 
@@ -226,7 +235,10 @@ impl IoGenerator {
         if self.window.is_some() {
             return self.in_window(dir, len, random);
         }
-        let offset = if random {
+        let offset = if let Some(spr) = self.sprandom.as_mut() {
+            // Past the pass's end (its budget stops the job first): the span's start.
+            self.start + spr.next_block().unwrap_or(0) * self.align
+        } else if random {
             match self.pass.as_mut() {
                 Some(pass) => {
                     if pass.next >= pass.order.len() {

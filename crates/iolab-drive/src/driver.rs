@@ -16,7 +16,7 @@
 use crate::clock::Clock;
 use crate::target::{Completion, IoReq, Target};
 use iolab_core::data::DataGenerator;
-use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::job::{byte_share, Direction, Job, VerifyMode};
 use iolab_core::lat_target::{DepthSearch, LatencyTarget, Step};
 use iolab_core::prio::Priorities;
 use iolab_core::rng::Rng;
@@ -708,6 +708,10 @@ where
                     if ok && v.inline() {
                         st.rechecks.push_back((f.offset, f.len, f.generation));
                     }
+                }
+            } else if let (Some(v), Direction::Read, true) = (opts.verify, f.dir, ok) {
+                if needs_data && v.mode() == VerifyMode::Reads {
+                    v.check_read(f.offset, &target.buffer_mut(c.tag)[..f.len as usize]);
                 }
             }
             if !ok {

@@ -49,8 +49,15 @@ fn volatile(world: &World, offset: u64, len: u64, at: u64) -> bool {
 /// The verifier of a model's job that verifies, with writes completing after the cut at
 /// `cut_ns` not acknowledged.
 pub fn verifier(job: &Job, cut_ns: Option<u64>) -> std::io::Result<Option<JobVerifier>> {
-    if job.verify == VerifyMode::Off {
-        return Ok(None);
+    match job.verify {
+        VerifyMode::Off | VerifyMode::Stamp => return Ok(None),
+        VerifyMode::Reads => {
+            return Err(std::io::Error::other(
+                "verify = \"reads\" checks the data a job reads, and a model keeps no data; \
+                 run it on a file or device",
+            ))
+        }
+        VerifyMode::End | VerifyMode::Inline => {}
     }
     // A model keeps no data: nothing is read back inline, the check comes at the end.
     let v = JobVerifier::new(

@@ -32,6 +32,33 @@ pub fn scan(
     hi: u64,
     read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<()>,
 ) -> io::Result<ScanOutcome> {
+    scan_with(lo, hi, read_at, false)
+}
+
+/// Checks `data`, read at `offset` by a job that verifies what it reads, from its stamps
+/// alone. Such a job reads where something was written with verify, so a sector without a
+/// stamp (zeros, or data iolab did not write) is a failure here, not merely unchecked.
+pub fn scan_read(offset: u64, data: &[u8]) -> ScanOutcome {
+    let len = data.len() as u64 / SEC * SEC;
+    scan_with(
+        offset,
+        offset + len,
+        &mut |o, buf| {
+            let at = (o - offset) as usize;
+            buf.copy_from_slice(&data[at..at + buf.len()]);
+            Ok(())
+        },
+        true,
+    )
+    .expect("reads from memory do not fail")
+}
+
+fn scan_with(
+    lo: u64,
+    hi: u64,
+    read_at: &mut dyn FnMut(u64, &mut [u8]) -> io::Result<()>,
+    unstamped_fail: bool,
+) -> io::Result<ScanOutcome> {
     let mut scanner = Scanner {
         hi,
         read_at,
@@ -69,6 +96,9 @@ pub fn scan(
                     SEC,
                 );
                 SEC
+            }
+            unstamped @ (Sector::Uniform(_) | Sector::Foreign) if unstamped_fail => {
+                scanner.unstamped_run(pos, unstamped)?
             }
             Sector::Uniform(_) | Sector::Foreign => {
                 scanner.out.unstamped_bytes += SEC;
@@ -158,6 +188,36 @@ impl Scanner<'_> {
         Ok(end)
     }
 
+    /// A run of sectors without stamps like the one at `pos` (`first`), counted as one failure;
+    /// returns the run's bytes.
+    fn unstamped_run(&mut self, pos: u64, first: Sector) -> io::Result<u64> {
+        let mut n = 1u64;
+        while pos + n * SEC < self.hi {
+            self.load(pos + n * SEC, SEC)?;
+            if read_sector(&self.sector_at(pos + n * SEC)) != first {
+                break;
+            }
+            n += 1;
+        }
+        let (kind, found) = match first {
+            Sector::Uniform(b) => (Kind::Zeros, format!("every byte {b:#04x}")),
+            _ => (Kind::Foreign, "data without iolab's stamps".to_string()),
+        };
+        self.out.unstamped_bytes += n * SEC;
+        self.out.tally.add(
+            Verdict::Failed(Failure {
+                kind,
+                offset: pos,
+                len: n * SEC,
+                sector_offset: pos,
+                expected: "a block written with verify".into(),
+                found: format!("{} bytes at {pos}: {found}", n * SEC),
+            }),
+            n * SEC,
+        );
+        Ok(n * SEC)
+    }
+
     /// A run of sectors of one block without its first sector here, starting at `pos` with
     /// the sector stamped (`run_id`, `index`, `offset`, `generation`): intact when it is where
     /// its block puts it, else misplaced. Returns the run's bytes.
@@ -228,6 +288,26 @@ mod tests {
             Ok(())
         })
         .unwrap()
+    }
+
+    #[test]
+    fn a_read_without_stamps_fails() {
+        let mut t = vec![0u8; 16 << 10];
+        put(&mut t, 0, 8192, 1, 0);
+        let out = scan_read(0, &t);
+        assert_eq!(out.tally.failures(), 1, "{:?}", out.tally.kept);
+        assert_eq!(out.tally.kept[0].kind, Kind::Zeros);
+        assert_eq!(
+            (out.tally.kept[0].offset, out.tally.kept[0].len),
+            (8192, 8192)
+        );
+        // A read of the written block alone, at its offset: clean; at another: misplaced.
+        assert_eq!(scan_read(0, &t[..8192]).tally.failures(), 0);
+        let moved = scan_read(4 << 20, &t[..8192]);
+        assert!(moved.tally.failures() > 0);
+        t[8192..].fill(7);
+        t[8192] = 1;
+        assert_eq!(scan_read(0, &t).tally.kept[0].kind, Kind::Foreign);
     }
 
     #[test]

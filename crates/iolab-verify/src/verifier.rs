@@ -286,6 +286,20 @@ impl JobVerifier {
         self.lock().add(verdict, len);
     }
 
+    /// Checks a block the job read (verify `reads`) from its stamps alone.
+    pub fn check_read(&self, offset: u64, data: &[u8]) {
+        let out = crate::scan::scan_read(offset, data);
+        let mut t = self.lock();
+        t.blocks += out.tally.blocks;
+        t.bytes += out.tally.bytes;
+        t.allowed += out.tally.allowed;
+        for (sum, n) in t.by_kind.iter_mut().zip(out.tally.by_kind) {
+            *sum += n;
+        }
+        let room = KEPT_FAILURES.saturating_sub(t.kept.len());
+        t.kept.extend(out.tally.kept.into_iter().take(room));
+    }
+
     /// Checks a stretch read back at the end.
     pub fn check_stretch(&self, exp: &Expected, data: &[u8]) {
         let verdict = check(exp, data);

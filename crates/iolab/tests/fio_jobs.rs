@@ -85,7 +85,7 @@ fn what_iolab_cannot_honour_is_refused_or_with_lenient_recorded() {
     let said = text(&out);
     assert!(
         said.contains(&format!(
-            "{job}:5: verify=pattern: iolab stamps each sector"
+            "{job}:5: verify=pattern: verify=pattern writes the pattern alone"
         )) && said.contains(&format!("{job}:6: exec_prerun=ls: iolab runs no"))
             && said.contains("--fio-lenient"),
         "{said}"

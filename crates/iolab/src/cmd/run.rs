@@ -87,7 +87,8 @@ pub struct JobFlags {
     #[arg(long)]
     pub continue_on_error: bool,
     /// Stamp every written block and check it read back: --verify (after the job's I/O),
-    /// --verify=inline (after each write), --verify=off [key: verify].
+    /// --verify=inline (after each write), --verify=stamp (stamped only), --verify=reads (a
+    /// read job checks what it reads by its stamps), --verify=off [key: verify].
     #[arg(
         long,
         num_args = 0..=1,

@@ -20,6 +20,7 @@ pub mod ini;
 mod lat_target;
 pub mod options;
 mod prio;
+mod sprandom;
 mod steady;
 mod sync;
 #[cfg(test)]

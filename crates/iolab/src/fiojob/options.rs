@@ -107,6 +107,10 @@ pub const TRANSLATED: &[&str] = &[
     "verify",
     "do_verify",
     "verify_backlog",
+    "verify_pattern",
+    "sprandom",
+    "spr_op",
+    "spr_num_regions",
     "steadystate",
     "steadystate_duration",
     "steadystate_ramp_time",
@@ -204,11 +208,9 @@ pub fn refusal(key: &str) -> &'static str {
     if starts("zone_reset") || key == "max_open_zones" || key == "read_beyond_wp" {
         return "zoned block devices (zonemode=zbd) are not supported";
     }
-    if starts("sprandom") || starts("spr_") {
-        return "fio's SPRandom writes the device's physical capacity once in an order that \
-                leaves each of spr_num_regions regions with the steady-state share of invalid \
-                blocks for spr_op; iolab has no such order (for steady state use a suite with \
-                steady-state rounds, snia-pts)";
+    if starts("spr_") {
+        return "an SPRandom setting iolab does not have (it takes sprandom, spr_op and \
+                spr_num_regions; not a write cache size)";
     }
     if key == "atomic" {
         return "iolab does not issue untorn writes (RWF_ATOMIC); fio fails such a job on a \
@@ -222,7 +224,7 @@ pub fn refusal(key: &str) -> &'static str {
         "ioscheduler" => "iolab does not change the device's I/O scheduler",
         "sync" | "o_sync" => "iolab does not open the target with O_SYNC",
         "bs_unaligned" => "iolab issues only aligned blocks",
-        "buffer_pattern" | "verify_pattern" => {
+        "buffer_pattern" => {
             "iolab writes random, compressible or zero data, its verify stamps on top"
         }
         "pre_read" => "reading the file into the cache first is not supported",

@@ -237,6 +237,7 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     super::errors::ignore_error(&mut tr);
     super::dedupe::dedupe(&mut tr);
     super::fill::fill_device(&mut tr);
+    super::sprandom::sprandom(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
     if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
         tr.note(

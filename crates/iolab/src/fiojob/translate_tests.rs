@@ -82,7 +82,7 @@ fn what_cannot_be_honoured_is_named_with_its_line() {
     )[0];
     let said: Vec<String> = j.problems.iter().map(ToString::to_string).collect();
     for want in [
-        "j.fio:3: verify=pattern: iolab stamps each sector",
+        "j.fio:3: verify=pattern: verify=pattern writes the pattern alone",
         "j.fio:4: exec_prerun=ls: iolab runs no commands",
         "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
         "j.fio:8: foo=bar: iolab has no equivalent",
@@ -155,16 +155,58 @@ fn fio_verify_becomes_iolab_verify_with_what_differs_said() {
         notes.iter().any(|n| n.contains("as soon as it completes")),
         "{notes:?}"
     );
-    let (mode, _, _) = verify("[w]\nrw=write\nverify=crc32c\ndo_verify=0\n");
-    assert_eq!(mode, Some(VerifyMode::Off));
+    let (mode, _, notes) = verify("[w]\nrw=write\nverify=crc32c\ndo_verify=0\n");
+    assert_eq!(mode, Some(VerifyMode::Stamp));
+    assert!(
+        notes.iter().any(|n| n.contains("not read back")),
+        "{notes:?}"
+    );
     let (mode, _, _) = verify("[w]\nrw=write\nverify=0\n");
     assert_eq!(mode, None);
-    let (mode, problems, _) = verify("[r]\nrw=randread\nverify=crc32c\n");
+    let (mode, problems, notes) = verify("[r]\nrw=randread\nverify=meta\n");
+    assert_eq!(mode, Some(VerifyMode::Reads));
+    assert!(problems.is_empty(), "{problems:?}");
+    assert!(
+        notes.iter().any(|n| n.contains("each block read")),
+        "{notes:?}"
+    );
+    let (mode, _, _) = verify("[r]\nrw=read\nverify=md5\ndo_verify=0\n");
     assert_eq!(mode, None);
-    assert!(problems[0].contains("iolab verify TARGET"), "{problems:?}");
     let (_, problems, _) = verify("[w]\nrw=write\nverify=blake9\n");
     assert!(
         problems[0].contains("unknown verify type 'blake9'"),
         "{problems:?}"
     );
+}
+
+#[test]
+fn verify_pattern_is_the_written_content_and_verify_pattern_alone_is_refused() {
+    let j = translate("[w]\nrw=write\nverify=meta\nverify_pattern=0xaa555aa5\n").remove(0);
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    assert_eq!(j.spec.pattern.as_deref(), Some("0xaa555aa5"));
+    let job = j.spec.validate().unwrap();
+    assert_eq!(job.pattern.as_deref(), Some(&[0xaa, 0x55, 0x5a, 0xa5][..]));
+    for (text, why) in [
+        ("[w]\nrw=write\nverify_pattern=0xaa\n", "verify=pattern"),
+        (
+            "[w]\nrw=write\nverify=pattern\nverify_pattern=0xaa\n",
+            "verify=pattern",
+        ),
+        ("[w]\nrw=write\nverify=md5\nverify_pattern=%o\n", "%o"),
+        (
+            "[w]\nrw=write\nverify=md5\nverify_pattern=0xaa\nzero_buffers=1\n",
+            "zero_buffers",
+        ),
+    ] {
+        let j = translate(text).remove(0);
+        assert!(
+            j.problems.iter().any(|p| p.why.contains(why)),
+            "{text}: {:?}",
+            j.problems
+        );
+    }
+    // A read job checks stamps; the pattern is the writer's.
+    let j = translate("[r]\nrw=read\nverify=meta\nverify_pattern=0xaa\n").remove(0);
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    assert_eq!(j.spec.pattern, None);
 }
