@@ -3,6 +3,7 @@
 //! ```text
 //!  LPN ─▶ chunk (4096 LPNs = 16 MiB of drive)
 //!          ├─ Analytic: where the last analytic fill put it (a formula over the fill's blocks)
+//!          ├─ Runs:     entries written in order since, as runs naming one node; the rest analytic
 //!          ├─ Sparse:   the entries written since, in a small hash table; the rest analytic
 //!          └─ Dense:    every entry stored (a chunk written over more than an eighth)
 //! ```
@@ -15,6 +16,9 @@
 //! the same either way, so the model's results do not change.
 
 use crate::ftl::UNMAPPED;
+use runs::Runs;
+
+mod runs;
 
 /// Marks a range-table entry that spans blocks (the rest is its first block's index).
 const SPANS: u32 = 1 << 31;
@@ -127,6 +131,7 @@ struct Dense {
 #[derive(Clone, Debug)]
 enum Chunk {
     Analytic,
+    Runs(Runs),
     Sparse(Sparse),
     Dense(Box<Dense>),
 }
@@ -324,6 +329,10 @@ impl LpnMap {
                 Some(e) => e.node,
                 None => self.analytic(lpn),
             },
+            Chunk::Runs(r) => match r.get(o as u16) {
+                Some((node, _)) => node,
+                None => self.analytic(lpn),
+            },
             Chunk::Analytic => self.analytic(lpn),
         }
     }
@@ -335,6 +344,7 @@ impl LpnMap {
         match &self.chunks[c] {
             Chunk::Dense(d) => d.sizes.get(o).copied().unwrap_or(self.fill_size),
             Chunk::Sparse(v) => v.get(o as u16).map_or(self.fill_size, |e| e.size),
+            Chunk::Runs(r) => r.get(o as u16).map_or(self.fill_size, |(_, size)| size),
             Chunk::Analytic => self.fill_size,
         }
     }
@@ -358,6 +368,7 @@ impl LpnMap {
         let offset = o as u16;
         let stored = match &self.chunks[c] {
             Chunk::Sparse(v) => v.get(offset).copied(),
+            Chunk::Runs(r) => r.get(offset).map(|(node, size)| Entry { offset, size, node }),
             _ => None,
         };
         let (old, old_size) = match stored {
@@ -369,8 +380,28 @@ impl LpnMap {
             size: size.unwrap_or(old_size),
             node,
         };
-        if let Chunk::Analytic = self.chunks[c] {
-            self.chunks[c] = Chunk::Sparse(Sparse::new());
+        match &mut self.chunks[c] {
+            // A chunk's first write: runs, while writes continue it in order.
+            Chunk::Analytic => {
+                self.chunks[c] = Chunk::Runs(Runs::new(entry));
+                return old;
+            }
+            Chunk::Runs(r) => {
+                if r.append(entry) {
+                    return old;
+                }
+                let mut entries: Vec<Entry> = r.entries().collect();
+                if entries.len() >= SPARSE_MAX {
+                    entries.retain(|e| e.offset != offset);
+                    entries.push(entry);
+                    self.chunks[c] = self.densify(c, &entries);
+                    return old;
+                }
+                let mut sparse = Sparse::new();
+                entries.into_iter().for_each(|e| sparse.put(e));
+                self.chunks[c] = Chunk::Sparse(sparse);
+            }
+            _ => {}
         }
         let Chunk::Sparse(v) = &mut self.chunks[c] else {
             unreachable!("dense chunks are written in place")
@@ -419,6 +450,7 @@ impl LpnMap {
                     v.slots[i].node = node;
                 }
             }
+            Chunk::Runs(r) => r.shortcut(o as u16, node),
             Chunk::Analytic => {}
         }
     }
@@ -463,6 +495,7 @@ impl LpnMap {
             match chunk {
                 Chunk::Dense(d) => d.nodes.iter_mut().for_each(|n| *n = rename(*n)),
                 Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = rename(e.node)),
+                Chunk::Runs(r) => r.renumber(&rename),
                 Chunk::Analytic => {}
             }
         }
@@ -498,6 +531,7 @@ impl LpnMap {
             let stored: Vec<usize> = match &self.chunks[c] {
                 Chunk::Analytic => continue,
                 Chunk::Sparse(v) => v.entries().map(|e| e.offset as usize).collect(),
+                Chunk::Runs(r) => r.entries().map(|e| e.offset as usize).collect(),
                 Chunk::Dense(_) => (0..len).collect(),
             };
             for o in stored {
@@ -514,6 +548,7 @@ impl LpnMap {
             match &mut self.chunks[c] {
                 Chunk::Dense(d) => d.nodes.fill(UNMAPPED),
                 Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = UNMAPPED),
+                Chunk::Runs(r) => r.renumber(|_| UNMAPPED),
                 Chunk::Analytic => {}
             }
         }
@@ -535,6 +570,7 @@ impl LpnMap {
             let stored = match &self.chunks[c] {
                 Chunk::Analytic => Vec::new(),
                 Chunk::Sparse(v) => v.entries().copied().collect(),
+                Chunk::Runs(r) => r.entries().collect(),
                 Chunk::Dense(_) => continue,
             };
             self.chunks[c] = self.densify(c, &stored);
@@ -549,6 +585,7 @@ impl LpnMap {
             .map(|c| match c {
                 Chunk::Analytic => 0,
                 Chunk::Sparse(v) => v.len,
+                Chunk::Runs(r) => r.len(),
                 Chunk::Dense(_) => CHUNK_LPNS,
             })
             .sum()
