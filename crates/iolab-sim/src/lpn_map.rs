@@ -368,7 +368,9 @@ impl LpnMap {
         let offset = o as u16;
         let stored = match &self.chunks[c] {
             Chunk::Sparse(v) => v.get(offset).copied(),
-            Chunk::Runs(r) => r.get(offset).map(|(node, size)| Entry { offset, size, node }),
+            Chunk::Runs(r) => r
+                .get(offset)
+                .map(|(node, size)| Entry { offset, size, node }),
             _ => None,
         };
         let (old, old_size) = match stored {
@@ -455,13 +457,30 @@ impl LpnMap {
         }
     }
 
+    /// Starts loading the chunk an LPN's entry is in (the address of its entries).
+    #[inline]
+    pub fn prefetch_chunk(&self, lpn: u64) {
+        if let Some(chunk) = self.chunks.get(Self::split(lpn).0) {
+            iolab_engine::sys::prefetch(chunk);
+        }
+    }
+
     /// Starts loading an LPN's entry: its stored entry, or the range-table entry its
-    /// analytic look-up reads.
+    /// analytic look-up reads (for a sparse chunk both: most LPNs of a chunk written over
+    /// less than an eighth are not in its table, and their look-up goes on to the analytic
+    /// entry; before the table's slot was loaded too, its miss was a third of the time of
+    /// random writes over a filled 1.2 TB drive).
     #[inline]
     pub fn prefetch(&self, lpn: u64) {
         let (c, o) = Self::split(lpn);
         match self.chunks.get(c) {
             Some(Chunk::Dense(d)) => iolab_engine::sys::prefetch(&d.nodes[o]),
+            Some(Chunk::Sparse(v)) => {
+                iolab_engine::sys::prefetch(&v.slots[o & (v.slots.len() - 1)]);
+                if let Some(s) = &self.slots {
+                    iolab_engine::sys::prefetch(s.range_entry(lpn));
+                }
+            }
             Some(Chunk::Analytic) => {
                 if let Some(s) = &self.slots {
                     iolab_engine::sys::prefetch(s.range_entry(lpn));
@@ -471,20 +490,23 @@ impl LpnMap {
         }
     }
 
-    /// The node an entry names, where that takes no search (a dense entry, or an analytic
-    /// one within a block), else [`UNMAPPED`]: for prefetching.
+    /// The node an entry names, where that takes no search beyond what [`LpnMap::prefetch`]
+    /// loaded (a dense entry, a sparse chunk's, or an analytic one within a block), else
+    /// [`UNMAPPED`]: for prefetching.
     #[inline]
     pub fn peek(&self, lpn: u64) -> u32 {
         let (c, o) = Self::split(lpn);
+        let analytic = || match &self.slots {
+            Some(s) => match *s.range_entry(lpn) {
+                e if e & SPANS == 0 => e,
+                _ => UNMAPPED,
+            },
+            None => UNMAPPED,
+        };
         match self.chunks.get(c) {
             Some(Chunk::Dense(d)) => d.nodes[o],
-            Some(Chunk::Analytic) => match &self.slots {
-                Some(s) => match *s.range_entry(lpn) {
-                    e if e & SPANS == 0 => e,
-                    _ => UNMAPPED,
-                },
-                None => UNMAPPED,
-            },
+            Some(Chunk::Sparse(v)) => v.get(o as u16).map_or_else(analytic, |e| e.node),
+            Some(Chunk::Analytic) => analytic(),
             _ => UNMAPPED,
         }
     }

@@ -56,7 +56,8 @@ impl Runs {
     /// The stored entry of `offset`: its node and size.
     #[inline]
     pub(super) fn get(&self, offset: u16) -> Option<(u32, u8)> {
-        self.find(offset).map(|i| (self.runs[i].node, self.runs[i].size))
+        self.find(offset)
+            .map(|i| (self.runs[i].node, self.runs[i].size))
     }
 
     /// Stores `e` when it continues the chunk in order (the offset right after the last
@@ -151,6 +152,10 @@ mod tests {
         while r.append(entry(o, 1 + o as u32 % 2)) {
             o += 1;
         }
-        assert_eq!(r.runs.len(), RUNS_MAX, "refused once a dense chunk is smaller");
+        assert_eq!(
+            r.runs.len(),
+            RUNS_MAX,
+            "refused once a dense chunk is smaller"
+        );
     }
 }
