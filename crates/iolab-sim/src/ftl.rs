@@ -303,7 +303,14 @@ impl Ftl {
         self.units_of(lpn) * self.unit_bytes
     }
 
-    /// Starts loading an LPN's map entry into the cache (it will be looked up soon).
+    /// Starts loading the part of the map that says where an LPN's entry is (its chunk).
+    #[inline]
+    pub fn prefetch_chunk(&self, lpn: u64, hint: CacheHint) {
+        self.map.prefetch_chunk(lpn, hint);
+    }
+
+    /// Starts loading an LPN's map entry into the cache (it will be looked up soon; its
+    /// chunk should be cached).
     #[inline]
     pub fn prefetch(&self, lpn: u64, hint: CacheHint) {
         if lpn < self.map.lpns() {

@@ -3,6 +3,7 @@
 //! ```text
 //!  LPN ─▶ chunk (4096 LPNs = 16 MiB of drive)
 //!          ├─ Analytic: where the last analytic fill put it (a formula over the fill's blocks)
+//!          ├─ Runs:     entries written in order since, as runs naming one node; the rest analytic
 //!          ├─ Sparse:   the entries written since, in a small hash table; the rest analytic
 //!          └─ Dense:    every entry stored (a chunk written over more than an eighth)
 //! ```
@@ -16,6 +17,9 @@
 
 use crate::ftl::UNMAPPED;
 use iolab_drive::hint::CacheHint;
+use runs::Runs;
+
+mod runs;
 
 /// Marks a range-table entry that spans blocks (the rest is its first block's index).
 const SPANS: u32 = 1 << 31;
@@ -128,6 +132,7 @@ struct Dense {
 #[derive(Clone, Debug)]
 enum Chunk {
     Analytic,
+    Runs(Runs),
     Sparse(Sparse),
     Dense(Box<Dense>),
 }
@@ -325,6 +330,10 @@ impl LpnMap {
                 Some(e) => e.node,
                 None => self.analytic(lpn),
             },
+            Chunk::Runs(r) => match r.get(o as u16) {
+                Some((node, _)) => node,
+                None => self.analytic(lpn),
+            },
             Chunk::Analytic => self.analytic(lpn),
         }
     }
@@ -336,6 +345,7 @@ impl LpnMap {
         match &self.chunks[c] {
             Chunk::Dense(d) => d.sizes.get(o).copied().unwrap_or(self.fill_size),
             Chunk::Sparse(v) => v.get(o as u16).map_or(self.fill_size, |e| e.size),
+            Chunk::Runs(r) => r.get(o as u16).map_or(self.fill_size, |(_, size)| size),
             Chunk::Analytic => self.fill_size,
         }
     }
@@ -359,6 +369,9 @@ impl LpnMap {
         let offset = o as u16;
         let stored = match &self.chunks[c] {
             Chunk::Sparse(v) => v.get(offset).copied(),
+            Chunk::Runs(r) => r
+                .get(offset)
+                .map(|(node, size)| Entry { offset, size, node }),
             _ => None,
         };
         let (old, old_size) = match stored {
@@ -370,8 +383,28 @@ impl LpnMap {
             size: size.unwrap_or(old_size),
             node,
         };
-        if let Chunk::Analytic = self.chunks[c] {
-            self.chunks[c] = Chunk::Sparse(Sparse::new());
+        match &mut self.chunks[c] {
+            // A chunk's first write: runs, while writes continue it in order.
+            Chunk::Analytic => {
+                self.chunks[c] = Chunk::Runs(Runs::new(entry));
+                return old;
+            }
+            Chunk::Runs(r) => {
+                if r.append(entry) {
+                    return old;
+                }
+                let mut entries: Vec<Entry> = r.entries().collect();
+                if entries.len() >= SPARSE_MAX {
+                    entries.retain(|e| e.offset != offset);
+                    entries.push(entry);
+                    self.chunks[c] = self.densify(c, &entries);
+                    return old;
+                }
+                let mut sparse = Sparse::new();
+                entries.into_iter().for_each(|e| sparse.put(e));
+                self.chunks[c] = Chunk::Sparse(sparse);
+            }
+            _ => {}
         }
         let Chunk::Sparse(v) = &mut self.chunks[c] else {
             unreachable!("dense chunks are written in place")
@@ -420,17 +453,35 @@ impl LpnMap {
                     v.slots[i].node = node;
                 }
             }
+            Chunk::Runs(r) => r.shortcut(o as u16, node),
             Chunk::Analytic => {}
         }
     }
 
+    /// Starts loading the chunk an LPN's entry is in (the address of its entries).
+    #[inline]
+    pub fn prefetch_chunk(&self, lpn: u64, hint: CacheHint) {
+        if let Some(chunk) = self.chunks.get(Self::split(lpn).0) {
+            hint.prefetch(chunk);
+        }
+    }
+
     /// Starts loading an LPN's entry: its stored entry, or the range-table entry its
-    /// analytic look-up reads.
+    /// analytic look-up reads (for a sparse chunk both: most LPNs of a chunk written over
+    /// less than an eighth are not in its table, and their look-up goes on to the analytic
+    /// entry; before the table's slot was loaded too, its miss was a third of the time of
+    /// random writes over a filled 1.2 TB drive).
     #[inline]
     pub fn prefetch(&self, lpn: u64, hint: CacheHint) {
         let (c, o) = Self::split(lpn);
         match self.chunks.get(c) {
             Some(Chunk::Dense(d)) => hint.prefetch(&d.nodes[o]),
+            Some(Chunk::Sparse(v)) => {
+                hint.prefetch(&v.slots[o & (v.slots.len() - 1)]);
+                if let Some(s) = &self.slots {
+                    hint.prefetch(s.range_entry(lpn));
+                }
+            }
             Some(Chunk::Analytic) => {
                 if let Some(s) = &self.slots {
                     hint.prefetch(s.range_entry(lpn));
@@ -440,20 +491,23 @@ impl LpnMap {
         }
     }
 
-    /// The node an entry names, where that takes no search (a dense entry, or an analytic
-    /// one within a block), else [`UNMAPPED`]: for prefetching.
+    /// The node an entry names, where that takes no search beyond what [`LpnMap::prefetch`]
+    /// loaded (a dense entry, a sparse chunk's, or an analytic one within a block), else
+    /// [`UNMAPPED`]: for prefetching.
     #[inline]
     pub fn peek(&self, lpn: u64) -> u32 {
         let (c, o) = Self::split(lpn);
+        let analytic = || match &self.slots {
+            Some(s) => match *s.range_entry(lpn) {
+                e if e & SPANS == 0 => e,
+                _ => UNMAPPED,
+            },
+            None => UNMAPPED,
+        };
         match self.chunks.get(c) {
             Some(Chunk::Dense(d)) => d.nodes[o],
-            Some(Chunk::Analytic) => match &self.slots {
-                Some(s) => match *s.range_entry(lpn) {
-                    e if e & SPANS == 0 => e,
-                    _ => UNMAPPED,
-                },
-                None => UNMAPPED,
-            },
+            Some(Chunk::Sparse(v)) => v.get(o as u16).map_or_else(analytic, |e| e.node),
+            Some(Chunk::Analytic) => analytic(),
             _ => UNMAPPED,
         }
     }
@@ -464,6 +518,7 @@ impl LpnMap {
             match chunk {
                 Chunk::Dense(d) => d.nodes.iter_mut().for_each(|n| *n = rename(*n)),
                 Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = rename(e.node)),
+                Chunk::Runs(r) => r.renumber(&rename),
                 Chunk::Analytic => {}
             }
         }
@@ -499,6 +554,7 @@ impl LpnMap {
             let stored: Vec<usize> = match &self.chunks[c] {
                 Chunk::Analytic => continue,
                 Chunk::Sparse(v) => v.entries().map(|e| e.offset as usize).collect(),
+                Chunk::Runs(r) => r.entries().map(|e| e.offset as usize).collect(),
                 Chunk::Dense(_) => (0..len).collect(),
             };
             for o in stored {
@@ -515,6 +571,7 @@ impl LpnMap {
             match &mut self.chunks[c] {
                 Chunk::Dense(d) => d.nodes.fill(UNMAPPED),
                 Chunk::Sparse(v) => v.entries_mut().for_each(|e| e.node = UNMAPPED),
+                Chunk::Runs(r) => r.renumber(|_| UNMAPPED),
                 Chunk::Analytic => {}
             }
         }
@@ -536,6 +593,7 @@ impl LpnMap {
             let stored = match &self.chunks[c] {
                 Chunk::Analytic => Vec::new(),
                 Chunk::Sparse(v) => v.entries().copied().collect(),
+                Chunk::Runs(r) => r.entries().collect(),
                 Chunk::Dense(_) => continue,
             };
             self.chunks[c] = self.densify(c, &stored);
@@ -550,6 +608,7 @@ impl LpnMap {
             .map(|c| match c {
                 Chunk::Analytic => 0,
                 Chunk::Sparse(v) => v.len,
+                Chunk::Runs(r) => r.len(),
                 Chunk::Dense(_) => CHUNK_LPNS,
             })
             .sum()

@@ -169,11 +169,13 @@ impl Target for SimTarget<'_> {
     }
 
     /// Far enough ahead that a few I/Os of simulation hide the memory latency of the mapping
-    /// (a random LPN of a 1.2 TB drive misses every cache and the TLB), in batches of eight
+    /// (a random LPN of a 1.2 TB drive misses every cache and the TLB), in batches of twelve
     /// whose misses overlap. Measured on the SSD 750's steady-state 4K random write, side by
-    /// side: 16 ahead 12-15 % faster than 4 (one at a time), 24 and 32 no faster than 16.
+    /// side: 16 ahead 12-15 % faster than 4 (one at a time), 24 and 32 no faster than 16
+    /// while the map was loaded in two stages; 24 for three (chunk, entry, node; see
+    /// `World::prefetch`).
     fn plan_ahead(&self) -> usize {
-        16
+        24
     }
 }
 

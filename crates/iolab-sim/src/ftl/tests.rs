@@ -180,9 +180,13 @@ fn an_analytic_map_resolves_every_lpn_as_a_stored_map_does() {
         // trims, collections and compactions in between.
         let mut writes: Vec<u64> = (0..200).map(|_| rng.below(lpns)).collect();
         writes.extend(0..5000);
+        // A stretch written in order, a program unit's 8 LPNs per die (runs), then
+        // scattered writes over everything.
+        let in_order = writes.len();
+        writes.extend(lpns / 2..lpns / 2 + 6000);
         writes.extend((0..3000).map(|_| rng.below(lpns)));
         for (i, &lpn) in writes.iter().enumerate() {
-            let die = (i % 4) as u32;
+            let die = (if i < in_order { i % 4 } else { (i / 8) % 4 }) as u32;
             if i % 53 == 0 {
                 lazy.invalidate(lpn);
                 stored.invalidate(lpn);
