@@ -443,6 +443,23 @@ impl Subject {
         .with_context(|| format!("job '{}'", job.name))
     }
 
+    /// Runs `workers` (a trace's requests) under `job`'s limits and `ctl`, without a progress
+    /// line: one rank's part of a coordinated replay (a model takes only the stop flag).
+    #[cfg(feature = "mpi")]
+    pub fn run_workers_with<S: RequestSource + Send>(
+        &mut self,
+        job: &Job,
+        workers: Vec<Worker<S>>,
+        ctl: RunControl,
+    ) -> Result<JobRun> {
+        self.check_job(job)?;
+        match self {
+            Subject::Real { target, .. } => run_workers(target, job, workers, ctl),
+            Subject::Model(sim) => sim.run_workers(job, workers, ctl.stop),
+        }
+        .with_context(|| format!("job '{}'", job.name))
+    }
+
     /// The prepared file or device and the journal of verified writes, for jobs run beside
     /// each other on it; `None` for a model.
     pub fn real_target(

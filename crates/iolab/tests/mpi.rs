@@ -24,6 +24,7 @@ fn a_build_without_mpi_refuses_to_run_as_one_of_many_copies() {
         vec!["run", "--size", "1m", "--ios-limit", "10", t],
         vec!["quick", "--size", "1m", t],
         vec!["suite", "cdm", "--size", "1m", t],
+        vec!["trace", "replay", "t.csv", t],
     ] {
         let out = iolab_cmd(&args, dir.path())
             .env("OMPI_COMM_WORLD_SIZE", "4")
@@ -229,14 +230,16 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
     let t = target.to_str().unwrap();
     for (args, said) in [
         (
+            // Refused on every rank alike, said once, before any rank makes its file.
             vec!["trace", "replay", trace.to_str().unwrap(), t],
-            "does not coordinate",
+            "cannot tell the trace format",
         ),
         (vec!["suite", "filecopy", "."], "not coordinated"),
     ] {
         let out = mpirun(2, &args, dir.path()).output().unwrap();
         assert_ne!(out.status.code(), Some(0), "{}", text(&out));
         assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
+        assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
         assert!(!target.exists());
     }
     let made: Vec<_> = std::fs::read_dir(dir.path())

@@ -188,7 +188,7 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         let (run, started, watch) = run_one(
             comm,
             &mut subject,
-            job,
+            |s, ctl| s.run_job_with(job, ctl),
             j,
             t0,
             clock_offset_ns,
@@ -396,14 +396,15 @@ pub(super) fn rank_infos(roster: &Roster, setups: &[RankSetup]) -> Vec<RankInfo>
         .collect()
 }
 
-/// Runs job `j` on this rank from `t0` (rank 0's clock) while watching the others; returns
-/// the job's outcome, when its I/O started (this rank's clock, ns since the epoch; 0 if it
-/// never did) and how the watch ended.
+/// Runs job `j` on this rank from `t0` (rank 0's clock) by `work` (a job file's job, a trace's
+/// requests), under the control it is given, while watching the others; returns the job's
+/// outcome, when its I/O started (this rank's clock, ns since the epoch; 0 if it never did)
+/// and how the watch ended.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_one(
     comm: &Comm,
     subject: &mut Subject,
-    job: &Job,
+    work: impl FnOnce(&mut Subject, RunControl) -> Result<JobRun>,
     j: usize,
     t0: u64,
     clock_offset_ns: i64,
@@ -450,7 +451,7 @@ pub(super) fn run_one(
             journal: None,
             ..RunControl::default()
         };
-        let run = subject.run_job_with(job, ctl);
+        let run = work(subject, ctl);
         *lock(finished) = Some(failure_of(&run, stop));
         let watch = watcher
             .join()
