@@ -239,7 +239,10 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
         let out = mpirun(2, &args, dir.path()).output().unwrap();
         assert_ne!(out.status.code(), Some(0), "{}", text(&out));
         assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
-        assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
+        if args[0] == "trace" {
+            // Agreed by every rank, said by rank 0.
+            assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
+        }
         assert!(!target.exists());
     }
     let made: Vec<_> = std::fs::read_dir(dir.path())
