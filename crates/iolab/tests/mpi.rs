@@ -217,7 +217,7 @@ fn four_ranks_add_up_to_what_the_kernel_counted_and_start_together() {
 }
 
 #[test]
-fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
+fn a_refusal_agreed_by_every_rank_is_said_once_and_makes_nothing() {
     if let Some(why) = mpirun_skip_reason() {
         println!("skipped: {why}");
         return;
@@ -230,19 +230,19 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
     let t = target.to_str().unwrap();
     for (args, said) in [
         (
-            // Refused on every rank alike, said once, before any rank makes its file.
             vec!["trace", "replay", trace.to_str().unwrap(), t],
             "cannot tell the trace format",
         ),
-        (vec!["suite", "filecopy", "."], "not coordinated"),
+        (
+            vec!["suite", "filecopy", "--far", "nowhere", "."],
+            "--far nowhere",
+        ),
     ] {
         let out = mpirun(2, &args, dir.path()).output().unwrap();
         assert_ne!(out.status.code(), Some(0), "{}", text(&out));
         assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
-        if args[0] == "trace" {
-            // Agreed by every rank, said by rank 0.
-            assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
-        }
+        // Agreed by every rank, said by rank 0.
+        assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
         assert!(!target.exists());
     }
     let made: Vec<_> = std::fs::read_dir(dir.path())

@@ -504,3 +504,123 @@ fn file_is_open(file: &Path) -> bool {
         })
     })
 }
+
+/// A file-set suite of small sets: create, read, copy near and far.
+const TINY_FILE_SUITE: &str = r#"
+name = "tinyfiles"
+title = "a small file set, created, read and copied"
+source = "test"
+
+[[phase]]
+name = "small"
+[[phase.step]]
+name = "create"
+files = { set = "s", op = "create", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "read"
+files = { set = "s", op = "read", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "copy near"
+files = { set = "s", op = "copy-near", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "copy far"
+files = { set = "s", op = "copy-far", count = 20, file_size = "64k" }
+"#;
+
+/// The entries of `dir`.
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_file_set_suite_runs_each_rank_in_its_own_directories_and_adds_them_up() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tinyfiles.toml");
+    std::fs::write(&suite, TINY_FILE_SUITE).unwrap();
+    let (share, far) = (dir.path().join("share"), dir.path().join("far"));
+    std::fs::create_dir(&share).unwrap();
+    std::fs::create_dir(&far).unwrap();
+    let out_json = dir.path().join("files.json");
+    let out = mpirun(
+        2,
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            share.to_str().unwrap(),
+            "--far",
+            far.to_str().unwrap(),
+            "--no-probe",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&out_json);
+    assert_eq!(r["complete"], true, "{}", r["incomplete_reason"]);
+    assert_eq!(r["scale"]["share"], "own directory in a directory");
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 4);
+    check_aggregates_add_up(&r, 2);
+    // Each rank made its own 20 files: the aggregate wrote both sets.
+    let create = &r["jobs"][0];
+    assert_eq!(u(&create["write"]["ios"]), 2 * 20);
+    assert_eq!(u(&create["write"]["bytes"]), 2 * 20 * 65536);
+    // Its rate is over the common window: all bytes over the longest rank's time.
+    let longest = r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| u(&k["jobs"][0]["measured_ns"]))
+        .max()
+        .unwrap();
+    assert_eq!(u(&create["measured_ns"]), longest);
+    let targets: Vec<&str> = r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["target"].as_str().unwrap())
+        .collect();
+    assert_ne!(targets[0], targets[1]);
+    assert!(targets.iter().all(|t| t.contains("share")), "{targets:?}");
+    // Every rank's directories are gone, near and far.
+    assert!(entries(&share).is_empty(), "{:?}", entries(&share));
+    assert!(entries(&far).is_empty(), "{:?}", entries(&far));
+}
+
+#[test]
+fn a_file_set_suite_refused_on_one_rank_leaves_no_directory_on_any() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tinyfiles.toml");
+    std::fs::write(&suite, TINY_FILE_SUITE).unwrap();
+    // Rank 0's directory exists, rank 1's does not.
+    let d0 = dir.path().join("d.0");
+    std::fs::create_dir(&d0).unwrap();
+    let pattern = dir.path().join("d.{rank}");
+    let out = mpirun(
+        2,
+        &["suite", suite.to_str().unwrap(), pattern.to_str().unwrap()],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("rank 1 on") && said.contains("d.1"), "{said}");
+    assert!(entries(&d0).is_empty(), "{:?}", entries(&d0));
+    assert!(!dir.path().join("d.1").exists());
+}

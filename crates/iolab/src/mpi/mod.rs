@@ -16,6 +16,8 @@ mod comm;
 #[cfg(feature = "mpi")]
 mod coordinated;
 #[cfg(feature = "mpi")]
+mod files;
+#[cfg(feature = "mpi")]
 mod outcome;
 #[cfg(feature = "mpi")]
 mod quick;
@@ -142,6 +144,23 @@ pub fn suite(start: SuiteStart) -> Result<i32> {
     #[cfg(not(feature = "mpi"))]
     {
         let _ = start;
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// A file-set suite (`filecopy`) under mpirun: each rank in directories of its own, each step
+/// started together.
+pub fn suite_in_directories(
+    args: &crate::cmd::suite::SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    notes: Vec<String>,
+    inputs: Vec<PathBuf>,
+) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return files::run(args, suite, notes, inputs);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = (args, suite, notes, inputs);
         bail!("iolab is built without MPI support")
     }
 }
