@@ -437,7 +437,13 @@ impl Subject {
     pub fn run_job_with(&mut self, job: &Job, ctl: RunControl) -> Result<JobRun> {
         self.check_job(job)?;
         match self {
-            Subject::Real { target, .. } => run_job(target, job, ctl),
+            // This rank's journal of verified writes (`--verify-journal` with `{rank}`).
+            Subject::Real {
+                target, journal, ..
+            } => {
+                let journal = ctl.journal.or(journal.as_ref());
+                run_job(target, job, RunControl { journal, ..ctl })
+            }
             Subject::Model(sim) => sim.run_job(job, ctl.stop),
         }
         .with_context(|| format!("job '{}'", job.name))

@@ -729,3 +729,65 @@ fn calibration_split_across_ranks_is_byte_identical() {
         "the ranks' rows differ from one process's"
     );
 }
+
+#[test]
+fn each_rank_journals_its_verified_writes_in_its_own_file() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |journal: &str| {
+        mpirun(
+            2,
+            &[
+                "run",
+                "f.{rank}",
+                "--size",
+                "4m",
+                "--access",
+                "randwrite",
+                "--ios-limit",
+                "300",
+                "--verify-journal",
+                journal,
+                "--no-probe",
+                "--json",
+                "r.json",
+            ],
+            dir.path(),
+        )
+        .output()
+        .unwrap()
+    };
+    // One journal for every rank is refused before anything is made.
+    let out = run("j.log");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("put {rank} in its name"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.path().join("f.0").exists() && !dir.path().join("j.log").exists());
+    let out = run("j.{rank}");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = common::json(&dir.path().join("r.json"));
+    for (k, info) in r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let journal = info["jobs"][0]["verify"]["journal"].as_str().unwrap();
+        assert!(journal.ends_with(&format!("j.{k}")), "{journal}");
+        // Each rank's target checks against its own journal: every acknowledged write there.
+        let f = format!("f.{k}");
+        let j = format!("j.{k}");
+        let v = iolab_cmd(&["verify", &f, "--journal", &j], dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+        assert!(text(&v).contains("300 acknowledged writes"), "{}", text(&v));
+    }
+}

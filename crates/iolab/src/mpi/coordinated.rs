@@ -135,11 +135,21 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
                 j.name
             );
         }
-        if args.journal.verify_journal.is_some() || args.journal.power_loss_at.is_some() {
+        if args.journal.power_loss_at.is_some() {
             anyhow::bail!(
-                "--verify-journal and --power-loss-at are not coordinated across ranks yet; \
-                 run them without mpirun (--verify alone works under mpirun)"
+                "--power-loss-at is not coordinated across ranks yet; run it without mpirun \
+                 (--verify and --verify-journal work under mpirun)"
             );
+        }
+        if let Some(j) = &args.journal.verify_journal {
+            if comm.size > 1 && !j.to_string_lossy().contains("{rank}") {
+                anyhow::bail!(
+                    "--verify-journal {}: under mpirun each rank keeps its own journal; put \
+                     {{rank}} in its name (--verify-journal {}.{{rank}})",
+                    j.display(),
+                    j.display()
+                );
+            }
         }
         Ok(p)
     });
@@ -153,16 +163,25 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let checked = rank_target(&plan.target, &place).and_then(|(target, share)| {
         precheck(&target, &plan.jobs, &args.safety)
             .with_context(|| format!("target {}", target.display()))?;
+        let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
         if comm.is_root() {
-            let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
             let rules = Rules::new(&inputs, args.safety.overwrite);
             session::check_output(args.safety.json.as_deref(), &rules)?;
         }
-        Ok((target, share))
+        let journal = super::journal::check(args, &place, &target, &inputs)?;
+        Ok((target, share, journal))
     });
-    let (target, share) = comm.agree(hosts, checked)?;
+    let (target, share, journal) = comm.agree(hosts, checked)?;
     iolab_engine::sys::install_interrupt_handler();
     let (mut subject, full_jobs) = open_in_turn(comm, hosts, &mut plan, &target, share, args)?;
+    let opened = super::journal::open(args, journal.as_deref(), &target, &mut subject);
+    let made = opened.as_ref().is_ok_and(|made| *made);
+    if let Err(e) = comm.agree(hosts, opened) {
+        // A refused run leaves no test file or journal behind on any rank.
+        subject.remove_created_on_drop();
+        super::journal::remove(journal.as_deref().filter(|_| made));
+        return Err(e);
+    }
     let (clock_offset_ns, clock_rtt_ns) = comm.clock_offset();
     let setup = RankSetup {
         target: describe_share(&target, share, &plan.jobs),
@@ -208,6 +227,10 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
             std::thread::sleep(LINGER_ON_SIGNAL);
             std::process::exit(session::EXIT_INTERRUPTED);
         }
+        let mut run = run;
+        if let (Ok(r), Some(j)) = (run.as_mut(), journal.as_deref()) {
+            super::journal::name_in(&mut r.result, j);
+        }
         let report = job_report(run, &watch, started, clock_offset_ns, hosts);
         let reports = comm.gather(&report)?;
         if let (Some(g), Some(reports)) = (gathered.as_mut(), reports) {
@@ -220,6 +243,7 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let code = match (gathered.as_mut(), frame) {
         (Some(g), Some(frame)) => {
             let mut result = assemble(frame, g, &plan, share, args, hosts);
+            super::journal::note(args, &mut result);
             subject.describe_into(&mut result);
             Some(save(
                 &result,
@@ -447,7 +471,7 @@ pub(super) fn run_one(
             progress: Some(progress),
             start_at: Some(UNIX_EPOCH + Duration::from_nanos(local_start)),
             started_unix_ns: Some(&started),
-            // Refused before the run (`plan`): a journal per rank is not coordinated yet.
+            // This rank's own journal, if any, is the subject's (`Subject::run_job_with`).
             journal: None,
             ..RunControl::default()
         };

@@ -18,6 +18,8 @@ mod coordinated;
 #[cfg(feature = "mpi")]
 mod files;
 #[cfg(feature = "mpi")]
+mod journal;
+#[cfg(feature = "mpi")]
 mod outcome;
 #[cfg(feature = "mpi")]
 mod quick;
