@@ -126,7 +126,6 @@ pub(super) struct Gathered {
 fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let roster = roster(comm)?;
     let hosts = &roster.hosts;
-    let rank = comm.rank;
     let planned = plan(args).and_then(|p| {
         if let Some(j) = p.jobs.iter().skip(1).find(|j| j.schedule.together) {
             anyhow::bail!(
@@ -154,34 +153,14 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         Ok(p)
     });
     let mut plan = comm.agree(hosts, planned)?;
-    let place = RankPlace {
-        rank,
-        host: &hosts[rank as usize],
-        local_rank: roster.local_ranks[rank as usize],
-    };
-    // Every rank's guard, before any rank writes (a rank's new file is made only once all agree).
-    let checked = rank_target(&plan.target, &place).and_then(|(target, share)| {
-        precheck(&target, &plan.jobs, &args.safety)
-            .with_context(|| format!("target {}", target.display()))?;
-        let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
-        if comm.is_root() {
-            let rules = Rules::new(&inputs, args.safety.overwrite);
-            session::check_output(args.safety.json.as_deref(), &rules)?;
-        }
-        let journal = super::journal::check(args, &place, &target, &inputs)?;
-        Ok((target, share, journal))
-    });
-    let (target, share, journal) = comm.agree(hosts, checked)?;
-    iolab_engine::sys::install_interrupt_handler();
-    let (mut subject, full_jobs) = open_in_turn(comm, hosts, &mut plan, &target, share, args)?;
-    let opened = super::journal::open(args, journal.as_deref(), &target, &mut subject);
-    let made = opened.as_ref().is_ok_and(|made| *made);
-    if let Err(e) = comm.agree(hosts, opened) {
-        // A refused run leaves no test file or journal behind on any rank.
-        subject.remove_created_on_drop();
-        super::journal::remove(journal.as_deref().filter(|_| made));
-        return Err(e);
-    }
+    let opened = open_rank(comm, &roster, args, &mut plan)?;
+    let RankOpened {
+        mut subject,
+        full_jobs,
+        target,
+        share,
+        journal,
+    } = opened;
     let (clock_offset_ns, clock_rtt_ns) = comm.clock_offset();
     let setup = RankSetup {
         target: describe_share(&target, share, &plan.jobs),
@@ -255,6 +234,57 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         _ => None,
     };
     comm.broadcast(code.as_ref())
+}
+
+/// A rank's share, opened once every rank's guard agreed, with its journal.
+struct RankOpened {
+    subject: Subject,
+    /// The jobs with their whole spans (before a zone was cut out of them).
+    full_jobs: Vec<Job>,
+    target: PathBuf,
+    share: Share,
+    journal: Option<PathBuf>,
+}
+
+/// Every rank's guard and output checks, before any rank writes (a rank's new file is made
+/// only once all agree); then each rank's share opened and its journal made.
+fn open_rank(comm: &Comm, roster: &Roster, args: &RunArgs, plan: &mut Plan) -> Result<RankOpened> {
+    let hosts = &roster.hosts;
+    let rank = comm.rank;
+    let place = RankPlace {
+        rank,
+        host: &hosts[rank as usize],
+        local_rank: roster.local_ranks[rank as usize],
+    };
+    let checked = rank_target(&plan.target, &place).and_then(|(target, share)| {
+        precheck(&target, &plan.jobs, &args.safety)
+            .with_context(|| format!("target {}", target.display()))?;
+        let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+        if comm.is_root() {
+            let rules = Rules::new(&inputs, args.safety.overwrite);
+            session::check_output(args.safety.json.as_deref(), &rules)?;
+        }
+        let journal = super::journal::check(args, &place, &target, &inputs)?;
+        Ok((target, share, journal))
+    });
+    let (target, share, journal) = comm.agree(hosts, checked)?;
+    iolab_engine::sys::install_interrupt_handler();
+    let (mut subject, full_jobs) = open_in_turn(comm, hosts, plan, &target, share, args)?;
+    let opened = super::journal::open(args, journal.as_deref(), &target, &mut subject);
+    let made = opened.as_ref().is_ok_and(|made| *made);
+    if let Err(e) = comm.agree(hosts, opened) {
+        // A refused run leaves no test file or journal behind on any rank.
+        subject.remove_created_on_drop();
+        super::journal::remove(journal.as_deref().filter(|_| made));
+        return Err(e);
+    }
+    Ok(RankOpened {
+        subject,
+        full_jobs,
+        target,
+        share,
+        journal,
+    })
 }
 
 /// Every rank's place, known to all.
