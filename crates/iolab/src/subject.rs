@@ -455,9 +455,35 @@ impl Subject {
     #[cfg(feature = "mpi")]
     pub fn run_job_with(&mut self, job: &Job, ctl: RunControl) -> Result<JobRun> {
         self.check_job(job)?;
+        // This rank's journal of verified writes (`--verify-journal` with `{rank}`).
+        let own = match self {
+            Subject::Real { journal, .. } => journal.clone(),
+            Subject::Model(_) => None,
+        };
+        let ctl = RunControl {
+            journal: ctl.journal.or(own.as_ref()),
+            ..ctl
+        };
         self.run_target_mut()
             .run_job(job, ctl)
             .with_context(|| format!("job '{}'", job.name))
+    }
+
+    /// Runs `workers` (a trace's requests) under `job`'s limits and `ctl`, without a progress
+    /// line: one rank's part of a coordinated replay (a model takes only the stop flag).
+    #[cfg(feature = "mpi")]
+    pub fn run_workers_with<S: RequestSource + Send>(
+        &mut self,
+        job: &Job,
+        workers: Vec<Worker<S>>,
+        ctl: RunControl,
+    ) -> Result<JobRun> {
+        self.check_job(job)?;
+        match self {
+            Subject::Real { target, .. } => target.run_workers(job, workers, ctl),
+            Subject::Model(sim) => RunTarget::run_workers(&mut **sim, job, workers, ctl),
+        }
+        .with_context(|| format!("job '{}'", job.name))
     }
 
     /// The prepared file or device and the journal of verified writes, for jobs run beside

@@ -24,6 +24,7 @@ fn a_build_without_mpi_refuses_to_run_as_one_of_many_copies() {
         vec!["run", "--size", "1m", "--ios-limit", "10", t],
         vec!["quick", "--size", "1m", t],
         vec!["suite", "cdm", "--size", "1m", t],
+        vec!["trace", "replay", "t.csv", t],
     ] {
         let out = iolab_cmd(&args, dir.path())
             .env("OMPI_COMM_WORLD_SIZE", "4")
@@ -216,7 +217,7 @@ fn four_ranks_add_up_to_what_the_kernel_counted_and_start_together() {
 }
 
 #[test]
-fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
+fn a_refusal_agreed_by_every_rank_is_said_once_and_makes_nothing() {
     if let Some(why) = mpirun_skip_reason() {
         println!("skipped: {why}");
         return;
@@ -230,13 +231,18 @@ fn commands_that_do_not_coordinate_refuse_to_run_as_copies() {
     for (args, said) in [
         (
             vec!["trace", "replay", trace.to_str().unwrap(), t],
-            "does not coordinate",
+            "cannot tell the trace format",
         ),
-        (vec!["suite", "filecopy", "."], "not coordinated"),
+        (
+            vec!["suite", "filecopy", "--far", "nowhere", "."],
+            "--far nowhere",
+        ),
     ] {
         let out = mpirun(2, &args, dir.path()).output().unwrap();
         assert_ne!(out.status.code(), Some(0), "{}", text(&out));
         assert!(text(&out).contains(said), "{args:?}: {}", text(&out));
+        // Agreed by every rank, said by rank 0.
+        assert_eq!(text(&out).matches("Error:").count(), 1, "{}", text(&out));
         assert!(!target.exists());
     }
     let made: Vec<_> = std::fs::read_dir(dir.path())
@@ -722,4 +728,66 @@ fn calibration_split_across_ranks_is_byte_identical() {
         single.stdout == split.stdout,
         "the ranks' rows differ from one process's"
     );
+}
+
+#[test]
+fn each_rank_journals_its_verified_writes_in_its_own_file() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let run = |journal: &str| {
+        mpirun(
+            2,
+            &[
+                "run",
+                "f.{rank}",
+                "--size",
+                "4m",
+                "--access",
+                "randwrite",
+                "--ios-limit",
+                "300",
+                "--verify-journal",
+                journal,
+                "--no-probe",
+                "--json",
+                "r.json",
+            ],
+            dir.path(),
+        )
+        .output()
+        .unwrap()
+    };
+    // One journal for every rank is refused before anything is made.
+    let out = run("j.log");
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("put {rank} in its name"),
+        "{}",
+        text(&out)
+    );
+    assert!(!dir.path().join("f.0").exists() && !dir.path().join("j.log").exists());
+    let out = run("j.{rank}");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = common::json(&dir.path().join("r.json"));
+    for (k, info) in r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        let journal = info["jobs"][0]["verify"]["journal"].as_str().unwrap();
+        assert!(journal.ends_with(&format!("j.{k}")), "{journal}");
+        // Each rank's target checks against its own journal: every acknowledged write there.
+        let f = format!("f.{k}");
+        let j = format!("j.{k}");
+        let v = iolab_cmd(&["verify", &f, "--journal", &j], dir.path())
+            .output()
+            .unwrap();
+        assert_eq!(v.status.code(), Some(0), "{}", text(&v));
+        assert!(text(&v).contains("300 acknowledged writes"), "{}", text(&v));
+    }
 }

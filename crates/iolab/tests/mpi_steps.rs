@@ -347,3 +347,280 @@ fn a_suite_over_many_models_split_across_ranks_is_byte_identical_to_one_process(
     }
     assert!(!t.exists());
 }
+
+/// The replay tests' sample trace: 1000 reads and writes of MSR Cambridge's hm_0.
+fn sample_trace() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/traces/msr_hm_0_first1000.csv")
+}
+
+#[test]
+fn a_trace_replays_whole_on_every_rank_and_the_aggregate_adds_up() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let trace = sample_trace();
+    let requests = std::fs::read_to_string(&trace)
+        .unwrap()
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .count() as u64;
+    let dir = tempfile::tempdir().unwrap();
+    // Zones of one new file, then each rank its own file from a pattern.
+    let shared = dir.path().join("shared.bin");
+    let pattern = dir.path().join("own.{rank}.bin");
+    for (ranks, target, share) in [
+        (4, &shared, "zones of one target"),
+        (2, &pattern, "own target"),
+    ] {
+        let out_json = dir.path().join(format!("replay{ranks}.json"));
+        let out = mpirun(
+            ranks,
+            &[
+                "trace",
+                "replay",
+                trace.to_str().unwrap(),
+                target.to_str().unwrap(),
+                "--as-fast-as-possible",
+                "--size",
+                "64m",
+                "--no-probe",
+                "--json",
+                out_json.to_str().unwrap(),
+            ],
+            dir.path(),
+        )
+        .output()
+        .unwrap();
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        let r = json(&out_json);
+        assert_eq!(r["scale"]["share"], share);
+        assert_eq!(r["jobs"].as_array().unwrap().len(), 1);
+        check_aggregates_add_up(&r, ranks as usize);
+        // Every rank replayed the whole trace: ranks × its requests, each rank all of them.
+        let n = u64::from(ranks);
+        assert_eq!(ios(&r["jobs"][0]), n * requests);
+        for info in r["scale"]["rank_info"].as_array().unwrap() {
+            assert_eq!(ios(&info["jobs"][0]), requests, "{}", info["target"]);
+            assert!(!info["start_offsets_ns"].as_array().unwrap().is_empty());
+        }
+        assert_eq!(u(&r["replay"]["planned_ios"]), n * requests);
+        assert!(text(&out).contains(&format!(
+            "({} of {} planned requests)",
+            n * requests,
+            n * requests
+        )));
+        assert!(text(&out).contains("per host"), "{}", text(&out));
+    }
+    assert!(dir.path().join("own.1.bin").is_file());
+    assert!(!dir.path().join("own.2.bin").exists());
+}
+
+#[test]
+fn a_rank_whose_replay_fails_is_named_and_the_others_stop() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    // 30 s of 4 KiB reads, one every 10 ms (MSR's time is in 100 ns units).
+    let trace = dir.path().join("slow.csv");
+    let lines: Vec<String> = (0..3000u64)
+        .map(|i| {
+            let t = 128166385295514663 + i * 100_000;
+            format!("{t},hm,0,Read,{},4096,100", (i * 7919 % 4096) * 4096)
+        })
+        .collect();
+    std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
+    for r in 0..2 {
+        let f = std::fs::File::create(dir.path().join(format!("f.{r}"))).unwrap();
+        f.set_len(64 << 20).unwrap();
+    }
+    let pattern = dir.path().join("f.{rank}");
+    let out_json = dir.path().join("failed.json");
+    let child = mpirun(
+        2,
+        &[
+            "trace",
+            "replay",
+            trace.to_str().unwrap(),
+            pattern.to_str().unwrap(),
+            "--no-probe",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .spawn()
+    .unwrap();
+    // Once rank 1 has its file open, and its replay has started, the file loses its blocks
+    // under it: its reads come back short.
+    let f1 = dir.path().join("f.1");
+    let mut open = false;
+    for _ in 0..400 {
+        open = file_is_open(&f1);
+        if open {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert!(open, "rank 1 never opened its file");
+    std::thread::sleep(std::time::Duration::from_millis(2000));
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(&f1)
+        .unwrap()
+        .set_len(0)
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    let r = json(&out_json);
+    assert_eq!(r["complete"], false);
+    let reason = r["incomplete_reason"].as_str().unwrap();
+    assert!(reason.contains("rank 1 on"), "{reason}");
+    let faults = r["scale"]["faults"].as_array().unwrap();
+    assert_eq!(u(&faults[0]["rank"]), 1, "{faults:?}");
+    assert!(!faults[0]["host"].as_str().unwrap().is_empty());
+    // Rank 0 was stopped for rank 1, well before its 30 s, and what it replayed is kept.
+    let rank0 = &r["scale"]["rank_info"][0]["jobs"][0];
+    assert!(ios(rank0) > 0);
+    assert!(u(&rank0["measured_ns"]) < 25_000_000_000, "rank 0 ran on");
+    let why = rank0["stop_reason"].as_str().unwrap_or_default();
+    assert!(why.contains("rank 1 on"), "{why}");
+    check_aggregates_add_up(&r, 2);
+}
+
+/// Whether some process has `file` open.
+fn file_is_open(file: &Path) -> bool {
+    let Ok(procs) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    procs.filter_map(|e| e.ok()).any(|p| {
+        std::fs::read_dir(p.path().join("fd")).is_ok_and(|fds| {
+            fds.filter_map(|e| e.ok())
+                .any(|fd| std::fs::read_link(fd.path()).is_ok_and(|l| l == file))
+        })
+    })
+}
+
+/// A file-set suite of small sets: create, read, copy near and far.
+const TINY_FILE_SUITE: &str = r#"
+name = "tinyfiles"
+title = "a small file set, created, read and copied"
+source = "test"
+
+[[phase]]
+name = "small"
+[[phase.step]]
+name = "create"
+files = { set = "s", op = "create", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "read"
+files = { set = "s", op = "read", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "copy near"
+files = { set = "s", op = "copy-near", count = 20, file_size = "64k" }
+[[phase.step]]
+name = "copy far"
+files = { set = "s", op = "copy-far", count = 20, file_size = "64k" }
+"#;
+
+/// The entries of `dir`.
+fn entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect()
+}
+
+#[test]
+fn a_file_set_suite_runs_each_rank_in_its_own_directories_and_adds_them_up() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tinyfiles.toml");
+    std::fs::write(&suite, TINY_FILE_SUITE).unwrap();
+    let (share, far) = (dir.path().join("share"), dir.path().join("far"));
+    std::fs::create_dir(&share).unwrap();
+    std::fs::create_dir(&far).unwrap();
+    let out_json = dir.path().join("files.json");
+    let out = mpirun(
+        2,
+        &[
+            "suite",
+            suite.to_str().unwrap(),
+            share.to_str().unwrap(),
+            "--far",
+            far.to_str().unwrap(),
+            "--no-probe",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let r = json(&out_json);
+    assert_eq!(r["complete"], true, "{}", r["incomplete_reason"]);
+    assert_eq!(r["scale"]["share"], "own directory in a directory");
+    assert_eq!(r["jobs"].as_array().unwrap().len(), 4);
+    check_aggregates_add_up(&r, 2);
+    // Each rank made its own 20 files: the aggregate wrote both sets.
+    let create = &r["jobs"][0];
+    assert_eq!(u(&create["write"]["ios"]), 2 * 20);
+    assert_eq!(u(&create["write"]["bytes"]), 2 * 20 * 65536);
+    // Its rate is over the common window: all bytes over the longest rank's time.
+    let longest = r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| u(&k["jobs"][0]["measured_ns"]))
+        .max()
+        .unwrap();
+    assert_eq!(u(&create["measured_ns"]), longest);
+    let targets: Vec<&str> = r["scale"]["rank_info"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|k| k["target"].as_str().unwrap())
+        .collect();
+    assert_ne!(targets[0], targets[1]);
+    assert!(targets.iter().all(|t| t.contains("share")), "{targets:?}");
+    // Every rank's directories are gone, near and far.
+    assert!(entries(&share).is_empty(), "{:?}", entries(&share));
+    assert!(entries(&far).is_empty(), "{:?}", entries(&far));
+}
+
+#[test]
+fn a_file_set_suite_refused_on_one_rank_leaves_no_directory_on_any() {
+    if let Some(why) = mpirun_skip_reason() {
+        println!("skipped: {why}");
+        return;
+    }
+    let _one = one_at_a_time();
+    let dir = tempfile::tempdir().unwrap();
+    let suite = dir.path().join("tinyfiles.toml");
+    std::fs::write(&suite, TINY_FILE_SUITE).unwrap();
+    // Rank 0's directory exists, rank 1's does not.
+    let d0 = dir.path().join("d.0");
+    std::fs::create_dir(&d0).unwrap();
+    let pattern = dir.path().join("d.{rank}");
+    let out = mpirun(
+        2,
+        &["suite", suite.to_str().unwrap(), pattern.to_str().unwrap()],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let said = text(&out);
+    assert!(said.contains("rank 1 on") && said.contains("d.1"), "{said}");
+    assert!(entries(&d0).is_empty(), "{:?}", entries(&d0));
+    assert!(!dir.path().join("d.1").exists());
+}

@@ -175,7 +175,7 @@ impl Executor for DirExecutor {
 }
 
 /// Removes the directories a file-set suite made, also after an error or Ctrl-C.
-struct RemoveDirsOnDrop(Vec<PathBuf>);
+pub(crate) struct RemoveDirsOnDrop(pub(crate) Vec<PathBuf>);
 
 impl Drop for RemoveDirsOnDrop {
     fn drop(&mut self) {
@@ -189,15 +189,19 @@ impl Drop for RemoveDirsOnDrop {
 
 /// Refuses a file-set suite up front when its sets and copies (which stay until it ends) do not
 /// fit the free space under `near` and `far` (together, when both are on one filesystem): a
-/// full filesystem fails the run half-way and can upset whatever else writes there.
-fn check_file_room(
+/// full filesystem fails the run half-way and can upset whatever else writes there. `copies`:
+/// the sets written there (one per rank under mpirun).
+pub(crate) fn check_file_room(
     suite: &iolab_suite::SuiteSpec,
     scale: f64,
     near: &Path,
     far: &Path,
+    copies: u64,
 ) -> Result<()> {
     use std::os::unix::fs::MetadataExt;
-    let space = iolab_suite::plan::file_space(suite, scale);
+    let mut space = iolab_suite::plan::file_space(suite, scale);
+    space.near *= copies;
+    space.far *= copies;
     let device = |dir: &Path| std::fs::metadata(dir).map(|m| m.dev()).ok();
     let one_filesystem = device(near).is_some() && device(near) == device(far);
     let mut needs = vec![(near, space.near)];
@@ -226,14 +230,14 @@ fn check_file_room(
     Ok(())
 }
 
-/// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
-fn run_in_directory(
-    args: &SuiteArgs,
+/// Refuses a file-set suite's directory `parent` (and `--far`) unless both are directories on
+/// a real drive.
+pub(crate) fn check_directory_target(
     suite: &iolab_suite::SuiteSpec,
-    rules: &Rules,
-) -> Result<i32> {
-    let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
-    if crate::subject::is_model(&parent) {
+    parent: &Path,
+    far: Option<&Path>,
+) -> Result<()> {
+    if crate::subject::is_model(parent) {
         anyhow::bail!(
             "suite {} works through a filesystem (it times whole files), so it cannot run on a \
              model such as {}: give a directory on a real drive; the block-level suites run on \
@@ -249,6 +253,23 @@ fn run_in_directory(
             parent.display()
         );
     }
+    if let Some(far) = far.filter(|f| !f.is_dir()) {
+        anyhow::bail!(
+            "--far {}: copies far go to a directory there; give an existing directory",
+            far.display()
+        );
+    }
+    Ok(())
+}
+
+/// Runs a file-set suite (filecopy) in fresh directories under `target` (default: here).
+fn run_in_directory(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    rules: &Rules,
+) -> Result<i32> {
+    let parent = args.target.clone().unwrap_or_else(|| PathBuf::from("."));
+    check_directory_target(suite, &parent, args.far.as_deref())?;
     // Never touch the user's files: everything happens in directories made for this run.
     let tag = format!("{}-{}", suite.name, std::process::id());
     let root = parent.join(format!("iolab-{tag}.iolab-tmp"));
@@ -257,17 +278,12 @@ fn run_in_directory(
         .as_ref()
         .unwrap_or(&parent)
         .join(format!("iolab-{tag}-far.iolab-tmp"));
-    if let Some(far) = args.far.as_ref().filter(|f| !f.is_dir()) {
-        anyhow::bail!(
-            "--far {}: copies far go to a directory there; give an existing directory",
-            far.display()
-        );
-    }
     check_file_room(
         suite,
         args.scale,
         &parent,
         args.far.as_deref().unwrap_or(&parent),
+        1,
     )?;
     // Each directory is removed as soon as it exists, so a failure to make the next one
     // leaves nothing behind.
@@ -397,12 +413,8 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     }
     if in_directory {
         if under_mpi {
-            anyhow::bail!(
-                "suite {} times whole files in a directory, which is not coordinated across \
-                 ranks under mpirun yet: run it without mpirun (block-level suites run under \
-                 mpirun)",
-                suite.name
-            );
+            let inputs = inputs.iter().map(|p| p.to_path_buf()).collect();
+            return crate::mpi::suite_in_directories(&args, &suite, notes, inputs);
         }
         iolab_engine::sys::install_interrupt_handler();
         return run_in_directory(&args, &suite, &rules);

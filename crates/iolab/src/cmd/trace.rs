@@ -204,7 +204,9 @@ pub fn run(args: TraceArgs) -> anyhow::Result<i32> {
         TraceCommand::Synth(a) => run_synth(a),
         TraceCommand::Convert(a) => run_convert(a),
         TraceCommand::Replay(a) => {
-            crate::mpi::refuse_uncoordinated("trace replay")?;
+            if crate::mpi::coordinated("trace replay", &a.mpi)? {
+                return crate::mpi::replay(&a);
+            }
             super::replay::run(*a)
         }
         TraceCommand::Detect(a) => {

@@ -126,7 +126,6 @@ pub(super) struct Gathered {
 fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let roster = roster(comm)?;
     let hosts = &roster.hosts;
-    let rank = comm.rank;
     let planned = plan(args).and_then(|p| {
         if let Some(j) = p.jobs.iter().skip(1).find(|j| j.schedule.together) {
             anyhow::bail!(
@@ -135,34 +134,33 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
                 j.name
             );
         }
-        if args.journal.verify_journal.is_some() || args.journal.power_loss_at.is_some() {
+        if args.journal.power_loss_at.is_some() {
             anyhow::bail!(
-                "--verify-journal and --power-loss-at are not coordinated across ranks yet; \
-                 run them without mpirun (--verify alone works under mpirun)"
+                "--power-loss-at is not coordinated across ranks yet; run it without mpirun \
+                 (--verify and --verify-journal work under mpirun)"
             );
+        }
+        if let Some(j) = &args.journal.verify_journal {
+            if comm.size > 1 && !j.to_string_lossy().contains("{rank}") {
+                anyhow::bail!(
+                    "--verify-journal {}: under mpirun each rank keeps its own journal; put \
+                     {{rank}} in its name (--verify-journal {}.{{rank}})",
+                    j.display(),
+                    j.display()
+                );
+            }
         }
         Ok(p)
     });
     let mut plan = comm.agree(hosts, planned)?;
-    let place = RankPlace {
-        rank,
-        host: &hosts[rank as usize],
-        local_rank: roster.local_ranks[rank as usize],
-    };
-    // Every rank's guard, before any rank writes (a rank's new file is made only once all agree).
-    let checked = rank_target(&plan.target, &place).and_then(|(target, share)| {
-        precheck(&target, &plan.jobs, &args.safety)
-            .with_context(|| format!("target {}", target.display()))?;
-        if comm.is_root() {
-            let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
-            let rules = Rules::new(&inputs, args.safety.overwrite);
-            session::check_output(args.safety.json.as_deref(), &rules)?;
-        }
-        Ok((target, share))
-    });
-    let (target, share) = comm.agree(hosts, checked)?;
-    iolab_engine::sys::install_interrupt_handler();
-    let (mut subject, full_jobs) = open_in_turn(comm, hosts, &mut plan, &target, share, args)?;
+    let opened = open_rank(comm, &roster, args, &mut plan)?;
+    let RankOpened {
+        mut subject,
+        full_jobs,
+        target,
+        share,
+        journal,
+    } = opened;
     let (clock_offset_ns, clock_rtt_ns) = comm.clock_offset();
     let setup = RankSetup {
         target: describe_share(&target, share, &plan.jobs),
@@ -188,7 +186,7 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         let (run, started, watch) = run_one(
             comm,
             &mut subject,
-            job,
+            |s, ctl| s.run_job_with(job, ctl),
             j,
             t0,
             clock_offset_ns,
@@ -208,6 +206,10 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
             std::thread::sleep(LINGER_ON_SIGNAL);
             std::process::exit(session::EXIT_INTERRUPTED);
         }
+        let mut run = run;
+        if let (Ok(r), Some(j)) = (run.as_mut(), journal.as_deref()) {
+            super::journal::name_in(&mut r.result, j);
+        }
         let report = job_report(run, &watch, started, clock_offset_ns, hosts);
         let reports = comm.gather(&report)?;
         if let (Some(g), Some(reports)) = (gathered.as_mut(), reports) {
@@ -220,6 +222,7 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
     let code = match (gathered.as_mut(), frame) {
         (Some(g), Some(frame)) => {
             let mut result = assemble(frame, g, &plan, share, args, hosts);
+            super::journal::note(args, &mut result);
             subject.describe_into(&mut result);
             Some(save(
                 &result,
@@ -231,6 +234,57 @@ fn coordinate(comm: &Comm, args: &RunArgs) -> Result<i32> {
         _ => None,
     };
     comm.broadcast(code.as_ref())
+}
+
+/// A rank's share, opened once every rank's guard agreed, with its journal.
+struct RankOpened {
+    subject: Subject,
+    /// The jobs with their whole spans (before a zone was cut out of them).
+    full_jobs: Vec<Job>,
+    target: PathBuf,
+    share: Share,
+    journal: Option<PathBuf>,
+}
+
+/// Every rank's guard and output checks, before any rank writes (a rank's new file is made
+/// only once all agree); then each rank's share opened and its journal made.
+fn open_rank(comm: &Comm, roster: &Roster, args: &RunArgs, plan: &mut Plan) -> Result<RankOpened> {
+    let hosts = &roster.hosts;
+    let rank = comm.rank;
+    let place = RankPlace {
+        rank,
+        host: &hosts[rank as usize],
+        local_rank: roster.local_ranks[rank as usize],
+    };
+    let checked = rank_target(&plan.target, &place).and_then(|(target, share)| {
+        precheck(&target, &plan.jobs, &args.safety)
+            .with_context(|| format!("target {}", target.display()))?;
+        let inputs: Vec<&Path> = args.inputs.iter().map(PathBuf::as_path).collect();
+        if comm.is_root() {
+            let rules = Rules::new(&inputs, args.safety.overwrite);
+            session::check_output(args.safety.json.as_deref(), &rules)?;
+        }
+        let journal = super::journal::check(args, &place, &target, &inputs)?;
+        Ok((target, share, journal))
+    });
+    let (target, share, journal) = comm.agree(hosts, checked)?;
+    iolab_engine::sys::install_interrupt_handler();
+    let (mut subject, full_jobs) = open_in_turn(comm, hosts, plan, &target, share, args)?;
+    let opened = super::journal::open(args, journal.as_deref(), &target, &mut subject);
+    let made = opened.as_ref().is_ok_and(|made| *made);
+    if let Err(e) = comm.agree(hosts, opened) {
+        // A refused run leaves no test file or journal behind on any rank.
+        subject.remove_created_on_drop();
+        super::journal::remove(journal.as_deref().filter(|_| made));
+        return Err(e);
+    }
+    Ok(RankOpened {
+        subject,
+        full_jobs,
+        target,
+        share,
+        journal,
+    })
 }
 
 /// Every rank's place, known to all.
@@ -396,14 +450,15 @@ pub(super) fn rank_infos(roster: &Roster, setups: &[RankSetup]) -> Vec<RankInfo>
         .collect()
 }
 
-/// Runs job `j` on this rank from `t0` (rank 0's clock) while watching the others; returns
-/// the job's outcome, when its I/O started (this rank's clock, ns since the epoch; 0 if it
-/// never did) and how the watch ended.
+/// Runs job `j` on this rank from `t0` (rank 0's clock) by `work` (a job file's job, a trace's
+/// requests), under the control it is given, while watching the others; returns the job's
+/// outcome, when its I/O started (this rank's clock, ns since the epoch; 0 if it never did)
+/// and how the watch ended.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run_one(
     comm: &Comm,
     subject: &mut Subject,
-    job: &Job,
+    work: impl FnOnce(&mut Subject, RunControl) -> Result<JobRun>,
     j: usize,
     t0: u64,
     clock_offset_ns: i64,
@@ -446,11 +501,11 @@ pub(super) fn run_one(
             progress: Some(progress),
             start_at: Some(UNIX_EPOCH + Duration::from_nanos(local_start)),
             started_unix_ns: Some(&started),
-            // Refused before the run (`plan`): a journal per rank is not coordinated yet.
+            // This rank's own journal, if any, is the subject's (`Subject::run_job_with`).
             journal: None,
             ..RunControl::default()
         };
-        let run = subject.run_job_with(job, ctl);
+        let run = work(subject, ctl);
         *lock(finished) = Some(failure_of(&run, stop));
         let watch = watcher
             .join()

@@ -5,7 +5,8 @@
 //! clock offsets to rank 0, start each job together, may stop together when the first finishes
 //! (`--stonewall`), and rank 0 merges what they measured and writes one result (aggregate, per
 //! host, per rank), one store record and one report. `suite` and `quick` run each step so
-//! (`steps.rs`), and a suite over several models deals them to the ranks (`sweep.rs`), as
+//! (`steps.rs`), `trace replay` replays the whole trace on every rank's share as one such step
+//! (`replay.rs`), and a suite over several models deals them to the ranks (`sweep.rs`), as
 //! `sim calibrate` deals its parts. Without the feature nothing here runs:
 //! a command started by mpirun says it cannot coordinate instead of running N copies that
 //! would each measure as if alone.
@@ -15,9 +16,15 @@ mod comm;
 #[cfg(feature = "mpi")]
 mod coordinated;
 #[cfg(feature = "mpi")]
+mod files;
+#[cfg(feature = "mpi")]
+mod journal;
+#[cfg(feature = "mpi")]
 mod outcome;
 #[cfg(feature = "mpi")]
 mod quick;
+#[cfg(feature = "mpi")]
+mod replay;
 #[cfg(feature = "mpi")]
 mod report;
 #[cfg(feature = "mpi")]
@@ -53,25 +60,6 @@ pub fn launched_size() -> Option<(&'static str, u32)> {
         let n = std::env::var(var).ok()?.trim().parse::<u32>().ok()?;
         Some((*var, n))
     })
-}
-
-/// Refuses a measuring command that is not coordinated across ranks when a launcher started
-/// several copies of it: each copy would measure as if alone, and their results would not add.
-pub fn refuse_uncoordinated(command: &str) -> Result<()> {
-    match launched_size() {
-        Some((var, n)) if n > 1 => bail!(
-            "iolab {command} was started by mpirun as one of {n} processes ({var}={n}), and \
-             {command} does not coordinate across processes: each would measure on its own, as \
-             if alone. Under mpirun use `iolab run` (a job file or flags), `iolab suite` or \
-             `iolab quick`{}; run {command} without mpirun",
-            if cfg!(feature = "mpi") {
-                ""
-            } else {
-                ", from a build with MPI support"
-            }
-        ),
-        _ => Ok(()),
-    }
 }
 
 /// Whether `command` runs coordinated across ranks: true when mpirun started it and iolab has
@@ -160,6 +148,34 @@ pub fn suite(start: SuiteStart) -> Result<i32> {
     #[cfg(not(feature = "mpi"))]
     {
         let _ = start;
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// A file-set suite (`filecopy`) under mpirun: each rank in directories of its own, each step
+/// started together.
+pub fn suite_in_directories(
+    args: &crate::cmd::suite::SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    notes: Vec<String>,
+    inputs: Vec<PathBuf>,
+) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return files::run(args, suite, notes, inputs);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = (args, suite, notes, inputs);
+        bail!("iolab is built without MPI support")
+    }
+}
+
+/// `iolab trace replay` under mpirun: every rank replays the whole trace on its share.
+pub fn replay(args: &crate::cmd::replay::ReplayArgs) -> Result<i32> {
+    #[cfg(feature = "mpi")]
+    return replay::run(args);
+    #[cfg(not(feature = "mpi"))]
+    {
+        let _ = args;
         bail!("iolab is built without MPI support")
     }
 }

@@ -85,6 +85,7 @@ pub fn run(start: QuickStart) -> Result<i32> {
         target: start.target,
         own: start.own,
         first: start.first,
+        size_if_new: None,
         safety: &args.safety,
         state: ModelState::Full,
         remove_created: !args.keep,

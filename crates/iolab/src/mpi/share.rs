@@ -17,6 +17,8 @@ pub enum Share {
     OwnFileInDir,
     /// One file or device, each rank in its own zone of the jobs' span.
     Zones,
+    /// Each rank its own directories in the directory given (a file-set suite).
+    OwnDirectory,
 }
 
 impl Share {
@@ -26,6 +28,7 @@ impl Share {
             Share::OwnTarget => "own target",
             Share::OwnFileInDir => "own file in a directory",
             Share::Zones => "zones of one target",
+            Share::OwnDirectory => "own directory in a directory",
         }
     }
 }

@@ -11,7 +11,7 @@ use super::coordinated::{
     describe_share, job_report, precheck, rank_infos, roster, run_one, settle_own, Gathered,
     JobReport, RankSetup, Roster, Watch, LINGER_ON_SIGNAL, START_LEAD,
 };
-use super::outcome::{add_scale, take_reports};
+use super::outcome::{add_scale, interrupted_result, lost_ranks, take_reports};
 use super::share::{cut_zone, rank_target, RankPlace, Share};
 use crate::cmd::run::SafetyFlags;
 use crate::session;
@@ -20,7 +20,7 @@ use anyhow::{anyhow, Context, Result};
 use iolab_core::job::Job;
 use iolab_core::result::{JobResult, RunResult};
 use iolab_core::scale::RankProgress;
-use iolab_engine::runner::{unix_now_ns, JobRun};
+use iolab_engine::runner::{unix_now_ns, JobRun, RunControl};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
@@ -32,6 +32,9 @@ pub(super) struct Opening<'a> {
     pub own: bool,
     /// The job the target is opened for (the first that writes, if any).
     pub first: Job,
+    /// The size of the file a rank makes when its target does not exist yet (its span of
+    /// `first` then; an existing one is taken whole).
+    pub size_if_new: Option<u64>,
     pub safety: &'a SafetyFlags,
     pub state: ModelState,
     pub remove_created: bool,
@@ -110,6 +113,10 @@ impl Steps {
         for round in 0..2 {
             let step = if round == my_round {
                 let mut first = o.first.clone();
+                let new = !target.exists() && !crate::subject::is_model(&target);
+                if let Some(size) = o.size_if_new.filter(|_| new) {
+                    first.set_span(size)?;
+                }
                 Subject::open(&target, &mut first, o.safety, o.state, o.remove_created)
                     .map(|s| opened = Some(s))
             } else {
@@ -213,6 +220,14 @@ impl Steps {
     /// Runs this rank's part `mine` of a step from a common start, watched; a rank other than
     /// 0 that a signal stopped exits here (rank 0 is then cut off and saves what it has).
     pub fn start(&mut self, mine: &Job) -> Result<RankRun> {
+        self.start_with(|s, ctl| s.run_job_with(mine, ctl))
+    }
+
+    /// As [`Steps::start`], the step's I/O made by `work` (a trace's requests, say).
+    pub fn start_with(
+        &mut self,
+        work: impl FnOnce(&mut Subject, RunControl) -> Result<JobRun>,
+    ) -> Result<RankRun> {
         let j = self.started_steps;
         self.started_steps += 1;
         let t0: u64 = self
@@ -221,7 +236,7 @@ impl Steps {
         let (mut run, started, watch) = run_one(
             &self.comm,
             &mut self.subject,
-            mine,
+            work,
             j,
             t0,
             self.clock_offset_ns,
@@ -294,6 +309,12 @@ impl Steps {
     pub fn run(&mut self, full_job: &Job) -> Result<JobResult> {
         let mine = self.share_of(full_job)?;
         let r = self.start(&mine)?;
+        self.finish(full_job, r)
+    }
+
+    /// Reports this rank's run `r` of step `full_job` and gathers the step's aggregate, which
+    /// every rank gets (incomplete, naming the rank, if one failed).
+    pub fn finish(&mut self, full_job: &Job, r: RankRun) -> Result<JobResult> {
         let report = job_report(
             r.run,
             &r.watch,
@@ -303,6 +324,18 @@ impl Steps {
         );
         self.gather(full_job, report, r.t0, &r.watch)?
             .map_err(|why| anyhow!(why))
+    }
+
+    /// Rank 0 cut off by a signal during the last step (`full_job`): `result` keeps the
+    /// steps gathered, its own part `own` of this one, the others' last counts, and names the
+    /// ranks of its host whose process is gone.
+    pub fn interrupted_into(&self, result: &mut RunResult, full_job: &Job, own: Option<JobResult>) {
+        let Some(g) = &self.gathered else { return };
+        result.jobs = g.aggregates.clone();
+        add_scale(result, g, self.share, self.stonewall, self.hosts());
+        let lost = lost_ranks(&self.roster, self.comm.size);
+        let j = self.started_steps.saturating_sub(1);
+        interrupted_result(result, full_job, j, own, &self.last_progress, lost);
     }
 
     /// This rank's report of a step it combined itself (quick's mean of runs).

@@ -86,6 +86,7 @@ pub fn run(start: SuiteStart) -> Result<i32> {
         target: start.target,
         own: start.own,
         first: start.prep,
+        size_if_new: None,
         safety: &args.safety,
         state: ModelState::Fresh,
         remove_created: !start.keep,
