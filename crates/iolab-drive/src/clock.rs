@@ -124,6 +124,19 @@ impl Clock for VirtualClock {
     }
 }
 
+/// Sleeps `seconds` (finite, not negative) of wall time in short steps, ending early once
+/// `stop` is set: a pause of minutes must not hold up saving what was measured.
+pub fn sleep_unless_stopped(seconds: f64, stop: Option<&std::sync::atomic::AtomicBool>) {
+    let end = Instant::now() + Duration::from_secs_f64(seconds);
+    while !stop.is_some_and(|s| s.load(std::sync::atomic::Ordering::Relaxed)) {
+        let left = end.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            break;
+        }
+        std::thread::sleep(left.min(Duration::from_millis(100)));
+    }
+}
+
 /// Now, ns since the Unix epoch.
 pub fn unix_now_ns() -> u64 {
     std::time::SystemTime::now()

@@ -70,6 +70,11 @@ pub trait RunTarget {
 
     /// Runs `job` (span resolved) as its own workload plans it.
     fn run_job(&mut self, job: &Job, ctl: RunControl) -> io::Result<JobRun>;
+
+    /// Lets the target sit idle for `seconds` (a finite wait, not negative): a real one in
+    /// wall time, ending early once `stop` is set; a model in its own virtual time, in which
+    /// background work drains.
+    fn idle(&mut self, seconds: f64, stop: Option<&AtomicBool>);
 }
 
 /// Builds a job's result from merged statistics (shared with the model's runner).

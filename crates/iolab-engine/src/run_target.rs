@@ -8,6 +8,7 @@ use crate::runner::{run_job, run_workers};
 use iolab_core::job::Job;
 use iolab_drive::run::{JobRun, RunControl, RunTarget};
 use std::io;
+use std::sync::atomic::AtomicBool;
 
 impl RunTarget for PreparedTarget {
     fn size_bytes(&self) -> u64 {
@@ -29,5 +30,9 @@ impl RunTarget for PreparedTarget {
 
     fn run_job(&mut self, job: &Job, ctl: RunControl) -> io::Result<JobRun> {
         run_job(self, job, ctl)
+    }
+
+    fn idle(&mut self, seconds: f64, stop: Option<&AtomicBool>) {
+        iolab_drive::clock::sleep_unless_stopped(seconds, stop);
     }
 }

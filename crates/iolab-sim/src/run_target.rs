@@ -7,6 +7,7 @@ use iolab_core::job::Job;
 use iolab_drive::driver::{RequestSource, Worker};
 use iolab_drive::run::{JobRun, RunControl, RunTarget};
 use std::io;
+use std::sync::atomic::AtomicBool;
 
 impl RunTarget for SimSetup {
     fn size_bytes(&self) -> u64 {
@@ -28,5 +29,10 @@ impl RunTarget for SimSetup {
 
     fn run_job(&mut self, job: &Job, ctl: RunControl) -> io::Result<JobRun> {
         SimSetup::run_job(self, job, ctl.stop)
+    }
+
+    /// Virtual time passes at once: nothing to stop.
+    fn idle(&mut self, seconds: f64, _stop: Option<&AtomicBool>) {
+        SimSetup::idle(self, seconds);
     }
 }

@@ -36,16 +36,7 @@ fn idle_seconds(seconds: f64) -> f64 {
 /// Sleeps `seconds` in short steps, ending early on Ctrl-C: a pause of minutes between tests
 /// must not hold up saving what was measured.
 pub fn sleep_unless_interrupted(seconds: f64) {
-    use std::sync::atomic::Ordering;
-    use std::time::{Duration, Instant};
-    let end = Instant::now() + Duration::from_secs_f64(idle_seconds(seconds));
-    while !INTERRUPTED.load(Ordering::Relaxed) {
-        let left = end.saturating_duration_since(Instant::now());
-        if left.is_zero() {
-            break;
-        }
-        std::thread::sleep(left.min(Duration::from_millis(100)));
-    }
+    iolab_drive::clock::sleep_unless_stopped(idle_seconds(seconds), Some(&INTERRUPTED));
 }
 
 /// The state a modelled drive starts in.
@@ -333,7 +324,6 @@ impl Subject {
     }
 
     /// [`Subject::run_target`], to run on.
-    #[cfg_attr(not(feature = "mpi"), allow(dead_code))]
     fn run_target_mut(&mut self) -> &mut dyn RunTarget {
         match self {
             Subject::Real { target, .. } => target,
@@ -540,11 +530,8 @@ impl Subject {
     /// Commands refuse a pause over a day up front; here a value no wait can honour (NaN,
     /// negative) waits nothing and a huge one is cut to [`MAX_IDLE_S`], never a panic.
     pub fn idle(&mut self, seconds: f64) {
-        let seconds = idle_seconds(seconds);
-        match self {
-            Subject::Real { .. } => sleep_unless_interrupted(seconds),
-            Subject::Model(sim) => sim.idle(seconds),
-        }
+        self.run_target_mut()
+            .idle(idle_seconds(seconds), Some(&INTERRUPTED));
     }
 
     /// Puts what the model did (power, bottleneck and write amplification per job) into the
