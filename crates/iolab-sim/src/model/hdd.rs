@@ -456,15 +456,60 @@ impl World {
         let start = t
             .max(self.res[h.res as usize].busy_until)
             .max(first_arrival);
-        // The drive looks at the host's commands (NCQ bounds them) and the oldest of its write
-        // cache's destages, as many as NCQ lets the host queue (how far firmware looks into a
-        // full cache is not published), and takes the one it reaches first (shortest
-        // positioning time first) among each. Between the two, a host command's time waiting
-        // counts against its positioning time (aged SPTF: Jacobson & Wilkes, HP Labs 1991;
-        // Worthington, Ganger & Patt, SIGMETRICS 1994), so a read far from the destages goes
-        // once it has waited about as long as reaching it takes: without that, a read far
-        // from a burst's destages waited for the whole cache (24 s). The weight (1) is
-        // assumed.
+        let best = Candidates::scan(h, start);
+        if best.host.is_none() {
+            if let Some(wake) = h.idle_wake(start) {
+                if h.wake_at != Some(wake) {
+                    h.wake_at = Some(wake);
+                    self.events.push(
+                        wake,
+                        ChunkEv {
+                            tail: 0,
+                            tag: INTERNAL,
+                            leaf: li,
+                            chan: HDD_WAKE,
+                            nand_bytes: 0,
+                            host_bytes: 0,
+                        },
+                    );
+                }
+                return;
+            }
+        }
+        let (i, pos) = best.pick(h, start);
+        let (cmd, end, admitted) = h.run_command(&mut self.res, i, pos, start);
+        self.events.push(
+            end,
+            ChunkEv {
+                tail: 0,
+                tag: cmd.tag,
+                leaf: li,
+                chan: NO_CHAN,
+                nand_bytes: 0,
+                host_bytes: cmd.host_bytes,
+            },
+        );
+        for (tag, done) in admitted {
+            let leaf = &self.leaves[li as usize];
+            let done = done + leaf.status_ns;
+            self.chunk_done(tag, done);
+        }
+    }
+}
+
+/// The queued commands a hard disk reaches first at a start time, a host command and a
+/// destage: each with its index in the queue, its positioning and the time to reach it.
+struct Candidates {
+    host: Option<(usize, Positioning, u64)>,
+    destage: Option<(usize, Positioning, u64)>,
+}
+
+impl Candidates {
+    /// The drive looks at the host's commands (NCQ bounds them) and the oldest of its write
+    /// cache's destages, as many as NCQ lets the host queue (how far firmware looks into a
+    /// full cache is not published), and takes the one it reaches first (shortest positioning
+    /// time first) among each.
+    fn scan(h: &mut Hdd, start: u64) -> Candidates {
         let mut best_host: Option<(usize, Positioning, u64)> = None;
         let mut best_destage: Option<(usize, Positioning, u64)> = None;
         let (mut destages_seen, mut hosts_seen) = (0, 0);
@@ -496,43 +541,25 @@ impl World {
                 *best = Some((i, pos, reach));
             }
         }
-        // Only destages to choose from, and no write waiting for room: the disk destages once
-        // it has idled, not in the turnaround between two commands of a host's stream.
-        if best_host.is_none() && h.cache_waiting.is_empty() {
-            let idle_from = h.host_end + DESTAGE_IDLE_NS;
-            if start < idle_from {
-                // Looked at again when the disk has idled, or when a host command queued for
-                // later arrives, whichever comes first.
-                let next_host = h
-                    .queue
-                    .iter()
-                    .filter(|c| !c.destage)
-                    .map(|c| c.arrive)
-                    .min();
-                let wake = next_host.map_or(idle_from, |a| a.min(idle_from));
-                if h.wake_at != Some(wake) {
-                    h.wake_at = Some(wake);
-                    self.events.push(
-                        wake,
-                        ChunkEv {
-                            tail: 0,
-                            tag: INTERNAL,
-                            leaf: li,
-                            chan: HDD_WAKE,
-                            nand_bytes: 0,
-                            host_bytes: 0,
-                        },
-                    );
-                }
-                return;
-            }
+        Candidates {
+            host: best_host,
+            destage: best_destage,
         }
+    }
+
+    /// Which of the two goes: the queue index and positioning of the command. Between the
+    /// two, a host command's time waiting counts against its positioning time (aged SPTF:
+    /// Jacobson & Wilkes, HP Labs 1991; Worthington, Ganger & Patt, SIGMETRICS 1994), so a read
+    /// far from the destages goes once it has waited about as long as reaching it takes:
+    /// without that, a read far from a burst's destages waited for the whole cache (24 s). The
+    /// weight (1) is assumed.
+    fn pick(self, h: &Hdd, start: u64) -> (usize, Positioning) {
         // Of a host command and a destage the head streams on to, the one whose sector comes
         // first goes first, however long the host command has waited: the other follows on the
         // same pass, where taking it first would leave the nearer one a revolution or a trip
         // back away (a destage left behind a sequential stream this way was written later with
         // a seek and a rotational wait in front of a read).
-        let (i, pos) = match (best_host, best_destage) {
+        match (self.host, self.destage) {
             (Some((hi, hp, hr)), Some((_, dp, dr)))
                 if hr.saturating_sub(start - h.queue[hi].arrive) <= dr && !first_under(dp, hp) =>
             {
@@ -541,18 +568,52 @@ impl World {
             (_, Some((di, dp, _))) => (di, dp),
             (Some((hi, hp, _)), None) => (hi, hp),
             (None, None) => unreachable!("the first arrival has arrived by start"),
-        };
+        }
+    }
+}
+
+impl Hdd {
+    /// With only destages to choose from and no write waiting for room, when the disk looks
+    /// again if it has not idled by `start`: it destages once it has idled, not in the
+    /// turnaround between two commands of a host's stream. It looks again when the disk has
+    /// idled, or when a host command queued for later arrives, whichever comes first.
+    fn idle_wake(&self, start: u64) -> Option<u64> {
+        if !self.cache_waiting.is_empty() {
+            return None;
+        }
+        let idle_from = self.host_end + DESTAGE_IDLE_NS;
+        if start >= idle_from {
+            return None;
+        }
+        let next_host = self
+            .queue
+            .iter()
+            .filter(|c| !c.destage)
+            .map(|c| c.arrive)
+            .min();
+        Some(next_host.map_or(idle_from, |a| a.min(idle_from)))
+    }
+
+    /// Runs queued command `i` from `start`: returns it, when it ends, and the writes waiting
+    /// for room in the write cache that go in as a destage ends (tag, when in the cache).
+    fn run_command(
+        &mut self,
+        res: &mut [Res],
+        i: usize,
+        pos: Positioning,
+        start: u64,
+    ) -> (HddCmd, u64, Vec<(u32, u64)>) {
+        let h = self;
         let cmd = h.queue.remove(i);
         if !cmd.destage {
             h.host_queued -= 1;
         }
-        let end = hdd_service(h, &mut self.res, cmd.offset, cmd.len, start, pos);
+        let end = hdd_service(h, res, cmd.offset, cmd.len, start, pos);
         h.read_ahead_around(&cmd, start, end);
         h.in_flight = true;
         if !cmd.destage {
             h.host_end = end;
         }
-        // Writes waiting for room in the write cache go in as a destage ends.
         let mut admitted = Vec::new();
         if cmd.destage {
             h.dirty_bytes -= cmd.len;
@@ -565,21 +626,6 @@ impl World {
                 admitted.push((tag, h.cache_write(offset, len, end, tag == INTERNAL)));
             }
         }
-        self.events.push(
-            end,
-            ChunkEv {
-                tail: 0,
-                tag: cmd.tag,
-                leaf: li,
-                chan: NO_CHAN,
-                nand_bytes: 0,
-                host_bytes: cmd.host_bytes,
-            },
-        );
-        for (tag, done) in admitted {
-            let leaf = &self.leaves[li as usize];
-            let done = done + leaf.status_ns;
-            self.chunk_done(tag, done);
-        }
+        (cmd, end, admitted)
     }
 }
