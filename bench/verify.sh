@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # What verify costs: 4K random writes at QD32 with and without --verify, side by side.
 #
-# Targets: a file in tmpfs (/dev/shm, else /tmp) through the page cache (--buffered), and a
+# Targets: a file in a tmpfs (as root; else /tmp) through the page cache (--buffered), and a
 # zram device the script sets up (1 GiB) and resets at the end (root). Modes: off, end (stamps
 # and checksums on the write path, then a read-back pass after the measured window), inline
 # (each write read back as it completes, inside the window). Runs alternate, REPS times each
@@ -20,18 +20,23 @@ cd "$(dirname "$0")/.."
 REPS=${REPS:-3}
 DURATION=${DURATION:-5}
 DIR=$(mktemp -d -t iolab-verify-bench.XXXXXX)
-# The page-cache target lives in tmpfs where there is one: a file on a disk's filesystem has
-# its dirty pages written back during the runs, and that writeback's CPU and I/O made the
-# medians swing by a third from one invocation to the next.
+# The page-cache target lives in a tmpfs the script mounts (root): a file on a disk's
+# filesystem has its dirty pages written back during the runs, and that writeback's CPU and
+# I/O made the medians swing by a third from one invocation to the next.
 PCDIR=$DIR
-if [ -d /dev/shm ] && [ -w /dev/shm ]; then PCDIR=$(mktemp -d -p /dev/shm iolab-verify-bench.XXXXXX); fi
+TMPFS=""
+if [ "$(id -u)" = 0 ] && mkdir "$DIR/tmpfs" && mount -t tmpfs -o size=1200m iolab-bench "$DIR/tmpfs"; then
+    TMPFS=$DIR/tmpfs
+    PCDIR=$TMPFS
+fi
 ZRAM=""
 cleanup() {
     if [ -n "$ZRAM" ]; then
         echo 1 > "/sys/block/$ZRAM/reset" || true
         echo "${ZRAM#zram}" > /sys/class/zram-control/hot_remove 2>/dev/null || true
     fi
-    rm -rf "$DIR" "$PCDIR"
+    if [ -n "$TMPFS" ]; then umount "$TMPFS" || true; fi
+    rm -rf "$DIR"
 }
 trap cleanup EXIT
 
