@@ -81,7 +81,9 @@ impl Table {
     fn range(&self, offset: u64, len: u64) -> std::ops::Range<usize> {
         let first = ((offset - self.base) / self.granule) as usize;
         let end = ((offset + len - self.base).div_ceil(self.granule)) as usize;
-        first..end.min(self.cells().len())
+        // Clamped to the table, so a stretch beyond it is empty rather than a slicing panic.
+        let end = end.min(self.cells().len());
+        first.min(end)..end
     }
 
     /// The state word of the granule holding `offset` (for a prefetch: a write's claim reads
@@ -95,10 +97,11 @@ impl Table {
     /// any of them.
     pub fn claim(&self, offset: u64, len: u64) -> bool {
         let r = self.range(offset, len);
+        let cells = self.cells();
         for i in r.clone() {
-            if self.cells()[i].fetch_or(BUSY, Ordering::Acquire) & BUSY != 0 {
-                for j in r.start..i {
-                    self.cells()[j].fetch_and(!BUSY, Ordering::Release);
+            if cells[i].fetch_or(BUSY, Ordering::Acquire) & BUSY != 0 {
+                for cell in &cells[r.start..i] {
+                    cell.fetch_and(!BUSY, Ordering::Release);
                 }
                 return false;
             }
@@ -109,11 +112,10 @@ impl Table {
     /// Records that the write of `generation` at `offset` landed; `release` frees its granules.
     pub fn record(&self, offset: u64, len: u64, generation: u64, release: bool) {
         let r = self.range(offset, len);
-        let first = r.start;
-        for i in r {
-            let keep = if release { 0 } else { BUSY };
-            let delta = (i - first) as u64 & DELTA_MASK;
-            self.cells()[i].store(
+        let keep = if release { 0 } else { BUSY };
+        for (i, cell) in self.cells()[r].iter().enumerate() {
+            let delta = i as u64 & DELTA_MASK;
+            cell.store(
                 keep | (generation & GEN_MASK) << DELTA_BITS | delta,
                 Ordering::Release,
             );
@@ -122,15 +124,15 @@ impl Table {
 
     /// Frees the granules of a write without changing what they should hold.
     pub fn release(&self, offset: u64, len: u64) {
-        for i in self.range(offset, len) {
-            self.cells()[i].fetch_and(!BUSY, Ordering::Release);
+        for cell in &self.cells()[self.range(offset, len)] {
+            cell.fetch_and(!BUSY, Ordering::Release);
         }
     }
 
     /// Forgets what the granules should hold (a write that failed: its content is unknown).
     pub fn forget(&self, offset: u64, len: u64) {
-        for i in self.range(offset, len) {
-            self.cells()[i].store(0, Ordering::Release);
+        for cell in &self.cells()[self.range(offset, len)] {
+            cell.store(0, Ordering::Release);
         }
     }
 
