@@ -100,6 +100,14 @@ impl Comm {
         Ok(Some(all))
     }
 
+    /// This rank's end of a run whose `outcome` every rank shares (agreed or broadcast) and
+    /// rank 0 says: rank 0 exits with it, the others with 0. mpirun aborts every rank the
+    /// moment one exits non-zero, which can cut rank 0 off before it has said why; mpirun's
+    /// own exit code is then rank 0's.
+    pub fn exit_with(&self, outcome: Result<i32>) -> Result<i32> {
+        exit_with(self.is_root(), outcome)
+    }
+
     /// Rank 0's `value` on every rank (the others pass `None`).
     pub fn broadcast<T: Serialize + DeserializeOwned>(&self, value: Option<&T>) -> Result<T> {
         let root = self.world.process_at_rank(0);
@@ -196,4 +204,13 @@ fn refusals(hosts: &[String], all: &[Verdict]) -> Option<String> {
         all.len(),
         lines.join("; ")
     ))
+}
+
+/// [`Comm::exit_with`] for a caller that has handed its `Comm` on (`root`: this is rank 0).
+pub fn exit_with(root: bool, outcome: Result<i32>) -> Result<i32> {
+    if root {
+        outcome
+    } else {
+        Ok(0)
+    }
 }

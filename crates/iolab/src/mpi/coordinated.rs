@@ -106,12 +106,8 @@ pub(super) struct Watch {
 /// Runs `args` as one coordinated job of every rank mpirun started.
 pub fn run(args: RunArgs) -> Result<i32> {
     let (_universe, comm) = super::comm::start()?;
-    match coordinate(&comm, &args) {
-        Ok(code) => Ok(code),
-        // Every rank has the same error (it was agreed on); rank 0 says it.
-        Err(e) if comm.is_root() => Err(e),
-        Err(_) => Ok(2),
-    }
+    // Every rank has the same outcome (agreed on, or rank 0's code broadcast); rank 0 says it.
+    comm.exit_with(coordinate(&comm, &args))
 }
 
 /// What rank 0 keeps of the run as it goes.

@@ -42,13 +42,8 @@ pub fn run(
     inputs: Vec<PathBuf>,
 ) -> Result<i32> {
     let (_universe, comm) = super::comm::start()?;
-    let root = comm.is_root();
-    match coordinate(&comm, args, suite, notes, &inputs) {
-        Ok(code) => Ok(code),
-        // Every rank has the same error (it was agreed on); rank 0 says it.
-        Err(e) if root => Err(e),
-        Err(_) => Ok(2),
-    }
+    // Every rank has the same outcome (agreed on, or rank 0's code broadcast); rank 0 says it.
+    comm.exit_with(coordinate(&comm, args, suite, notes, &inputs))
 }
 
 fn coordinate(

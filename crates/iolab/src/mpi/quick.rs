@@ -94,8 +94,8 @@ pub fn run(start: QuickStart) -> Result<i32> {
     };
     let mut steps = match Steps::open(comm, opening) {
         Ok(s) => s,
-        Err(e) if root => return Err(e),
-        Err(_) => return Ok(2),
+        // Every rank has the same error (it was agreed on); rank 0 says it.
+        Err(e) => return super::comm::exit_with(root, Err(e)),
     };
     let frame = root.then(|| steps.subject.new_result("quick", !args.safety.no_probe));
     let mut runner = RankRunner {

@@ -27,8 +27,8 @@ pub fn run(args: &ReplayArgs) -> Result<i32> {
     });
     let plan = match comm.agree(&[], planned) {
         Ok(plan) => plan,
-        Err(e) if root => return Err(e),
-        Err(_) => return Ok(2),
+        // Every rank has the same error (it was agreed on); rank 0 says it.
+        Err(e) => return super::comm::exit_with(root, Err(e)),
     };
     let inputs = [args.input.file.clone()];
     let check_outputs = || {
@@ -57,8 +57,8 @@ pub fn run(args: &ReplayArgs) -> Result<i32> {
     };
     let mut steps = match Steps::open(comm, opening) {
         Ok(s) => s,
-        Err(e) if root => return Err(e),
-        Err(_) => return Ok(2),
+        // Every rank has the same error (it was agreed on); rank 0 says it.
+        Err(e) => return super::comm::exit_with(root, Err(e)),
     };
     let code = match replay(&mut steps, args, &plan) {
         Ok(code) => code,

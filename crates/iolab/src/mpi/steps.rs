@@ -395,13 +395,14 @@ impl Steps {
         add_scale(result, g, self.share, self.stonewall, self.hosts());
     }
 
-    /// Ends the command with rank 0's exit `code` on every rank; rank 0 cut off by a signal
-    /// exits at once (MPI cannot be finalised with the others gone).
+    /// Ends the command with rank 0's exit `code` (see [`Comm::exit_with`]); rank 0 cut off by
+    /// a signal exits at once (MPI cannot be finalised with the others gone).
     pub fn end(self, code: Option<i32>) -> Result<i32> {
         if self.cut_off {
             std::process::exit(code.unwrap_or(session::EXIT_INTERRUPTED));
         }
-        self.comm.broadcast(code.as_ref())
+        let code = self.comm.broadcast(code.as_ref());
+        self.comm.exit_with(code)
     }
 }
 

@@ -96,8 +96,7 @@ pub fn run(start: SuiteStart) -> Result<i32> {
     let mut steps = match Steps::open(comm, opening) {
         Ok(s) => s,
         // Every rank has the same error (it was agreed on); rank 0 says it.
-        Err(e) if root => return Err(e),
-        Err(_) => return Ok(2),
+        Err(e) => return super::comm::exit_with(root, Err(e)),
     };
     let frame = root.then(|| {
         let kind = format!("suite:{}", start.suite.name);
