@@ -12,6 +12,28 @@ pub fn splitmix64(state: &mut u64) -> u64 {
     z ^ (z >> 31)
 }
 
+/// SplitMix64 as a generator of its own: the stream `iolab trace synth` has always drawn from,
+/// kept so that a seed still synthesises the same trace. [`Rng`] is the one to use elsewhere.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator from a seed; equal seeds give equal sequences.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        splitmix64(&mut self.0)
+    }
+
+    /// Uniform in `0..n` (`0` when `n == 0`), by multiply-shift as [`Rng::below`].
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
+}
+
 /// xoshiro256++ (Blackman & Vigna, 2019): 2^256−1 period, passes BigCrush, ~1 ns per draw.
 #[derive(Clone, Debug)]
 pub struct Rng {

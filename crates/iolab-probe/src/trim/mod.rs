@@ -21,6 +21,7 @@ mod refuse;
 
 pub use classify::{Readback, Verdict};
 
+use iolab_core::rng::Rng;
 use crate::error::TrimError;
 use crate::model::{DeviceKind, Probe};
 use crate::sys;
@@ -432,10 +433,10 @@ fn write_test_file(
     total: u64,
 ) -> Result<io::AlignedBuf, TrimError> {
     let mut rng =
-        io::Rng::from_urandom().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
+        io::padding_rng().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
     let mut block = io::AlignedBuf::new(block_bytes as usize);
     io::urandom(block.as_mut_slice()).map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
-    let write = |f: &mut File, rng: &mut io::Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
+    let write = |f: &mut File, rng: &mut Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
         use std::io::Write;
         io::write_padding(f, rng, opts.padding_bytes)?;
         f.write_all(block.as_slice())?;
