@@ -4,6 +4,7 @@
 //! carry their seed, and a rerun with it must issue the same offsets and write the same bytes.
 
 /// SplitMix64 step, used to expand one `u64` seed into a full generator state.
+#[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
