@@ -54,25 +54,22 @@ where
     /// start (the last stretch is polled with a zero timeout, so the next paced I/O leaves on
     /// time), and records what completed.
     #[inline]
-    pub(super) fn reap(&mut self) -> std::io::Result<()> {
+    pub(super) fn reap(&mut self, done: &mut Vec<Completion>) -> std::io::Result<()> {
         let timeout = self.io.next_wake.map(|at| {
             at.saturating_sub(self.clock.now_ns())
                 .saturating_sub(self.clock.wake_early_ns())
         });
-        self.io.target.reap(1, timeout, &mut self.done)?;
-        if self.done.is_empty() {
+        self.io.target.reap(1, timeout, done)?;
+        if done.is_empty() {
             return Ok(());
         }
         // One stamp per batch of completions.
         let stamp = self.clock.now_ns();
-        let n_done = self.done.len() as u64;
+        let n_done = done.len() as u64;
         let mut tally = Tally::default();
-        // Taken out while its completions are recorded, and put back (with its capacity).
-        let mut done = std::mem::take(&mut self.done);
         for c in done.drain(..) {
             self.complete(c, stamp, &mut tally);
         }
-        self.done = done;
         if let Some(p) = self.opts.progress {
             p.ios.fetch_add(n_done, Ordering::Relaxed);
             p.bytes.fetch_add(tally.bytes, Ordering::Relaxed);

@@ -107,8 +107,8 @@ pub(super) struct Drive<'d, T: ?Sized, C: ?Sized, S> {
     pub(super) workers: Vec<WorkerState<S>>,
     /// The submission side: the target, its slots, the batch being built.
     pub(super) io: Queue<'d, T, C>,
-    /// The last reap's completions.
-    pub(super) done: Vec<Completion>,
+    /// Room for the completions of one reap.
+    total_slots: usize,
     /// When the run started on the clock.
     pub(super) start_ns: u64,
     /// Where the measured window starts (after the ramp; later for a latency-target search's
@@ -135,6 +135,7 @@ where
 {
     /// Sets a drive up: the workers' tags, the slots, the measured window, the search and the
     /// sync counts. Starts the clock of a verifier.
+    #[inline(always)]
     pub(super) fn new(
         target: &'d mut T,
         clock: &'d C,
@@ -176,7 +177,7 @@ where
                 plan_ahead,
                 depth_cap,
             ),
-            done: Vec::with_capacity(total_slots as usize),
+            total_slots: total_slots as usize,
             start_ns,
             measure_start,
             end_ns: opts.duration_ns.map(|d| measure_start + d),
@@ -192,7 +193,13 @@ where
     /// Runs turns until the sources end, the time is up or a stop ends the drive: each turn
     /// looks at the flags, queues read-backs, tops the queues up, submits, and reaps (or waits
     /// for the next intended start).
+    // Always inlined into `drive`, so that the state is a local of the caller whose fields the
+    // compiler keeps in registers, as it did the locals of the one long function this was.
+    #[inline(always)]
     pub(super) fn run(mut self) -> std::io::Result<DriveOutcome> {
+        // A local, not a field: handed to the target on every reap, it would make the whole
+        // state's address escape.
+        let mut done: Vec<Completion> = Vec::with_capacity(self.total_slots);
         loop {
             self.follow_end_at();
             let now = self.clock.now_ns();
@@ -219,7 +226,7 @@ where
                 }
                 continue;
             }
-            self.reap()?;
+            self.reap(&mut done)?;
         }
         Ok(self.finish())
     }
