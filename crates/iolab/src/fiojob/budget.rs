@@ -1,4 +1,5 @@
-//! Where and how much a fio job does: `size`, `filesize`, `offset`, `offset_increment`,
+//! Where and how much a fio job does: `size` (also in zones, `z`), `filesize`, `offset`,
+//! `offset_increment`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `ramp_time`, `loops`, `startdelay`, and
 //! `direct`/`buffered`.
 
@@ -8,6 +9,9 @@ use iolab_core::size::ByteSize;
 /// A size or offset as fio writes it: bytes, or a percentage of the target.
 fn size_or_pct(tr: &mut Tr, key: &str, ctx: &Context) -> Option<u64> {
     let v = tr.o.value(key)?.trim().to_string();
+    if let Some(n) = v.strip_suffix(['z', 'Z']) {
+        return super::zbd::zones(tr, key, n);
+    }
     let Some(pct) = v.strip_suffix('%') else {
         return tr.size(key);
     };
@@ -76,12 +80,10 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
                     "offset_increment",
                     "each thread in its own zone of size bytes",
                 );
-            } else {
-                tr.problem(
-                    "offset_increment",
-                    "iolab gives threads zones side by side (zones = true), which is \
-                     offset_increment equal to size; other spacings are not supported",
-                );
+            } else if inc > 0 {
+                // Each clone at its own offset, spans apart by the increment.
+                tr.job.spec.thread_offset = Some(ByteSize(inc));
+                tr.from("thread_offset", "offset_increment");
             }
         }
     }
