@@ -1,7 +1,9 @@
 //! Turning a [`Job`] into a stream of I/O requests: one [`IoGenerator`] per worker thread.
 //!
 //! Pure and seeded: the same job, worker index and seed always give the same requests, which
-//! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O.
+//! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O. The
+//! one exception: the threads of a zoned job that share a span share its write pointers, so
+//! where their writes land also depends on the order in which they ask.
 
 use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride};
 use crate::rng::{splitmix64, Permutation, Rng};

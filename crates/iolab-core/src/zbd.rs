@@ -22,6 +22,7 @@
 use crate::job::{Direction, Job, MIN_DIRECT_ALIGN};
 use crate::size::{format_size, ByteSize};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex, PoisonError};
 
 /// The job key: `zoned = { zone_size = "256m", max_open = 32 }`.
@@ -117,6 +118,8 @@ pub struct ZoneTable {
     range: (u64, u64),
     /// Open zones, by index in `zones`.
     open: Vec<usize>,
+    /// Zones that hold written bytes, by index: where reads look when theirs holds none.
+    filled: BTreeSet<usize>,
     max_open: usize,
     /// Sum of the zones' written bytes.
     valid_bytes: u64,
@@ -171,6 +174,7 @@ impl ZoneTable {
             zone_size: size,
             range: (lo, hi),
             open: Vec::new(),
+            filled: BTreeSet::new(),
             max_open: z.max_open as usize,
             valid_bytes: 0,
             reset_from: z
@@ -231,10 +235,13 @@ impl ZoneTable {
         let z = if in_place {
             z
         } else {
-            // The next zone that holds a block, wrapping past the range's end.
-            let n = self.zones.len();
-            let next = (1..=n)
-                .map(|k| (drawn + k) % n)
+            // The next zone that holds a block, wrapping past the range's end: among the
+            // zones written at all, so a read costs no walk over empty ones.
+            let next = self
+                .filled
+                .range(drawn + 1..)
+                .chain(self.filled.range(..=drawn))
+                .copied()
                 .find(|&i| held(&self.zones[i]))?;
             let z = &self.zones[next];
             if !random {
@@ -282,6 +289,10 @@ impl ZoneTable {
             room / self.min_block * self.min_block
         };
         let at = z.wp;
+        if at == z.start && len > 0 {
+            self.filled.insert(i);
+        }
+        let z = &mut self.zones[i];
         z.wp += len;
         self.valid_bytes += len;
         if z.end - z.wp < self.min_block {
@@ -295,6 +306,7 @@ impl ZoneTable {
         let z = &mut self.zones[i];
         self.valid_bytes -= z.wp - z.start;
         z.wp = z.start;
+        self.filled.remove(&i);
         self.resets += 1;
     }
 

@@ -2,7 +2,7 @@
 //! spans lie and whether the last one fits the target.
 
 use super::{Job, JobError, MIN_DIRECT_ALIGN};
-use crate::size::format_size;
+use crate::size::{format_size, human_size};
 
 impl Job {
     /// [`Job::resolve_span`] for threads `thread_offset` apart: each thread's span is `size`
@@ -37,9 +37,9 @@ impl Job {
                 self.threads,
                 format_size(self.offset_bytes),
                 format_size(self.thread_offset),
-                last_start.map_or_else(|| "more than 2^64 bytes".into(), format_size),
+                last_start.map_or_else(|| "more than 2^64 bytes".into(), human_size),
                 target_bytes,
-                format_size(target_bytes),
+                human_size(target_bytes),
             ),
         })
     }
