@@ -37,12 +37,21 @@ fn size_or_pct(tr: &mut Tr, key: &str, ctx: &Context) -> Option<u64> {
     }
 }
 
+/// A size in bytes or in zones (`8z`).
+fn size_or_zones(tr: &mut Tr, key: &str) -> Option<u64> {
+    let v = tr.o.value(key)?.trim().to_string();
+    match v.strip_suffix(['z', 'Z']) {
+        Some(n) => super::zbd::zones(tr, key, n),
+        None => tr.size(key),
+    }
+}
+
 /// `size`, `filesize`, `offset`, `offset_increment`, `io_size`, `number_ios`, `runtime`,
 /// `time_based`, `ramp_time`, `loops` and `startdelay`.
 pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
     let threads = u64::from(tr.job.spec.threads.unwrap_or(1));
     let size = size_or_pct(tr, "size", ctx);
-    let filesize = tr.size("filesize");
+    let filesize = size_or_zones(tr, "filesize");
     let span = match (size, filesize) {
         (s, Some(f)) => {
             tr.from("size", "filesize");
@@ -57,7 +66,7 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
         }
         (None, None) => None,
     };
-    let per_clone = tr.size("io_size").or(size).or(filesize);
+    let per_clone = size_or_zones(tr, "io_size").or(size).or(filesize);
     if let Some(n) = tr.number::<u64>("nrfiles").filter(|&n| n > 1) {
         tr.problem(
             "nrfiles",

@@ -253,6 +253,8 @@ fn zonemode_zbd_becomes_emulated_zones() {
     assert_eq!(j.spec.size, Some(ByteSize(8 * (256 << 20))));
     assert_eq!(j.spec.offset, Some(ByteSize(524 * (256 << 20))));
     j.spec.validate().unwrap();
+    let j = &translate("[w]\nrw=write\nzonemode=zbd\nzonesize=1m\nsize=8z\nio_size=2z\n")[0];
+    assert_eq!(j.spec.io_limit, Some(ByteSize(2 << 20)));
     // A read-only job is told it has nothing to read; read_beyond_wp=1 reads the zones.
     let j = &translate("[r]\nrw=read\nzonemode=zbd\nzonesize=1m\nread_beyond_wp=0\n")[0];
     assert!(
