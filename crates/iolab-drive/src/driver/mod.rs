@@ -13,7 +13,7 @@
 //! from the intended start, so a stalled device shows up in the latency instead of silently
 //! lowering the offered load (no coordinated omission).
 //!
-//! The loop is one [`Drive`](state::Drive) whose phases are its methods, one side per file:
+//! The loop is one `Drive` state whose phases are its methods, one side per file:
 //! `source` plans each worker's requests, `state` sets the drive up, runs its turns and sums
 //! it up, `issue` tops the queues up and submits, `reap` waits for and records completions, and
 //! `control` follows the stop flags, the syncs and a latency-target search's depth.
