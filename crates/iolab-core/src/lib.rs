@@ -25,6 +25,7 @@ pub mod hist;
 pub mod job;
 pub mod lat_target;
 pub mod metrics;
+pub mod model_info;
 pub mod pattern;
 pub mod prio;
 pub mod result;

@@ -238,7 +238,7 @@ pub struct TargetInfo {
     /// True when the figures come from a model, not a device.
     pub modelled: bool,
     /// The model's parameters, when modelled.
-    pub model: Option<serde_json::Value>,
+    pub model: Option<crate::model_info::ModelInfo>,
     /// The host-path probe of the target, when one was taken.
     pub probe: Option<serde_json::Value>,
     /// One line describing the path (drive, filesystem, narrowest link), from the probe.

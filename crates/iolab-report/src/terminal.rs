@@ -321,7 +321,7 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
 /// amplification when it wrote, and the share of its SSD reads their write buffers served (a
 /// tier's disk reads are not in it).
 pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
-    let tests = r.target.model.as_ref()?.get("tests")?.as_array()?;
+    let tests = &r.target.model.as_ref()?.tests;
     // The model reports every run of a job in order, preparation included: jobs of one name
     // (a suite's rounds) take theirs in order, and a job run several times (quick's warm-up
     // and counted runs) is shown by its last run.
@@ -332,19 +332,19 @@ pub(crate) fn model_line(r: &RunResult, job: &JobResult) -> Option<String> {
         .take_while(|j| !std::ptr::eq(*j, job))
         .filter(|j| j.name == job.name)
         .count();
-    let runs: Vec<_> = tests.iter().filter(|t| t["job"] == job.name).collect();
+    let runs: Vec<_> = tests.iter().filter(|t| t.job == job.name).collect();
     let per_job = runs.len() / same_name(&job.name).max(1);
     let t = runs.get((nth + 1) * per_job.max(1) - 1)?;
     let mut line = format!(
         "model {:.1} W; {} ({:.0} %)",
-        t["avg_power_w"].as_f64()?,
-        t["bottleneck"].as_str()?,
-        t["bottleneck_utilisation"].as_f64()? * 100.0
+        t.avg_power_w,
+        t.bottleneck,
+        t.bottleneck_utilisation * 100.0
     );
-    if let Some(wa) = t["write_amplification"].as_f64() {
+    if let Some(wa) = t.write_amplification {
         let _ = write!(line, "; write amplification {wa:.2}");
     }
-    match t["reads_from_buffer"].as_f64() {
+    match t.reads_from_buffer {
         Some(share) if share >= 0.0005 => {
             let _ = write!(
                 line,

@@ -375,13 +375,13 @@ fn a_quick_test_cut_short_is_marked_in_both_tables() {
 fn quick_on_a_model_gives_each_jobs_model_line() {
     let mut r = quick_result("sim:c300-256@h67", "h", 1.0);
     r.target.modelled = true;
-    r.target.model = Some(serde_json::json!({"tests": [
+    r.target.model = Some(model_info(serde_json::json!({"tests": [
         {"job": "SEQ1M Q8T1 read", "avg_power_w": 3.12, "bottleneck": "link SATA 6 Gb/s",
          "bottleneck_utilisation": 0.93, "write_amplification": null},
         {"job": "RND4K Q1T1 write", "avg_power_w": 2.5, "bottleneck": "cpu NAND dies",
          "bottleneck_utilisation": 0.4, "write_amplification": 1.25,
          "reads_from_buffer": 0.0},
-    ]}));
+    ]})));
     let page = render_html(std::slice::from_ref(&r));
     for row in [
         "<td class=\"l\">SEQ1M Q8T1 read</td><td class=\"l\">model 3.1 W; link SATA 6 Gb/s \
@@ -451,4 +451,9 @@ fn legends_keep_the_part_that_tells_runs_apart() {
     b.target.path = a.target.path.clone();
     let page = render_html(&[a, b]);
     assert!(page.contains("(2026-"), "no start time in the labels");
+}
+
+/// A model's description in a result, from JSON as results hold it.
+fn model_info(v: serde_json::Value) -> iolab_core::model_info::ModelInfo {
+    serde_json::from_value(v).expect("a model description")
 }

@@ -57,10 +57,10 @@ fn terminal_run_table_of_a_model_claims_no_host_cpu() {
     // What the model reports of a job (power, the limiting resource, write amplification)
     // follows its block.
     let job = r.jobs[0].name.clone();
-    r.target.model = Some(serde_json::json!({"tests": [{
+    r.target.model = Some(model_info(serde_json::json!({"tests": [{
         "job": job, "avg_power_w": 17.44, "bottleneck": "cpu NAND dies",
         "bottleneck_utilisation": 0.996, "write_amplification": 2.0
-    }]}));
+    }]})));
     let table = terminal::run_table(&r);
     assert!(
         table.contains("model 17.4 W; cpu NAND dies (100 %); write amplification 2.00\n"),
@@ -71,11 +71,11 @@ fn terminal_run_table_of_a_model_claims_no_host_cpu() {
         (0.278, "; 27.8 % of SSD reads from the write buffer\n"),
         (0.0, "\n"),
     ] {
-        r.target.model = Some(serde_json::json!({"tests": [{
+        r.target.model = Some(model_info(serde_json::json!({"tests": [{
             "job": job, "avg_power_w": 9.3, "bottleneck": "cpu controller",
             "bottleneck_utilisation": 0.53, "write_amplification": 1.0,
             "reads_from_buffer": share
-        }]}));
+        }]})));
         let table = terminal::run_table(&r);
         let line = format!("model 9.3 W; cpu controller (53 %); write amplification 1.00{said}");
         assert!(table.contains(&line), "{table}");
@@ -136,4 +136,9 @@ fn the_cdm_suite_shows_crystaldiskmarks_grid_on_the_terminal() {
     // Another suite has no grid.
     r.suite.as_mut().unwrap().name = "atto".into();
     assert!(!terminal::suite_table(&r).contains("CrystalDiskMark's grid"));
+}
+
+/// A model's description in a result, from JSON as results hold it.
+fn model_info(v: serde_json::Value) -> iolab_core::model_info::ModelInfo {
+    serde_json::from_value(v).expect("a model description")
 }

@@ -1,9 +1,10 @@
 //! What a model says about itself: its path, its parameters for results, and `explain`'s
 //! short tests of what limits it.
 
+use crate::catalog::DriveSpec;
 use crate::model::Vol;
 use crate::{calib, figures, open, SimError, SimSetup};
-use serde_json::json;
+use iolab_core::model_info::{CatalogEntry, ModelInfo, PlatformEntry};
 use std::path::Path;
 
 impl SimSetup {
@@ -30,7 +31,11 @@ impl SimSetup {
     }
 
     /// The model's parameters and what it did, for results (`TargetInfo.model`).
-    pub fn describe(&self) -> serde_json::Value {
+    pub fn describe(&self) -> ModelInfo {
+        let entry = |file: &String, e: &DriveSpec| CatalogEntry {
+            entry: as_value(e),
+            file: file.clone(),
+        };
         let drive = self.catalog.drives.get(&self.drive);
         let plat = self.catalog.platforms.get(&self.platform);
         let port = plat.and_then(|(_, p)| p.ports.get(&self.port));
@@ -46,29 +51,39 @@ impl SimSetup {
                 card.into_iter().chain(tier.into_iter().flatten()).collect()
             })
             .unwrap_or_default();
-        let members: Vec<_> = members
-            .into_iter()
-            .filter_map(|m| self.catalog.drives.get(m))
-            .map(|(f, d)| json!({"file": f, "entry": d}))
-            .collect();
-        json!({
-            "spec": self.spec,
-            "modelled": true,
-            "model": "iolab-sim resource-reservation model (virtual time)",
-            "drive": drive.map(|(f, d)| json!({"file": f, "entry": d})),
-            "members": members,
+        ModelInfo {
+            drive: drive.map(|(f, d)| entry(f, d)),
+            driver: self.driver.clone(),
+            driver_latency_ns: self.world.driver_ns,
+            idle_power_w: self.idle_w(),
+            max_outstanding: self.world.max_outstanding,
+            members: members
+                .into_iter()
+                .filter_map(|m| self.catalog.drives.get(m))
+                .map(|(f, d)| entry(f, d))
+                .collect(),
+            model: "iolab-sim resource-reservation model (virtual time)".into(),
+            modelled: true,
+            path: self.path(),
             // The whole entry, as for the drive: its drivers, links and HBAs set the path.
-            "platform": plat.map(|(f, p)| json!({"file": f, "name": p.name, "title": p.title, "source": p.source, "entry": p})),
-            "port": port,
-            "driver": self.driver,
-            "driver_latency_ns": self.world.driver_ns,
-            "max_outstanding": self.world.max_outstanding,
-            "path": self.path(),
-            "state": self.state,
-            "idle_power_w": self.idle_w(),
-            "tests": self.tests,
-        })
+            platform: plat.map(|(f, p)| PlatformEntry {
+                entry: as_value(p),
+                file: f.clone(),
+                name: p.name.clone(),
+                source: p.source.clone(),
+                title: p.title.clone(),
+            }),
+            port: port.map(as_value),
+            spec: self.spec.clone(),
+            state: self.state.clone(),
+            tests: self.tests.clone(),
+        }
     }
+}
+
+/// A catalog entry as JSON, as the result keeps it (plain data: it always serialises).
+fn as_value<T: serde::Serialize>(entry: &T) -> serde_json::Value {
+    serde_json::to_value(entry).unwrap_or_default()
 }
 
 /// The path of `spec` and, for a standard set of short tests (each on a freshly filled model,

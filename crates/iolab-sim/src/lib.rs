@@ -136,29 +136,8 @@ pub enum SimError {
     },
 }
 
-/// What one job did to the model: power and the busiest resource.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct TestReport {
-    /// Job name.
-    pub job: String,
-    /// Mean power over the job (watts, drive(s) only).
-    pub avg_power_w: f64,
-    /// The resource group with the highest utilisation.
-    pub bottleneck: String,
-    /// Its utilisation (0–1).
-    pub bottleneck_utilisation: f64,
-    /// NAND write amplification during the job, when it wrote: bytes programmed (the host's
-    /// and collection's) over bytes the host wrote. Above 1 from collection and from writes
-    /// smaller than the 4 KiB mapping unit; below 1 when inline compression saves more, or
-    /// when the write buffer takes rewrites of data it has not programmed yet (a small span
-    /// written over and over). Collection that runs during the job counts, also what an
-    /// analytic steady state left running: a job that writes little just after one (a paced
-    /// job of 100 IOPS, say) shows far more than the drive's steady-state figure.
-    pub write_amplification: Option<f64>,
-    /// The share of the bytes it read from SSDs that came from their DRAM write buffers (data
-    /// written and not yet programmed), when it read from one.
-    pub reads_from_buffer: Option<f64>,
-}
+/// What one job did to the model: power and the busiest resource (the result's own type).
+pub use iolab_core::model_info::ModelTest as TestReport;
 
 /// A built model, ready to run jobs.
 pub struct SimSetup {

@@ -427,8 +427,8 @@ fn state_persists_across_jobs_and_full_drive_writes_amplify() {
     assert!(fresh > 1.8 * steady, "fresh {fresh} vs steady {steady}");
     assert!(wa < 1.01, "after TRIM: write amplification {wa}");
     let d = sim.describe();
-    assert_eq!(d["tests"].as_array().unwrap().len(), 2);
-    assert!(d["tests"][0]["avg_power_w"].as_f64().unwrap() > 4.0);
+    assert_eq!(d.tests.len(), 2);
+    assert!(d.tests[0].avg_power_w > 4.0);
 }
 
 #[test]
@@ -855,7 +855,7 @@ fn the_host_keeps_no_more_in_flight_than_the_drive_queues() {
         .replace("queue_depth = 32", "queue_depth = 4");
     cat.add_drive("user/drives/ncq4.toml", &text).unwrap();
     let sim = open_with("sim:ncq4@h67", cat).unwrap();
-    assert_eq!(sim.describe()["max_outstanding"], 4);
+    assert_eq!(sim.describe().max_outstanding, 4);
 }
 
 /// Each member of a platform's RAID volume keeps its own NCQ queue: four SATA SSDs on Z97's
@@ -865,7 +865,7 @@ fn the_host_keeps_no_more_in_flight_than_the_drive_queues() {
 #[test]
 fn each_member_of_a_platform_raid_keeps_its_own_queue() {
     let sim = open("sim:forcegt-240@z97/sata-raid0", None).unwrap();
-    assert_eq!(sim.describe()["max_outstanding"], 128);
+    assert_eq!(sim.describe().max_outstanding, 128);
     let iops = |qd: u32| {
         let mut sim = open("sim:forcegt-240@z97/sata-raid0", None).unwrap();
         sim.precondition_fill();
@@ -879,18 +879,16 @@ fn each_member_of_a_platform_raid_keeps_its_own_queue() {
     assert!(q128 > 1.3 * q32, "QD32 {q32:.0} IOPS, QD128 {q128:.0}");
     // A single drive on one of those ports is still held to its own 32.
     let one = open("sim:forcegt-240@z97/sata", None).unwrap();
-    assert_eq!(one.describe()["max_outstanding"], 32);
+    assert_eq!(one.describe().max_outstanding, 32);
 }
 
 #[test]
 fn a_result_carries_the_parameters_of_a_cards_members_and_a_tiers_drives() {
     let members = |spec: &str| -> Vec<String> {
         let d = open(spec, None).unwrap().describe();
-        d["members"]
-            .as_array()
-            .unwrap()
+        d.members
             .iter()
-            .map(|m| m["entry"]["name"].as_str().unwrap().to_string())
+            .map(|m| m.entry["name"].as_str().unwrap().to_string())
             .collect()
     };
     assert_eq!(members("sim:revodrive-x2-100@x58"), ["sf1200-25"]);
@@ -900,7 +898,7 @@ fn a_result_carries_the_parameters_of_a_cards_members_and_a_tiers_drives() {
     let d = open("sim:c300-256@x58/ich-marvell", None)
         .unwrap()
         .describe();
-    let entry = &d["platform"]["entry"];
+    let entry = &d.platform.unwrap().entry;
     assert_eq!(entry["name"], "x58");
     assert!(
         entry["drivers"]["ahci"]["latency_ns"].as_u64().unwrap() > 0,
@@ -2266,7 +2264,7 @@ fn an_empty_or_non_text_catalog_file_and_an_oversized_disk_cache_are_refused_pla
 /// (analytic)", a fresh one "empty (secure-erased)"); a tier's SSD still gets its state.
 #[test]
 fn a_hard_disk_is_not_said_to_be_in_an_ssds_state() {
-    let state = |sim: &SimSetup| sim.describe()["state"].as_str().unwrap().to_string();
+    let state = |sim: &SimSetup| sim.describe().state;
     let mut hdd = open("sim:hdd-7200@h67", None).unwrap();
     assert!(state(&hdd).starts_with("hard disk"), "{}", state(&hdd));
     hdd.precondition_steady();
@@ -2354,10 +2352,10 @@ fn a_ports_driver_is_refused_for_a_drive_of_another_protocol() {
         "{e}"
     );
     let sim = open_with("sim:revodrive-120@x470/cpu-m2a", cat).unwrap();
-    assert_eq!(sim.describe()["driver"], "sil3124");
+    assert_eq!(sim.describe().driver, "sil3124");
     // The drives the driver is for still run under it.
     let sim = open("sim:ssd750-400@x470/cpu-m2a-raidxpert", None).unwrap();
-    assert_eq!(sim.describe()["driver"], "raidxpert");
+    assert_eq!(sim.describe().driver, "raidxpert");
     // A driver without a `protocol` drives drives of its own name's protocol only.
     let no_proto = x470.replace("protocol = \"nvme\"\n", "");
     let mut cat = Catalog::load(None).unwrap();

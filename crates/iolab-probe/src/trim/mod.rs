@@ -21,10 +21,10 @@ mod refuse;
 
 pub use classify::{Readback, Verdict};
 
-use iolab_core::rng::Rng;
 use crate::error::TrimError;
 use crate::model::{DeviceKind, Probe};
 use crate::sys;
+use iolab_core::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -432,8 +432,7 @@ fn write_test_file(
     block_bytes: u64,
     total: u64,
 ) -> Result<io::AlignedBuf, TrimError> {
-    let mut rng =
-        io::padding_rng().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
+    let mut rng = io::padding_rng().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
     let mut block = io::AlignedBuf::new(block_bytes as usize);
     io::urandom(block.as_mut_slice()).map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
     let write = |f: &mut File, rng: &mut Rng, block: &io::AlignedBuf| -> std::io::Result<()> {

@@ -95,6 +95,16 @@ fn insert_run(
 
 /// The run's target.
 fn insert_target(tx: &Transaction, run_id: i64, r: &RunResult, sql: SqlError) -> Result<()> {
+    let model_json = r
+        .target
+        .model
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(|source| StoreError::Json {
+            run: run_id,
+            source,
+        })?;
     let t = &r.target;
     tx.execute(
         "INSERT INTO targets (run_id, path, kind, engine, modelled, model_json, size_bytes,
@@ -106,7 +116,7 @@ fn insert_target(tx: &Transaction, run_id: i64, r: &RunResult, sql: SqlError) ->
             t.kind,
             t.engine,
             t.modelled,
-            t.model.as_ref().map(|m| m.to_string()),
+            model_json,
             t.size_bytes,
             t.logical_block_bytes,
             t.path_summary,
