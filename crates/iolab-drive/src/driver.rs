@@ -85,20 +85,28 @@ impl RequestSource for JobSource {
             return None;
         }
         let mut req = self.gen.next_request();
+        // A TRIM that a write of the same range follows (fio's trimwrite) is not charged:
+        // the budget counts the bytes written, so one pass trims and writes the whole span.
+        let charged = !(req.dir == Direction::Trim && self.gen.trims_then_writes());
         if let Some(left) = self.bytes_left.as_mut() {
             // The last I/O of a byte budget is the largest of the job's blocks that fits what
             // is left; when none does, the budget is spent (a remainder is not issued: a cut
             // block would not be one of the job's, and a device may refuse it).
             if req.len > *left {
                 match self.gen.largest_within(*left) {
-                    Some(len) => req.len = len,
+                    Some(len) => {
+                        req.len = len;
+                        self.gen.shrink_pending(len);
+                    }
                     None => {
                         *left = 0;
                         return None;
                     }
                 }
             }
-            *left -= req.len;
+            if charged {
+                *left -= req.len;
+            }
         }
         if let Some(left) = self.ios_left.as_mut() {
             *left -= 1;
@@ -566,7 +574,8 @@ where
                     }
                     let tag = st.free_tags.pop().expect("a free tag per queue slot");
                     let len = planned.req.len as u32;
-                    if needs_data {
+                    // A TRIM moves no data: its slot's buffer is left as it is.
+                    if needs_data && planned.req.dir != Direction::Trim {
                         let filled = &mut const_filled[tag as usize];
                         if planned.req.dir == Direction::Read {
                             *filled = 0;
@@ -730,6 +739,7 @@ where
                         match f.dir {
                             Direction::Read => "read",
                             Direction::Write => "write",
+                            Direction::Trim => "trim",
                         },
                         iolab_core::stats::errno_name(errno),
                         f.offset,
