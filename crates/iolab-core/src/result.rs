@@ -501,8 +501,7 @@ impl JobResult {
     /// A named figure of the job, as suites and reports refer to it: `read_iops`, `write_iops`,
     /// `total_iops`, `read_mb_per_s`, `write_mb_per_s`, `total_mb_per_s`, `read_lat_mean_us`,
     /// `write_lat_mean_us`, `lat_mean_us` (both directions, weighted by I/Os), `read_lat_max_us`,
-    /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us`, `trim_iops`,
-    /// `trim_lat_mean_us` (`total_iops` counts TRIMs too).
+    /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us` (`total_iops` counts TRIMs too).
     /// A latency of a direction that completed no I/O is no value, not 0 µs (a suite's
     /// access-time score read 0.00 µs on a disk whose reads all missed the window).
     pub fn metric(&self, name: &str) -> Option<f64> {
@@ -511,7 +510,6 @@ impl JobResult {
             "read_lat_mean_us" | "read_lat_max_us" | "read_lat_p99_us" => r.ios == 0,
             "write_lat_mean_us" | "write_lat_max_us" | "write_lat_p99_us" => w.ios == 0,
             "lat_mean_us" => r.ios + w.ios == 0,
-            "trim_lat_mean_us" => self.trim.as_ref().is_none_or(|t| t.ios == 0),
             _ => false,
         };
         if no_latency {
@@ -521,8 +519,6 @@ impl JobResult {
             "read_iops" => r.iops,
             "write_iops" => w.iops,
             "total_iops" => self.total_iops(),
-            "trim_iops" => self.trim.as_ref().map_or(0.0, |t| t.iops),
-            "trim_lat_mean_us" => self.trim.as_ref().map_or(0.0, |t| t.lat_ns.mean / 1e3),
             "read_mb_per_s" => r.bw_mb_per_s,
             "write_mb_per_s" => w.bw_mb_per_s,
             "total_mb_per_s" => r.bw_mb_per_s + w.bw_mb_per_s,
@@ -555,8 +551,6 @@ impl JobResult {
         "write_lat_max_us",
         "read_lat_p99_us",
         "write_lat_p99_us",
-        "trim_iops",
-        "trim_lat_mean_us",
     ];
 
     /// The value of a swept key, if this job is a point of a sweep.

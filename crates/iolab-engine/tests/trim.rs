@@ -61,7 +61,10 @@ fn a_trim_job_punches_holes_in_a_file_and_keeps_its_size() {
         assert_eq!(after[..256 << 10], data[..256 << 10], "before the range");
         assert_eq!(after[512 << 10..], data[512 << 10..], "after the range");
         let freed = before - std::fs::metadata(&path).unwrap().blocks();
-        assert!(freed * 512 >= 256 << 10, "{engine:?}: {freed} sectors freed");
+        assert!(
+            freed * 512 >= 256 << 10,
+            "{engine:?}: {freed} sectors freed"
+        );
     }
 }
 
@@ -150,8 +153,14 @@ fn a_device_without_discard_is_refused_with_the_reason() {
     let mut dev = LoopDevice::new(4 * MIB as u64).unwrap();
     dev.disable_discards().unwrap();
     let mut j = job("access = \"trim\"");
-    let e = prepare_target(&dev.path, &mut j, &offered(&dev.path), EngineChoice::Auto, None)
-        .unwrap_err();
+    let e = prepare_target(
+        &dev.path,
+        &mut j,
+        &offered(&dev.path),
+        EngineChoice::Auto,
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(e, OpenError::NoDiscard(_)), "{e}");
     assert!(e.to_string().contains("does not support discard"), "{e}");
 }

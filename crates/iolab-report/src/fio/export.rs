@@ -244,7 +244,7 @@ fn job_json(result: &RunResult, index: usize, j: &JobResult) -> Value {
         direction_json(
             j.trim.as_ref().unwrap_or(&none),
             j,
-            paced,
+            paced && j.trim.is_some(),
             (&[][..], &s.trim_iops[..]),
         ),
     );

@@ -662,7 +662,11 @@ mod tests {
         // No NAND work: a read of 1 MiB on the same drive takes longer than the TRIM.
         world.submit(0, Direction::Read, 1 << 30, 1 << 20, done);
         let (_, read_done) = world.next_completion(u64::MAX).unwrap();
-        assert!(read_done - done > done, "TRIM {done} ns, read {} ns", read_done - done);
+        assert!(
+            read_done - done > done,
+            "TRIM {done} ns, read {} ns",
+            read_done - done
+        );
         // A drive without TRIM keeps its data.
         let ssd = the_ssd(&mut world);
         ssd.trim = false;

@@ -223,7 +223,10 @@ fn fio_trim_patterns_become_trim_access() {
         assert!(j.problems.is_empty(), "{rw}: {}", problems(j));
         assert_eq!(j.spec.access, Some(access), "{rw}");
         let job = j.spec.validate().unwrap();
-        assert!(job.writes(), "{rw}: a TRIM job destroys data, as a write does");
+        assert!(
+            job.writes(),
+            "{rw}: a TRIM job destroys data, as a write does"
+        );
         assert_eq!(job.access.is_random(), rw.starts_with("rand"), "{rw}");
     }
     // rw=randtrim:8 is runs of 8 TRIMs per random offset, as for reads.
