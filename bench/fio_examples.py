@@ -8,9 +8,12 @@ copied to a temp dir first). IOLAB defaults to target/release/iolab, else target
 
 Each example that uses a block or file engine (sync, psync, vsync, pvsync, pvsync2, libaio,
 io_uring, posixaio; or none, fio's default psync, unless its comments say to run it with
-`--ioengine=` another, as the xnvme examples do) is run against a scratch target: a 256 MiB loop device
-over a file in /dev/shm when run as root (no load on the machine's disk), else a 256 MiB file
-in $TMPDIR. Each run is shortened from the command line, which overrides the file's keys: a
+`--ioengine=` another, as the xnvme examples do) is run against a scratch target: a 4 TiB loop device
+over a sparse file in /dev/shm when run as root (no load on the machine's disk; tmpfs takes a
+sparse file of any size and holds only what is written), else a 4 TiB sparse file in $TMPDIR.
+4 TiB lets the examples' offsets stand as written (zbd-seq-read starts at 131 GiB,
+cross-stripe-verify's 30 clones are 124 GiB apart). After each run the file's blocks past its
+first GiB are punched out again, so what the runs write there never adds up in memory. Each run is shortened from the command line, which overrides the file's keys: a
 64 MiB span, 1 s measured, no ramp, no start delay (`--size 64m --duration 1 --ramp 0
 --start-delay 0`). A file is counted as run when `iolab run` exits 0, and as refused when iolab
 names what it cannot honour; the refusals are grouped by option. It is run twice: as is, and
@@ -28,6 +31,7 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 
+SCRATCH_BYTES = 4 << 40
 BLOCK_OR_FILE = {"sync", "psync", "vsync", "pvsync", "pvsync2", "libaio", "io_uring", "posixaio"}
 SHORT = ["--size", "64m", "--duration", "1", "--ramp", "0", "--start-delay", "0"]
 
@@ -41,21 +45,38 @@ def engine_of(text):
     return engines or {"psync"}
 
 
+def sparse_file(path):
+    with open(path, "wb") as f:
+        f.truncate(SCRATCH_BYTES)
+
+
+KEEP_BYTES = 1 << 30
+
+
+def punch(path):
+    """Frees what a run wrote past the first GiB (the file stays 4 TiB, reading as zeros there).
+    The first GiB, where the shortened examples work, stays as the runs left it, as the old
+    256 MiB target did: writes into holes of tmpfs are several times slower than overwrites,
+    and a timed write phase that covers less of its span leaves a timed verify phase reading
+    blocks never written (surface-scan)."""
+    subprocess.run(["fallocate", "--punch-hole", "--offset", str(KEEP_BYTES),
+                    "--length", str(SCRATCH_BYTES - KEEP_BYTES), path], capture_output=True)
+
+
 def scratch_target(tmp):
-    backing = None
+    """The target, the file behind it (punched after each run) and a cleanup."""
     if os.geteuid() == 0 and os.path.exists("/dev/loop-control"):
         shm = tempfile.mkdtemp(dir="/dev/shm")
         backing = os.path.join(shm, "backing.img")
-        with open(backing, "wb") as f:
-            f.truncate(256 << 20)
+        sparse_file(backing)
         dev = subprocess.run(["losetup", "--find", "--show", backing], capture_output=True, text=True)
         if dev.returncode == 0:
-            return dev.stdout.strip(), (lambda: (subprocess.run(["losetup", "-d", dev.stdout.strip()]), shutil.rmtree(shm)))
+            loop = dev.stdout.strip()
+            return loop, backing, (lambda: (subprocess.run(["losetup", "-d", loop]), shutil.rmtree(shm)))
         shutil.rmtree(shm)
     path = os.path.join(tmp, "target.bin")
-    with open(path, "wb") as f:
-        f.truncate(256 << 20)
-    return path, (lambda: None)
+    sparse_file(path)
+    return path, path, (lambda: None)
 
 
 def refusals(stderr):
@@ -85,7 +106,7 @@ def main():
     for f in sorted(glob.glob(os.path.join(checkout, "examples", "*.fio"))):
         shutil.copy(f, examples)
     files = sorted(glob.glob(os.path.join(examples, "*.fio")))
-    target, cleanup = scratch_target(tmp)
+    target, backing, cleanup = scratch_target(tmp)
     env = dict(os.environ, IOLAB_DB=os.path.join(tmp, "results.db"))
     try:
         eligible = []
@@ -103,6 +124,7 @@ def main():
                 if lenient:
                     cmd.append("--fio-lenient")
                 r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=900)
+                punch(backing)
                 if r.returncode == 0:
                     ran.append(name)
                     continue

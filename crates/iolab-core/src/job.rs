@@ -10,6 +10,7 @@ use crate::skew::Distribution;
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
+mod layout;
 mod validate;
 
 /// Whether an I/O reads or writes.
@@ -512,6 +513,14 @@ pub struct JobSpec {
     /// of overwritten blocks: `{ op = 0.15, regions = 100 }`. Single-thread `randwrite` jobs.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprandom: Option<crate::sprandom::SpRandom>,
+    /// Thread `i` works in a span of `size` of its own that starts `i` times this many bytes
+    /// after `offset` (fio's `offset_increment`); the spans may leave gaps or overlap.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub thread_offset: Option<ByteSize>,
+    /// Zones with write pointers, emulated on any target (fio's `zonemode=zbd`): writes only
+    /// at a zone's write pointer, reads only below it: `{ zone_size = "256m", max_open = 32 }`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<crate::zbd::Zoned>,
 }
 
 /// A validated job with every default resolved. Sizes that depend on the target (`span_bytes`
@@ -621,6 +630,12 @@ pub struct Job {
     /// SPRandom preconditioning, if the job asks for it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sprandom: Option<crate::sprandom::SpRandom>,
+    /// Bytes between one thread's span start and the next one's; 0: the threads share a span.
+    #[serde(default, skip_serializing_if = "is_zero_u64")]
+    pub thread_offset: u64,
+    /// Emulated zones with write pointers, if the job asks for them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub zoned: Option<crate::zbd::Zoned>,
 }
 
 fn is_zero_u64(x: &u64) -> bool {
@@ -722,7 +737,7 @@ impl JobSpec {
             threads
         );
         take!(offset, size, zones, duration_s, ramp_s, io_limit, ios_limit, direct, data);
-        take!(pattern, sprandom);
+        take!(pattern, sprandom, thread_offset, zoned);
         take!(
             compress_pct,
             dedupe_pct,
@@ -868,6 +883,12 @@ impl Job {
         self.span() / self.threads.max(1) as u64 / g * g
     }
 
+    /// Whether each thread works in a range of its own (zones, or spans `thread_offset`
+    /// apart) rather than all in the job's span.
+    pub fn separate_ranges(&self) -> bool {
+        self.zones || (self.thread_offset > 0 && self.threads > 1)
+    }
+
     /// Whether the job ends after one pass over its span: no duration and no budget.
     pub fn one_pass(&self) -> bool {
         self.duration_s.is_none() && self.ios_limit.is_none() && self.io_limit_bytes.is_none()
@@ -942,6 +963,9 @@ impl Job {
     /// Resolves the span against a target of `target_bytes`: the default span is everything
     /// from `offset` to the end; a span past the end is an error.
     pub fn resolve_span(&mut self, target_bytes: u64) -> Result<(), JobError> {
+        if self.thread_offset > 0 && self.threads > 1 {
+            return self.resolve_thread_spans(target_bytes);
+        }
         if self.offset_bytes >= target_bytes {
             return Err(self.error(
                 "offset",
@@ -1039,6 +1063,10 @@ impl Job {
     pub fn worker_range(&self, index: u32) -> (u64, u64) {
         let span = self.span();
         let start = self.offset_bytes;
+        if self.thread_offset > 0 {
+            let own = start + self.thread_offset * u64::from(index);
+            return (own, own + span);
+        }
         if !self.zones {
             return (start, start + span);
         }

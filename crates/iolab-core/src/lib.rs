@@ -42,5 +42,6 @@ pub mod text;
 pub mod time;
 pub mod window;
 pub mod workload;
+pub mod zbd;
 
 pub use job::{Job, JobError, JobSpec};

@@ -4,12 +4,35 @@
 //! carry their seed, and a rerun with it must issue the same offsets and write the same bytes.
 
 /// SplitMix64 step, used to expand one `u64` seed into a full generator state.
+#[inline]
 pub fn splitmix64(state: &mut u64) -> u64 {
     *state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
     let mut z = *state;
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
+}
+
+/// SplitMix64 as a generator of its own: the stream `iolab trace synth` has always drawn from,
+/// kept so that a seed still synthesises the same trace. [`Rng`] is the one to use elsewhere.
+#[derive(Clone, Debug)]
+pub struct SplitMix64(u64);
+
+impl SplitMix64 {
+    /// A generator from a seed; equal seeds give equal sequences.
+    pub fn new(seed: u64) -> Self {
+        SplitMix64(seed)
+    }
+
+    /// The next 64 random bits.
+    pub fn next_u64(&mut self) -> u64 {
+        splitmix64(&mut self.0)
+    }
+
+    /// Uniform in `0..n` (`0` when `n == 0`), by multiply-shift as [`Rng::below`].
+    pub fn below(&mut self, n: u64) -> u64 {
+        ((u128::from(self.next_u64()) * u128::from(n)) >> 64) as u64
+    }
 }
 
 /// xoshiro256++ (Blackman & Vigna, 2019): 2^256−1 period, passes BigCrush, ~1 ns per draw.

@@ -1,12 +1,15 @@
 //! Turning a [`Job`] into a stream of I/O requests: one [`IoGenerator`] per worker thread.
 //!
 //! Pure and seeded: the same job, worker index and seed always give the same requests, which
-//! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O.
+//! is what makes a run repeatable and a real and a modelled run comparable I/O for I/O. The
+//! one exception: the threads of a zoned job that share a span share its write pointers, so
+//! where their writes land also depends on the order in which they ask.
 
 use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride, TrimKind};
 use crate::rng::{splitmix64, Permutation, Rng};
 use crate::skew::Skew;
 use crate::sprandom::SpRandomOrder;
+use crate::zbd::{SharedZones, ZoneTable};
 
 /// One request as the workload decides it: direction, byte offset and length.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -51,6 +54,9 @@ pub struct IoGenerator {
     trim: TrimKind,
     /// The write that follows the last TRIM, where TRIMs are followed by writes.
     pending_write: Option<(u64, u64)>,
+    /// Zones with write pointers, where the job asks for them (shared by the threads of a
+    /// span).
+    zoned: Option<SharedZones>,
 }
 
 /// A strided job's current window: `[at, at + range)`, clipped to the worker's range.
@@ -112,7 +118,7 @@ impl IoGenerator {
         // Sequential workers sharing one span start at staggered points, so that T threads read
         // T different places rather than the same blocks T times (which a cache would serve):
         // where their shares of a one-pass budget begin, so that one pass covers the span once.
-        let seq_pos = if job.zones || job.threads == 1 {
+        let seq_pos = if job.separate_ranges() || job.threads == 1 {
             start
         } else {
             start + byte_share_start(end - start, job.granule(), job.threads, index)
@@ -149,7 +155,7 @@ impl IoGenerator {
             && job.all_block_sizes().all(|s| s.bytes == align))
         .then(|| {
             let blocks = (end - start) / align;
-            let (first, seed) = if job.zones {
+            let (first, seed) = if job.separate_ranges() {
                 (0, worker_seed(job.seed, index))
             } else {
                 let first = byte_share_start(end - start, job.granule(), job.threads, index);
@@ -183,6 +189,7 @@ impl IoGenerator {
             sprandom,
             trim: job.access.trims(),
             pending_write: None,
+            zoned: ZoneTable::for_range(job, (start, end)),
         }
     }
 
@@ -190,6 +197,11 @@ impl IoGenerator {
     /// `trimwrite`): its byte budget counts the writes only.
     pub fn trims_then_writes(&self) -> bool {
         self.trim == TrimKind::ThenWrite
+    }
+
+    /// Makes this worker use `zones` (the table its job's threads share) instead of its own.
+    pub fn share_zones(&mut self, zones: SharedZones) {
+        self.zoned = Some(zones);
     }
 
     /// The largest block size of the split that is at most `bytes`, if any: what the last
@@ -322,6 +334,11 @@ impl IoGenerator {
             }
             self.seq_pos
         };
+        if let Some(zones) = &self.zoned {
+            let (dir, offset, len) = crate::zbd::lock(zones).place(dir, offset, len, random);
+            self.seq_pos = offset + len;
+            return IoRequest { dir, offset, len };
+        }
         // The next sequential I/O continues where this one ends, random or not (Iometer),
         // after the skip, if any (which may take it below the start: wrapped above).
         self.seq_pos = (offset + len).wrapping_add_signed(self.seq_skip);

@@ -50,7 +50,6 @@ mod record;
 mod reorder;
 pub mod replay;
 mod retime;
-mod rng;
 mod source;
 pub mod synth;
 
@@ -61,11 +60,12 @@ pub use format::{
     detect, open_bytes, open_path, open_reader, write_to_vec, writer, Event, Format, ReadOptions,
     RecordWriter, TraceReader, WriteOptions, ALL_FORMATS,
 };
+/// The generator synthesis draws from (SplitMix64: a seed gives the same trace as always).
+pub use iolab_core::rng::SplitMix64 as Rng;
 pub use profile::Profile;
 pub use record::{Op, TraceRecord, MAX_REQUEST_BYTES};
 pub use reorder::{sort_all, Reorder, DEFAULT_WINDOW};
 pub use replay::{ReplayIo, ReplayOptions};
 pub use retime::{Retime, FILETIME_TO_UNIX_S};
-pub use rng::Rng;
 pub use source::RecordSource;
 pub use synth::{Synth, SynthOptions};

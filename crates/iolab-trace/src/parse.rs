@@ -418,7 +418,7 @@ mod tests {
 
     #[test]
     fn eight_digit_swar_matches_naive() {
-        let mut rng = crate::rng::Rng::new(3);
+        let mut rng = crate::Rng::new(3);
         for _ in 0..100_000 {
             let n = rng.below(100_000_000);
             let text = format!("{n:08}");

@@ -30,7 +30,7 @@ use crate::analyze::buckets::{QD_RANGES, SIZE_LABELS};
 use crate::error::{Result, TraceError};
 use crate::profile::Profile;
 use crate::record::{Op, TraceRecord};
-use crate::rng::Rng;
+use crate::Rng;
 
 const K: u64 = 1024;
 /// Requests at the run's full depth, at most, per run (longer runs would clump the trace).

@@ -118,11 +118,7 @@ fn scramble(words: &mut [u64], sum: u32) {
     let mut state = (sum as u64) << 32 | sum as u64;
     for w in words {
         // splitmix64: every word of the stream differs, whatever the CRC.
-        state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = state;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        *w ^= z ^ (z >> 31);
+        *w ^= iolab_core::rng::splitmix64(&mut state);
     }
 }
 

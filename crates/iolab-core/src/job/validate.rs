@@ -73,6 +73,8 @@ pub(super) fn validate(spec: &JobSpec, hint: BufferedHint) -> Result<Job, JobErr
         sync: spec.sync.clone(),
         dedupe_set: spec.dedupe_set.clone(),
         sprandom: spec.sprandom.clone(),
+        thread_offset: spec.thread_offset.map_or(0, |b| b.0),
+        zoned: spec.zoned.clone(),
     };
     check.sections(&job)?;
     check.span(&mut job)?;
@@ -553,6 +555,26 @@ impl Check<'_> {
                         .into(),
                 ));
             }
+        }
+        if job.thread_offset > 0 {
+            if job.zones {
+                return Err(self.fail(
+                    "thread_offset",
+                    "zones = true already lays the threads' spans side by side: drop one".into(),
+                ));
+            }
+            if job.direct && job.thread_offset % MIN_DIRECT_ALIGN != 0 {
+                return Err(self.fail(
+                    "thread_offset",
+                    format!(
+                        "{} bytes apart, the threads' spans do not start on                          {MIN_DIRECT_ALIGN}-byte sectors, which O_DIRECT needs",
+                        job.thread_offset
+                    ),
+                ));
+            }
+        }
+        if let Some(z) = &job.zoned {
+            z.check(job).map_err(|e| self.fail("zoned", e))?;
         }
         if let Some(d) = &spec.dedupe_set {
             d.check().map_err(|e| self.fail("dedupe_set", e))?;

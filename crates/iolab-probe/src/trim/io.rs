@@ -1,6 +1,7 @@
 //! The file and device I/O of trimcheck: aligned buffers, random data, direct writes and
 //! aligned direct reads. Safe code only (the flags come from libc, the calls from std).
 
+use iolab_core::rng::Rng;
 use std::fs::{File, OpenOptions};
 use std::io::{self, Read, Write};
 use std::os::unix::fs::{FileExt, OpenOptionsExt};
@@ -31,29 +32,12 @@ impl AlignedBuf {
     }
 }
 
-/// A fast non-cryptographic generator (SplitMix64) for the padding, seeded from the kernel so
-/// no two runs (and no deduplicating drive) see the same bytes.
-pub(crate) struct Rng(u64);
-
-impl Rng {
-    pub(crate) fn from_urandom() -> io::Result<Self> {
-        let mut seed = [0u8; 8];
-        File::open("/dev/urandom")?.read_exact(&mut seed)?;
-        Ok(Rng(u64::from_le_bytes(seed)))
-    }
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-    pub(crate) fn fill(&mut self, buf: &mut [u8]) {
-        for chunk in buf.chunks_mut(8) {
-            let v = self.next().to_le_bytes();
-            chunk.copy_from_slice(&v[..chunk.len()]);
-        }
-    }
+/// A generator for the padding, seeded from the kernel so no two runs (and no deduplicating
+/// drive) see the same bytes.
+pub(crate) fn padding_rng() -> io::Result<Rng> {
+    let mut seed = [0u8; 8];
+    File::open("/dev/urandom")?.read_exact(&mut seed)?;
+    Ok(Rng::new(u64::from_le_bytes(seed)))
 }
 
 /// Fills `buf` from the kernel's CSPRNG (the unique test block).
@@ -111,7 +95,7 @@ mod tests {
         let b = AlignedBuf::new(10_000);
         assert_eq!(b.as_slice().as_ptr() as usize % ALIGN, 0);
         assert_eq!(b.as_slice().len(), 10_000);
-        let mut r = Rng(1);
+        let mut r = Rng::new(1);
         let mut x = [0u8; 13];
         r.fill(&mut x);
         assert!(x.iter().any(|&v| v != 0));

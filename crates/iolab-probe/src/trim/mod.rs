@@ -24,6 +24,7 @@ pub use classify::{Readback, Verdict};
 use crate::error::TrimError;
 use crate::model::{DeviceKind, Probe};
 use crate::sys;
+use iolab_core::rng::Rng;
 use serde::{Deserialize, Serialize};
 use std::fs::{self, File};
 use std::os::unix::fs::{FileTypeExt, MetadataExt};
@@ -431,11 +432,10 @@ fn write_test_file(
     block_bytes: u64,
     total: u64,
 ) -> Result<io::AlignedBuf, TrimError> {
-    let mut rng =
-        io::Rng::from_urandom().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
+    let mut rng = io::padding_rng().map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
     let mut block = io::AlignedBuf::new(block_bytes as usize);
     io::urandom(block.as_mut_slice()).map_err(|e| TrimError::io("reading", "/dev/urandom", e))?;
-    let write = |f: &mut File, rng: &mut io::Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
+    let write = |f: &mut File, rng: &mut Rng, block: &io::AlignedBuf| -> std::io::Result<()> {
         use std::io::Write;
         io::write_padding(f, rng, opts.padding_bytes)?;
         f.write_all(block.as_slice())?;

@@ -1,5 +1,5 @@
 use super::*;
-use crate::rng::Rng;
+use crate::Rng;
 
 fn rec(t: u64, op: Op, off: u64, len: u64) -> TraceRecord {
     TraceRecord {

@@ -1,4 +1,5 @@
-//! Where and how much a fio job does: `size`, `filesize`, `offset`, `offset_increment`,
+//! Where and how much a fio job does: `size` (also in zones, `z`), `filesize`, `offset`,
+//! `offset_increment`,
 //! `io_size`, `number_ios`, `runtime`, `time_based`, `ramp_time`, `loops`, `startdelay`, and
 //! `direct`/`buffered`.
 
@@ -8,6 +9,9 @@ use iolab_core::size::ByteSize;
 /// A size or offset as fio writes it: bytes, or a percentage of the target.
 fn size_or_pct(tr: &mut Tr, key: &str, ctx: &Context) -> Option<u64> {
     let v = tr.o.value(key)?.trim().to_string();
+    if let Some(n) = v.strip_suffix(['z', 'Z']) {
+        return super::zbd::zones(tr, key, n);
+    }
     let Some(pct) = v.strip_suffix('%') else {
         return tr.size(key);
     };
@@ -33,12 +37,21 @@ fn size_or_pct(tr: &mut Tr, key: &str, ctx: &Context) -> Option<u64> {
     }
 }
 
+/// A size in bytes or in zones (`8z`).
+fn size_or_zones(tr: &mut Tr, key: &str) -> Option<u64> {
+    let v = tr.o.value(key)?.trim().to_string();
+    match v.strip_suffix(['z', 'Z']) {
+        Some(n) => super::zbd::zones(tr, key, n),
+        None => tr.size(key),
+    }
+}
+
 /// `size`, `filesize`, `offset`, `offset_increment`, `io_size`, `number_ios`, `runtime`,
 /// `time_based`, `ramp_time`, `loops` and `startdelay`.
 pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
     let threads = u64::from(tr.job.spec.threads.unwrap_or(1));
     let size = size_or_pct(tr, "size", ctx);
-    let filesize = tr.size("filesize");
+    let filesize = size_or_zones(tr, "filesize");
     let span = match (size, filesize) {
         (s, Some(f)) => {
             tr.from("size", "filesize");
@@ -53,7 +66,7 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
         }
         (None, None) => None,
     };
-    let per_clone = tr.size("io_size").or(size).or(filesize);
+    let per_clone = size_or_zones(tr, "io_size").or(size).or(filesize);
     if let Some(n) = tr.number::<u64>("nrfiles").filter(|&n| n > 1) {
         tr.problem(
             "nrfiles",
@@ -76,12 +89,10 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
                     "offset_increment",
                     "each thread in its own zone of size bytes",
                 );
-            } else {
-                tr.problem(
-                    "offset_increment",
-                    "iolab gives threads zones side by side (zones = true), which is \
-                     offset_increment equal to size; other spacings are not supported",
-                );
+            } else if inc > 0 {
+                // Each clone at its own offset, spans apart by the increment.
+                tr.job.spec.thread_offset = Some(ByteSize(inc));
+                tr.from("thread_offset", "offset_increment");
             }
         }
     }

@@ -28,6 +28,7 @@ mod testutil;
 pub mod translate;
 pub mod units;
 mod verify;
+mod zbd;
 
 use crate::jobfile::JobFile;
 use anyhow::{bail, Result};

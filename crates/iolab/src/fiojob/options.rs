@@ -31,6 +31,15 @@ pub fn canonical(key: &str) -> &str {
     }
 }
 
+/// Options of `zonemode=zbd` only.
+pub const ZBD_ONLY: [&str; 5] = [
+    "max_open_zones",
+    "job_max_open_zones",
+    "zone_reset_threshold",
+    "zone_reset_frequency",
+    "read_beyond_wp",
+];
+
 /// Options the translation reads (see `translate`).
 pub const TRANSLATED: &[&str] = &[
     "name",
@@ -68,6 +77,11 @@ pub const TRANSLATED: &[&str] = &[
     "zonesize",
     "zonerange",
     "zoneskip",
+    "max_open_zones",
+    "job_max_open_zones",
+    "zone_reset_threshold",
+    "zone_reset_frequency",
+    "read_beyond_wp",
     "rate",
     "rate_iops",
     "rate_min",
@@ -205,8 +219,9 @@ pub fn refusal(key: &str) -> &'static str {
         return "iolab places a job's threads and memory by NUMA node only (numa_cpu_nodes, \
                 numa_mem_policy)";
     }
-    if starts("zone_reset") || key == "max_open_zones" || key == "read_beyond_wp" {
-        return "zoned block devices (zonemode=zbd) are not supported";
+    if key == "zonecapacity" || key == "recover_zbd_write_error" {
+        return "iolab's emulated zones (zonemode=zbd) have a capacity of their size and no \
+                write errors to recover from";
     }
     if starts("spr_") {
         return "an SPRandom setting iolab does not have (it takes sprandom, spr_op and \

@@ -239,7 +239,11 @@ pub fn job(name: &str, header: Place, opts: &[Opt], ctx: &Context) -> FioJob {
     super::fill::fill_device(&mut tr);
     super::sprandom::sprandom(&mut tr);
     let sequential = !tr.job.spec.access.is_some_and(Access::is_random);
-    if sequential && tr.job.spec.threads.unwrap_or(1) > 1 && tr.job.spec.zones.is_none() {
+    if sequential
+        && tr.job.spec.threads.unwrap_or(1) > 1
+        && tr.job.spec.zones.is_none()
+        && tr.job.spec.thread_offset.is_none()
+    {
         tr.note(
             "numjobs",
             "iolab's threads of a sequential job start at staggered points of the span, where \
@@ -520,7 +524,11 @@ fn randomness(tr: &mut Tr) {
             for key in ["zonesize", "zonerange", "zoneskip"] {
                 tr.note(key, "no effect without zonemode");
             }
+            for key in super::options::ZBD_ONLY {
+                tr.note(key, "no effect without zonemode=zbd");
+            }
         }
+        Some("zbd") => super::zbd::zbd(tr),
         Some("strided") => {
             let io = tr.size("zonesize");
             let range = tr.size("zonerange");
@@ -541,7 +549,7 @@ fn randomness(tr: &mut Tr) {
             let other = other.to_string();
             tr.problem(
                 "zonemode",
-                format!("zonemode={other} (zoned block devices) is not supported"),
+                format!("zonemode={other} is not one of iolab's (none, strided, zbd)"),
             );
         }
     }

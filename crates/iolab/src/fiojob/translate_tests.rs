@@ -84,7 +84,7 @@ fn what_cannot_be_honoured_is_named_with_its_line() {
     for want in [
         "j.fio:3: verify=pattern: verify=pattern writes the pattern alone",
         "j.fio:4: exec_prerun=ls: iolab runs no commands",
-        "j.fio:7: zonemode=zbd: zonemode=zbd (zoned block devices)",
+        "j.fio:7: zonemode=zbd: zonemode=zbd on a target that is not zoned needs zonesize",
         "j.fio:8: foo=bar: iolab has no equivalent",
     ] {
         assert!(
@@ -236,4 +236,69 @@ fn fio_trim_patterns_become_trim_access() {
     let j = &translate("[t]\nrw=trimwrite\nverify=crc32c\nsize=16m\n")[0];
     let e = j.spec.validate().unwrap_err().to_string();
     assert!(e.contains("TRIMs"), "{e}");
+}
+
+#[test]
+fn offset_increment_lays_clones_apart() {
+    let j = &translate(
+        "[w]\nrw=write\nbs=16k\nnumjobs=30\noffset=120k\noffset_increment=124g\nsize=64m\n",
+    )[0];
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    assert_eq!(j.spec.thread_offset, Some(ByteSize(124 << 30)));
+    assert_eq!(j.spec.offset, Some(ByteSize(120 << 10)));
+    assert_eq!(j.spec.size, Some(ByteSize(64 << 20)));
+    assert_eq!(j.spec.zones, None);
+    assert_eq!(j.places["thread_offset"].to_string(), "j.fio:6");
+    // Equal to size, the clones' spans are side by side: iolab's zones, as before.
+    let j = &translate("[w]\nrw=write\nnumjobs=4\noffset_increment=16m\nsize=16m\n")[0];
+    assert_eq!((j.spec.zones, j.spec.thread_offset), (Some(true), None));
+    // The last clone's span past the target's end is refused when the span is resolved.
+    let mut job = translate("[w]\nrw=write\nnumjobs=30\noffset_increment=124g\nsize=64m\n")[0]
+        .spec
+        .validate()
+        .unwrap();
+    let err = job.resolve_span(1 << 40).unwrap_err();
+    assert!(err.to_string().contains("offset_increment"), "{err}");
+}
+
+#[test]
+fn zonemode_zbd_becomes_emulated_zones() {
+    let j = &translate(
+        "[global]\nzonemode=zbd\nzonesize=256M\nmax_open_zones=32\ndirect=1\n\
+         [w]\nrw=randwrite\nbs=32M\nsize=8z\noffset=524z\nzone_reset_threshold=0.7\n\
+         zone_reset_frequency=0.125\n",
+    )[0];
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+    let z = j.spec.zoned.as_ref().unwrap();
+    assert_eq!(z.zone_size, ByteSize(256 << 20));
+    assert_eq!(z.max_open, 32);
+    assert_eq!(
+        (z.reset_threshold, z.reset_frequency),
+        (Some(0.7), Some(0.125))
+    );
+    assert!(!z.read_beyond_wp);
+    assert_eq!(j.spec.size, Some(ByteSize(8 * (256 << 20))));
+    assert_eq!(j.spec.offset, Some(ByteSize(524 * (256 << 20))));
+    j.spec.validate().unwrap();
+    let j = &translate("[w]\nrw=write\nzonemode=zbd\nzonesize=1m\nsize=8z\nio_size=2z\n")[0];
+    assert_eq!(j.spec.io_limit, Some(ByteSize(2 << 20)));
+    // A read-only job is told it has nothing to read; read_beyond_wp=1 reads the zones.
+    let j = &translate("[r]\nrw=read\nzonemode=zbd\nzonesize=1m\nread_beyond_wp=0\n")[0];
+    assert!(
+        j.notes.iter().any(|n| n.contains("nothing to read")),
+        "{:?}",
+        j.notes
+    );
+    let j = &translate("[r]\nrw=read\nzonemode=zbd\nzonesize=1m\nread_beyond_wp=1\n")[0];
+    assert!(j.spec.zoned.as_ref().unwrap().read_beyond_wp);
+    // Zones need their size; a size in zones too.
+    let j = &translate("[r]\nrw=write\nsize=4z\n")[0];
+    assert!(
+        problems(j).contains("size=4z: a size in zones (z) needs zonesize"),
+        "{}",
+        problems(j)
+    );
+    // Without zonemode=zbd its options have no effect, said in the notes.
+    let j = &translate("[r]\nrw=write\nmax_open_zones=4\n")[0];
+    assert!(j.problems.is_empty() && j.notes.iter().any(|n| n.contains("without zonemode=zbd")));
 }
