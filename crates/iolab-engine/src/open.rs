@@ -190,84 +190,11 @@ pub fn prepare_target(
     stop: Option<&AtomicBool>,
 ) -> Result<PreparedTarget, OpenError> {
     let mut notes = Vec::new();
-    let (kind, size_bytes, logical, created, exclusive) = match fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            let span = job
-                .span_bytes
-                .ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
-            let size = job.offset_bytes + span;
-            // Checked before the file is made, so a refused job leaves nothing behind.
-            let dir = path
-                .parent()
-                .filter(|d| !d.as_os_str().is_empty())
-                .unwrap_or(Path::new("."));
-            let logical = file_logical_block(dir);
-            job.resolve_span(size)?;
-            job.check_alignment(logical)?;
-            create_filled(path, size, job, 0, stop)?;
-            (TargetKind::File, size, logical, true, None)
-        }
+    let found = match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => prepare_new_file(path, job, stop)?,
         Err(e) => return Err(io_err("cannot inspect", path)(e)),
-        Ok(m) if m.is_file() => {
-            let needed = job.span_bytes.map(|s| job.offset_bytes + s).unwrap_or(0);
-            let grows = needed > m.len();
-            if job.writes() || grows {
-                let file = File::open(path).map_err(io_err("cannot open", path))?;
-                // First what --overwrite does not override (a loop device's file, active
-                // swap): asking for --overwrite first would only lead to this refusal.
-                guard::check_file_in_use(path)?;
-                if !policy.overwrite && !sys::is_marked_created(&file) {
-                    return Err(OpenError::NotOurs(path.to_path_buf()));
-                }
-                guard::check_file_opens_for_writing(path)?;
-            }
-            if grows {
-                // Checked before the file grows, so a refused job leaves it as it was.
-                job.resolve_span(needed)?;
-                job.check_alignment(file_logical_block(path))?;
-                create_filled(path, needed, job, m.len(), stop)?;
-            } else if m.blocks() * 512 < m.len() && job.reads() {
-                notes.push(format!(
-                    "{} is sparse: reads of its holes never reach the device and look too fast",
-                    path.display()
-                ));
-            }
-            (
-                TargetKind::File,
-                m.len().max(needed),
-                file_logical_block(path),
-                false,
-                None,
-            )
-        }
-        Ok(m) if m.file_type().is_block_device() => {
-            let name = guard::block_name(path).map_err(io_err("cannot resolve", path))?;
-            let size = read_sys_u64(&format!("/sys/class/block/{name}/size")).map(|s| s * 512);
-            let size = size.ok_or_else(|| OpenError::Io {
-                what: "cannot read the size of",
-                path: path.to_path_buf(),
-                cause: io::Error::other("no size in sysfs"),
-            })?;
-            let mut exclusive = None;
-            if job.access.trims() != iolab_core::job::TrimKind::None && !supports_discard(&name) {
-                return Err(OpenError::NoDiscard(path.to_path_buf()));
-            }
-            if job.writes() {
-                guard::check_block_write(path, policy.destroy_data.as_deref())?;
-                exclusive = OpenOptions::new()
-                    .read(true)
-                    .custom_flags(libc::O_EXCL)
-                    .open(path)
-                    .ok();
-            }
-            (
-                TargetKind::Block,
-                size,
-                block_logical_block(&name),
-                false,
-                exclusive,
-            )
-        }
+        Ok(m) if m.is_file() => prepare_file(path, &m, job, policy, stop, &mut notes)?,
+        Ok(m) if m.file_type().is_block_device() => prepare_block(path, job, policy)?,
         Ok(m) if m.is_dir() => {
             return Err(OpenError::Unsupported(path.to_path_buf(), "a directory"))
         }
@@ -278,11 +205,148 @@ pub fn prepare_target(
             ))
         }
     };
-    job.resolve_span(size_bytes)?;
-    job.check_alignment(logical)?;
+    job.resolve_span(found.size_bytes)?;
+    job.check_alignment(found.logical)?;
     // One probe for the whole job: it decides `auto` and io_uring's submission flags.
     let blocks = matches!(engine, EngineChoice::Auto | EngineChoice::Uring)
-        && blocks_io_uring(path, job.direct, logical);
+        && blocks_io_uring(path, job.direct, found.logical);
+    let (engine, paced_engine) = choose_engine(path, job, engine, blocks, &mut notes)?;
+    let queue_slots = device_queue_slots(path);
+    note_queue_overflow(job, queue_slots, &mut notes);
+    Ok(PreparedTarget {
+        path: path.to_path_buf(),
+        kind: found.kind,
+        size_bytes: found.size_bytes,
+        logical_block_bytes: found.logical,
+        created: found.created,
+        engine,
+        paced_engine,
+        notes,
+        blocks,
+        queue_slots,
+        exclusive: found.exclusive,
+    })
+}
+
+/// What [`prepare_target`] found (or made) at the path, before the engine is chosen.
+struct FoundTarget {
+    kind: TargetKind,
+    size_bytes: u64,
+    logical: u64,
+    created: bool,
+    exclusive: Option<File>,
+}
+
+/// Creates the job's file, filled, where there is none.
+fn prepare_new_file(
+    path: &Path,
+    job: &mut Job,
+    stop: Option<&AtomicBool>,
+) -> Result<FoundTarget, OpenError> {
+    let span = job
+        .span_bytes
+        .ok_or_else(|| OpenError::NeedSize(path.to_path_buf()))?;
+    let size = job.offset_bytes + span;
+    // Checked before the file is made, so a refused job leaves nothing behind.
+    let dir = path
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let logical = file_logical_block(dir);
+    job.resolve_span(size)?;
+    job.check_alignment(logical)?;
+    create_filled(path, size, job, 0, stop)?;
+    Ok(FoundTarget {
+        kind: TargetKind::File,
+        size_bytes: size,
+        logical,
+        created: true,
+        exclusive: None,
+    })
+}
+
+/// Checks an existing file for the job (writing it needs it to be iolab's or --overwrite), and
+/// grows it, filled, when the job's span reaches past its end.
+fn prepare_file(
+    path: &Path,
+    m: &fs::Metadata,
+    job: &mut Job,
+    policy: &WritePolicy,
+    stop: Option<&AtomicBool>,
+    notes: &mut Vec<String>,
+) -> Result<FoundTarget, OpenError> {
+    let needed = job.span_bytes.map(|s| job.offset_bytes + s).unwrap_or(0);
+    let grows = needed > m.len();
+    if job.writes() || grows {
+        let file = File::open(path).map_err(io_err("cannot open", path))?;
+        // First what --overwrite does not override (a loop device's file, active
+        // swap): asking for --overwrite first would only lead to this refusal.
+        guard::check_file_in_use(path)?;
+        if !policy.overwrite && !sys::is_marked_created(&file) {
+            return Err(OpenError::NotOurs(path.to_path_buf()));
+        }
+        guard::check_file_opens_for_writing(path)?;
+    }
+    if grows {
+        // Checked before the file grows, so a refused job leaves it as it was.
+        job.resolve_span(needed)?;
+        job.check_alignment(file_logical_block(path))?;
+        create_filled(path, needed, job, m.len(), stop)?;
+    } else if m.blocks() * 512 < m.len() && job.reads() {
+        notes.push(format!(
+            "{} is sparse: reads of its holes never reach the device and look too fast",
+            path.display()
+        ));
+    }
+    Ok(FoundTarget {
+        kind: TargetKind::File,
+        size_bytes: m.len().max(needed),
+        logical: file_logical_block(path),
+        created: false,
+        exclusive: None,
+    })
+}
+
+/// Checks a block device for the job; a write job holds it with O_EXCL while it runs.
+fn prepare_block(path: &Path, job: &Job, policy: &WritePolicy) -> Result<FoundTarget, OpenError> {
+    let name = guard::block_name(path).map_err(io_err("cannot resolve", path))?;
+    let size = read_sys_u64(&format!("/sys/class/block/{name}/size")).map(|s| s * 512);
+    let size = size.ok_or_else(|| OpenError::Io {
+        what: "cannot read the size of",
+        path: path.to_path_buf(),
+        cause: io::Error::other("no size in sysfs"),
+    })?;
+    if job.access.trims() != iolab_core::job::TrimKind::None && !supports_discard(&name) {
+        return Err(OpenError::NoDiscard(path.to_path_buf()));
+    }
+    let mut exclusive = None;
+    if job.writes() {
+        guard::check_block_write(path, policy.destroy_data.as_deref())?;
+        exclusive = OpenOptions::new()
+            .read(true)
+            .custom_flags(libc::O_EXCL)
+            .open(path)
+            .ok();
+    }
+    Ok(FoundTarget {
+        kind: TargetKind::Block,
+        size_bytes: size,
+        logical: block_logical_block(&name),
+        created: false,
+        exclusive,
+    })
+}
+
+/// The job's engine and its engine for paced jobs, from the one asked for (`blocks`: the
+/// target cannot take non-blocking I/O); notes say why where `auto` or psync change what the
+/// job gets.
+fn choose_engine(
+    path: &Path,
+    job: &Job,
+    engine: EngineChoice,
+    blocks: bool,
+    notes: &mut Vec<String>,
+) -> Result<(EngineChoice, EngineChoice), OpenError> {
     let mut paced_engine = None;
     let engine = match engine {
         EngineChoice::Auto => match io_uring::IoUring::new(2) {
@@ -320,8 +384,12 @@ pub fn prepare_target(
             job.queue_depth
         ));
     }
+    Ok((engine, paced_engine.unwrap_or(engine)))
+}
+
+/// Notes when the job keeps far more I/Os in flight than the device queues (`queue_slots`).
+fn note_queue_overflow(job: &Job, queue_slots: Option<u64>, notes: &mut Vec<String>) {
     let in_flight = u64::from(job.queue_depth) * u64::from(job.threads);
-    let queue_slots = device_queue_slots(path);
     if let Some(slots) = queue_slots.filter(|&n| in_flight > 4 * n) {
         notes.push(format!(
             "{in_flight} I/Os in flight ({} threads x queue depth {}) against a device that \
@@ -332,19 +400,6 @@ pub fn prepare_target(
             job.threads, job.queue_depth
         ));
     }
-    Ok(PreparedTarget {
-        path: path.to_path_buf(),
-        kind,
-        size_bytes,
-        logical_block_bytes: logical,
-        created,
-        engine,
-        paced_engine: paced_engine.unwrap_or(engine),
-        notes,
-        blocks,
-        queue_slots,
-        exclusive,
-    })
 }
 
 impl PreparedTarget {

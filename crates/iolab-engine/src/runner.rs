@@ -7,15 +7,19 @@ use crate::driver::{
 };
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
+use crate::target::Target;
 use iolab_core::job::Job;
 use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
+use iolab_core::prio::Priorities;
 use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
+use iolab_core::steady_stop::SteadyStopOutcome;
 pub use iolab_drive::clock::unix_now_ns;
 pub use iolab_drive::run::{job_result, JobRun, RunControl, SERIES_INTERVAL_NS};
 use iolab_verify::verifier::JobVerifier;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Condvar, Mutex, Once, PoisonError};
+use std::thread::{Scope, ScopedJoinHandle};
 use std::time::{Duration, Instant, SystemTime};
 
 /// Runs `job` (span resolved by [`crate::open::prepare_target`]) on `target`.
@@ -179,14 +183,60 @@ fn run_threads<S: RequestSource + Send>(
     cpu: &CpuSeconds<'_>,
 ) -> io::Result<JobRun> {
     // Open every descriptor before starting, so a failure refuses the job before any I/O.
-    if workers.len() > 64 {
+    let targets = open_worker_targets(target, engine, job, workers.len())?;
+    let shared = SharedRun::new(job, ctl, verify, workers.len())?;
+    let (cpu_before, outcomes, steady) = std::thread::scope(|scope| {
+        let handles = shared.spawn(scope, targets, workers);
+        // Starts the threads together once all are ready, or releases them to quit.
+        let clock = WallClock::with_origin(shared.origin);
+        let start = shared
+            .gate
+            .open(handles.iter().all(Result::is_ok), clock, ctl.start_at);
+        if let (Some(_), Some(started)) = (start, ctl.started_unix_ns) {
+            started.store(unix_now_ns(), Ordering::Relaxed);
+        }
+        // CPU is counted over the measured window only, as fio resets its accounting after
+        // ramp_time: it is divided by the measured I/Os, and the ramp's CPU made the figure
+        // 2.5 times too high with `--ramp 3 --duration 2`. Setting up rings and buffers is
+        // not counted either.
+        if let Some(start) = start.filter(|_| shared.ramp_ns > 0) {
+            wait_for_ramp_end(&handles, start.saturating_add(shared.ramp_ns), &clock);
+        }
+        let cpu_before = cpu();
+        let steady = start.and_then(|start| shared.watch_steady(&handles, start, &clock));
+        let outcomes: Vec<io::Result<DriveOutcome>> = handles
+            .into_iter()
+            .map(|h| {
+                h?.join()
+                    .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
+            })
+            .collect();
+        (cpu_before, outcomes, steady)
+    });
+    let cpu_after = cpu();
+    let cpu = CpuResult {
+        user_s: cpu_after.0 - cpu_before.0,
+        system_s: cpu_after.1 - cpu_before.1,
+    };
+    let mut run = merge_outcomes(job, outcomes, cpu)?;
+    run.result.steady_stop = steady;
+    Ok(run)
+}
+
+/// Opens one descriptor (and engine) per worker thread; the error names the thread and, when
+/// the process ran out of descriptors, what to do.
+fn open_worker_targets(
+    target: &PreparedTarget,
+    engine: EngineChoice,
+    job: &Job,
+    threads: usize,
+) -> io::Result<Vec<Box<dyn Target + Send>>> {
+    if threads > 64 {
         sys::raise_open_file_limit();
     }
-    let mut targets = Vec::with_capacity(workers.len());
-    for i in 0..workers.len() {
-        let t = target
-            .open_worker(job, engine, workers.len())
-            .map_err(|e| {
+    (0..threads)
+        .map(|i| {
+            target.open_worker(job, engine, threads).map_err(|e| {
                 let hint = if e.raw_os_error() == Some(libc::EMFILE) {
                     "; raise the limit on open files (ulimit -n) or use --engine io_uring"
                 } else {
@@ -195,80 +245,109 @@ fn run_threads<S: RequestSource + Send>(
                 io::Error::new(
                     e.kind(),
                     format!(
-                        "cannot open {} for worker thread {} of {} (engine {}): {e}{hint}",
+                        "cannot open {} for worker thread {} of {threads} (engine {}): {e}{hint}",
                         target.path.display(),
                         i + 1,
-                        workers.len(),
                         engine.name()
                     ),
                 )
-            })?;
-        targets.push(t);
+            })
+        })
+        .collect()
+}
+
+/// A worker thread's handle, or why it could not be started.
+type WorkerHandle<'scope> = io::Result<ScopedJoinHandle<'scope, io::Result<DriveOutcome>>>;
+
+/// Whether every started thread of the job has ended.
+fn all_ended(handles: &[WorkerHandle<'_>]) -> bool {
+    handles
+        .iter()
+        .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
+}
+
+/// Waits until `measure_start` on `clock` (the end of the ramp), or until every thread ended.
+fn wait_for_ramp_end(handles: &[WorkerHandle<'_>], measure_start: u64, clock: &WallClock) {
+    loop {
+        let now = clock.now_ns();
+        if now >= measure_start || all_ended(handles) {
+            break;
+        }
+        std::thread::sleep(RAMP_WATCH.min(Duration::from_nanos(measure_start - now)));
     }
-    // Where the job's threads and buffers live (NUMA), refused before any thread starts.
-    let placement = crate::numa::Placement::of(job)?;
-    let slot_bytes = job.max_block() as usize;
-    let gate = StartGate::new(workers.len());
-    let abort = AtomicBool::new(false);
-    let origin = Instant::now();
-    let ramp_ns = (job.ramp_s * 1e9) as u64;
-    // A steady-state stop samples the job's counters, which exist only when someone watches.
-    let own_progress = Progress::default();
-    let progress = ctl
-        .progress
-        .or(job.steady_stop.as_ref().map(|_| &own_progress));
-    let end_at = AtomicU64::new(u64::MAX);
-    let priorities = match &job.io_priority {
-        Some(p) => Some(p.priorities().map_err(|e| {
-            io::Error::new(io::ErrorKind::InvalidInput, format!("io_priority: {e}"))
-        })?),
-        None => None,
-    };
-    let priorities = priorities.as_ref();
-    let (cpu_before, outcomes, steady) = std::thread::scope(|scope| {
+}
+
+/// What a job's threads share while it runs: the job's limits and controls, the start gate,
+/// the abort flag and one time base. Set up once per job, before any thread starts.
+struct SharedRun<'a> {
+    job: &'a Job,
+    ctl: RunControl<'a>,
+    verify: Option<&'a JobVerifier>,
+    /// Where the job's threads and buffers live (NUMA), refused before any thread starts.
+    placement: Option<crate::numa::Placement>,
+    slot_bytes: usize,
+    gate: StartGate,
+    /// Set by a thread that failed or ended incomplete, to stop the others.
+    abort: AtomicBool,
+    origin: Instant,
+    ramp_ns: u64,
+    /// The job's counters when the caller does not watch them (see [`SharedRun::progress`]).
+    own_progress: Progress,
+    end_at: AtomicU64,
+    priorities: Option<Priorities>,
+}
+
+impl<'a> SharedRun<'a> {
+    fn new(
+        job: &'a Job,
+        ctl: RunControl<'a>,
+        verify: Option<&'a JobVerifier>,
+        threads: usize,
+    ) -> io::Result<Self> {
+        let placement = crate::numa::Placement::of(job)?;
+        let priorities = match &job.io_priority {
+            Some(p) => Some(p.priorities().map_err(|e| {
+                io::Error::new(io::ErrorKind::InvalidInput, format!("io_priority: {e}"))
+            })?),
+            None => None,
+        };
+        Ok(SharedRun {
+            job,
+            ctl,
+            verify,
+            placement,
+            slot_bytes: job.max_block() as usize,
+            gate: StartGate::new(threads),
+            abort: AtomicBool::new(false),
+            origin: Instant::now(),
+            ramp_ns: (job.ramp_s * 1e9) as u64,
+            own_progress: Progress::default(),
+            end_at: AtomicU64::new(u64::MAX),
+            priorities,
+        })
+    }
+
+    /// The job's live counters: the caller's, or its own when a steady-state stop samples
+    /// them (they exist only when someone watches).
+    fn progress(&self) -> Option<&Progress> {
+        self.ctl
+            .progress
+            .or(self.job.steady_stop.as_ref().map(|_| &self.own_progress))
+    }
+
+    /// Starts one thread per worker; stops at the first thread that cannot be started (its
+    /// error is the last handle).
+    fn spawn<'scope, S: RequestSource + Send + 'scope>(
+        &'scope self,
+        scope: &'scope Scope<'scope, '_>,
+        targets: Vec<Box<dyn Target + Send>>,
+        workers: Vec<Worker<S>>,
+    ) -> Vec<WorkerHandle<'scope>> {
         let mut handles = Vec::with_capacity(workers.len());
-        for (mut t, w) in targets.into_iter().zip(workers) {
-            let (gate, abort, placement, end_at) = (&gate, &abort, &placement, &end_at);
+        for (t, w) in targets.into_iter().zip(workers) {
             let spawned = std::thread::Builder::new()
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || {
-                    sys::tighten_timer_slack();
-                    // Placed before its buffers are allocated, so they follow the policy.
-                    let placed = placement.as_ref().map_or(Ok(()), |p| p.apply());
-                    // The ring is built on the thread that uses it (SINGLE_ISSUER).
-                    let prepared = placed.and_then(|()| t.prepare(w.queue_depth, slot_bytes));
-                    let start = gate.ready_then_wait();
-                    prepared?;
-                    let Some(start_ns) = start else {
-                        return Err(io::Error::other("the job's other threads did not start"));
-                    };
-                    let clock = WallClock::with_origin(origin);
-                    let mut worker = w;
-                    worker.source.start_at(start_ns);
-                    let opts = DriveOptions {
-                        start_ns: Some(start_ns),
-                        ramp_ns,
-                        duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
-                        interval_ns: SERIES_INTERVAL_NS,
-                        stop: ctl.stop,
-                        abort: Some(abort),
-                        progress,
-                        continue_on_error: job.continue_on_error,
-                        verify,
-                        end: ctl.end,
-                        think: job.schedule.think,
-                        flow: ctl.flow,
-                        end_at: Some(end_at),
-                        priorities,
-                        latency_target: job.latency_target.as_ref(),
-                        sync: job.sync.as_ref(),
-                    };
-                    let out = drive(&mut t, &clock, vec![worker], &opts);
-                    if out.as_ref().map_or(true, |o| !o.complete) {
-                        abort.store(true, Ordering::Relaxed);
-                    }
-                    out
-                });
+                .spawn_scoped(scope, move || self.worker_thread(t, w));
             match spawned {
                 Ok(h) => handles.push(Ok(h)),
                 Err(e) => {
@@ -281,60 +360,81 @@ fn run_threads<S: RequestSource + Send>(
                 }
             }
         }
-        // Starts the threads together once all are ready, or releases them to quit.
-        let clock = WallClock::with_origin(origin);
-        let start = gate.open(handles.iter().all(Result::is_ok), clock, ctl.start_at);
-        if let (Some(_), Some(started)) = (start, ctl.started_unix_ns) {
-            started.store(unix_now_ns(), Ordering::Relaxed);
-        }
-        // CPU is counted over the measured window only, as fio resets its accounting after
-        // ramp_time: it is divided by the measured I/Os, and the ramp's CPU made the figure
-        // 2.5 times too high with `--ramp 3 --duration 2`. Setting up rings and buffers is
-        // not counted either.
-        if let Some(start) = start.filter(|_| ramp_ns > 0) {
-            let measure_start = start.saturating_add(ramp_ns);
-            loop {
-                let now = clock.now_ns();
-                let ended = handles
-                    .iter()
-                    .all(|h| h.as_ref().map_or(true, |h| h.is_finished()));
-                if now >= measure_start || ended {
-                    break;
-                }
-                std::thread::sleep(RAMP_WATCH.min(Duration::from_nanos(measure_start - now)));
-            }
-        }
-        let cpu_before = cpu();
-        let steady = match (&job.steady_stop, start, progress) {
-            (Some(stop), Some(start), Some(progress)) => {
-                let ss_ramp_ns = (stop.ramp_s.unwrap_or(0.0) * 1e9) as u64;
-                let ended = || {
-                    handles
-                        .iter()
-                        .all(|h| h.as_ref().map_or(true, |h| h.is_finished()))
-                };
-                crate::steady::watch(
-                    stop,
-                    progress,
-                    start,
-                    start + ramp_ns.max(ss_ramp_ns),
-                    &clock,
-                    &end_at,
-                    &ended,
-                )
-            }
-            _ => None,
+        handles
+    }
+
+    /// One worker thread: sets up its engine, waits at the gate, drives its worker.
+    fn worker_thread<S: RequestSource>(
+        &self,
+        mut t: Box<dyn Target + Send>,
+        mut worker: Worker<S>,
+    ) -> io::Result<DriveOutcome> {
+        sys::tighten_timer_slack();
+        // Placed before its buffers are allocated, so they follow the policy.
+        let placed = self.placement.as_ref().map_or(Ok(()), |p| p.apply());
+        // The ring is built on the thread that uses it (SINGLE_ISSUER).
+        let prepared = placed.and_then(|()| t.prepare(worker.queue_depth, self.slot_bytes));
+        let start = self.gate.ready_then_wait();
+        prepared?;
+        let Some(start_ns) = start else {
+            return Err(io::Error::other("the job's other threads did not start"));
         };
-        let outcomes: Vec<io::Result<DriveOutcome>> = handles
-            .into_iter()
-            .map(|h| {
-                h?.join()
-                    .unwrap_or_else(|_| Err(io::Error::other("worker thread panicked")))
-            })
-            .collect();
-        (cpu_before, outcomes, steady)
-    });
-    let cpu_after = cpu();
+        let clock = WallClock::with_origin(self.origin);
+        worker.source.start_at(start_ns);
+        let job = self.job;
+        let opts = DriveOptions {
+            start_ns: Some(start_ns),
+            ramp_ns: self.ramp_ns,
+            duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
+            interval_ns: SERIES_INTERVAL_NS,
+            stop: self.ctl.stop,
+            abort: Some(&self.abort),
+            progress: self.progress(),
+            continue_on_error: job.continue_on_error,
+            verify: self.verify,
+            end: self.ctl.end,
+            think: job.schedule.think,
+            flow: self.ctl.flow,
+            end_at: Some(&self.end_at),
+            priorities: self.priorities.as_ref(),
+            latency_target: job.latency_target.as_ref(),
+            sync: job.sync.as_ref(),
+        };
+        let out = drive(&mut t, &clock, vec![worker], &opts);
+        if out.as_ref().map_or(true, |o| !o.complete) {
+            self.abort.store(true, Ordering::Relaxed);
+        }
+        out
+    }
+
+    /// Watches a steady-state stop, if the job has one, until it ends the job or every thread
+    /// ended.
+    fn watch_steady(
+        &self,
+        handles: &[WorkerHandle<'_>],
+        start: u64,
+        clock: &WallClock,
+    ) -> Option<SteadyStopOutcome> {
+        let (stop, progress) = (self.job.steady_stop.as_ref()?, self.progress()?);
+        let ss_ramp_ns = (stop.ramp_s.unwrap_or(0.0) * 1e9) as u64;
+        crate::steady::watch(
+            stop,
+            progress,
+            start,
+            start + self.ramp_ns.max(ss_ramp_ns),
+            clock,
+            &self.end_at,
+            &|| all_ended(handles),
+        )
+    }
+}
+
+/// Merges the threads' outcomes into the job's result (the first error refuses it).
+fn merge_outcomes(
+    job: &Job,
+    outcomes: Vec<io::Result<DriveOutcome>>,
+    cpu: CpuResult,
+) -> io::Result<JobRun> {
     let mut merged: Option<DriveOutcome> = None;
     let mut searches = Vec::new();
     let mut syncs: Option<iolab_core::sync::SyncSummary> = None;
@@ -376,12 +476,8 @@ fn run_threads<S: RequestSource + Send>(
         m.ramp_ns,
         m.paced,
         stopped_by,
-        CpuResult {
-            user_s: cpu_after.0 - cpu_before.0,
-            system_s: cpu_after.1 - cpu_before.1,
-        },
+        cpu,
     );
-    result.steady_stop = steady;
     result.syncs = syncs;
     result.latency_target = job.latency_target.as_ref().map(|t| LatencyTargetOutcome {
         target_us: t.target_us,

@@ -9,6 +9,7 @@ use anyhow::{bail, Result};
 use iolab_core::job::Job;
 use iolab_core::result::JobResult;
 use iolab_core::schedule::EndsOthers;
+use iolab_engine::driver::Progress;
 use iolab_engine::flow::{FlowGroup, FlowMember};
 use iolab_engine::open::PreparedTarget;
 use iolab_engine::runner::{run_job, JobRun, RunControl};
@@ -309,23 +310,18 @@ fn run_group(
     jobs: &[&Job],
     ctl: RunControl,
 ) -> (Vec<Result<Option<JobRun>>>, bool) {
-    let ends: Vec<AtomicBool> = jobs.iter().map(|_| AtomicBool::new(false)).collect();
-    let ended: Vec<Ended> = jobs.iter().map(|_| Ended::default()).collect();
-    let stop_all = AtomicBool::new(false);
-    // The job whose failure stopped the others, for their results.
-    let failed: Mutex<Option<String>> = Mutex::new(None);
     // Every job of a flow joins it before any starts, or the first would run alone.
-    let mut flows: BTreeMap<u32, std::sync::Arc<FlowGroup>> = BTreeMap::new();
-    let members: Vec<Option<FlowMember>> = jobs
-        .iter()
-        .map(|j| {
-            j.schedule.flow.map(|f| {
-                let group = flows.entry(f.id).or_insert_with(FlowGroup::new);
-                FlowMember::join(group, f.weight, f.sleep_ns)
-            })
-        })
-        .collect();
-    let start = SystemTime::now() + SET_UP_MARGIN;
+    let members = join_flows(jobs);
+    let group = GroupRun {
+        target,
+        jobs,
+        ctl,
+        ends: jobs.iter().map(|_| AtomicBool::new(false)).collect(),
+        ended: jobs.iter().map(|_| Ended::default()).collect(),
+        stop_all: AtomicBool::new(false),
+        failed: Mutex::new(None),
+        start: SystemTime::now() + SET_UP_MARGIN,
+    };
     let label = jobs
         .iter()
         .map(|j| j.name.as_str())
@@ -335,85 +331,13 @@ fn run_group(
         .iter()
         .filter_map(|j| j.duration_s.map(|d| d + j.ramp_s + j.start_delay_s))
         .reduce(f64::max);
-    // Stops the jobs a job's end (or failure) stops.
-    let stop_others = |i: usize, scope: EndsOthers| {
-        for (k, j) in jobs.iter().enumerate() {
-            let hit = match scope {
-                EndsOthers::Group => j.schedule.group == jobs[i].schedule.group,
-                EndsOthers::Running | EndsOthers::All => true,
-            };
-            if hit && k != i {
-                ends[k].store(true, Ordering::Relaxed);
-            }
-        }
-        if scope == EndsOthers::All {
-            stop_all.store(true, Ordering::Relaxed);
-        }
-    };
-    let runs = crate::session::with_progress(&label, expected, |progress| {
+    let mut runs = crate::session::with_progress(&label, expected, |progress| {
         std::thread::scope(|scope| {
+            let group = &group;
             let handles: Vec<_> = members
                 .into_iter()
                 .enumerate()
-                .map(|(i, member)| {
-                    let (job, ends, ended, stop_others) = (jobs[i], &ends, &ended, &stop_others);
-                    let failed = &failed;
-                    let waits = job
-                        .schedule
-                        .wait_for
-                        .as_ref()
-                        .and_then(|n| jobs[..i].iter().position(|j| &j.name == n));
-                    scope.spawn(move || {
-                        let delay = Duration::from_secs_f64(job.start_delay_s);
-                        let start_at = match waits {
-                            Some(k) => {
-                                if !ended[k].wait(&ends[i]) {
-                                    ended[i].set();
-                                    return Ok(None);
-                                }
-                                SystemTime::now() + delay
-                            }
-                            None => start + delay,
-                        };
-                        // Asleep until just before its start, ending early on a stop.
-                        let early = start_at.checked_sub(SET_UP_MARGIN).unwrap_or(start_at);
-                        if let Ok(left) = early.duration_since(SystemTime::now()) {
-                            sleep_unless(left, &ends[i]);
-                        }
-                        if ends[i].load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) {
-                            ended[i].set();
-                            return Ok(None);
-                        }
-                        let run = run_job(
-                            target,
-                            job,
-                            RunControl {
-                                stop: Some(&INTERRUPTED),
-                                progress: Some(progress),
-                                start_at: Some(start_at),
-                                end: Some(&ends[i]),
-                                flow: member.as_ref(),
-                                ..ctl
-                            },
-                        );
-                        // Out of the flow at once, so the others are not held for it.
-                        drop(member);
-                        match (&run, job.schedule.ends_others) {
-                            // A failure stops the jobs beside it (their results are kept).
-                            (Err(_), _) => {
-                                let mut f = failed.lock().unwrap_or_else(|e| e.into_inner());
-                                f.get_or_insert_with(|| job.name.clone());
-                                drop(f);
-                                stop_others(i, EndsOthers::Running);
-                            }
-                            (Ok(_), Some(scope)) => stop_others(i, scope),
-                            (Ok(_), None) => {}
-                        }
-                        ended[i].set();
-                        run.map(Some)
-                            .map_err(|e| anyhow::anyhow!("job '{}': {e}", job.name))
-                    })
-                })
+                .map(|(i, member)| scope.spawn(move || group.run_one(i, member, progress)))
                 .collect();
             handles
                 .into_iter()
@@ -424,8 +348,7 @@ fn run_group(
                 .collect::<Vec<_>>()
         })
     });
-    let mut runs = runs;
-    if let Some(name) = failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
+    if let Some(name) = group.failed.into_inner().unwrap_or_else(|e| e.into_inner()) {
         // Cut short by another job's failure: said, not passed off as a whole run.
         for r in runs.iter_mut().flatten().flatten() {
             if r.result.complete && r.result.name != name {
@@ -434,7 +357,120 @@ fn run_group(
             }
         }
     }
-    (runs, stop_all.load(Ordering::Relaxed))
+    (runs, group.stop_all.load(Ordering::Relaxed))
+}
+
+/// Each job's place in its flow, if it has one (a flow's jobs share one group).
+fn join_flows(jobs: &[&Job]) -> Vec<Option<FlowMember>> {
+    let mut flows: BTreeMap<u32, std::sync::Arc<FlowGroup>> = BTreeMap::new();
+    jobs.iter()
+        .map(|j| {
+            j.schedule.flow.map(|f| {
+                let group = flows.entry(f.id).or_insert_with(FlowGroup::new);
+                FlowMember::join(group, f.weight, f.sleep_ns)
+            })
+        })
+        .collect()
+}
+
+/// What the jobs of a group share while they run.
+struct GroupRun<'a> {
+    target: &'a PreparedTarget,
+    jobs: &'a [&'a Job],
+    ctl: RunControl<'a>,
+    /// Set to end each job as if its time were up.
+    ends: Vec<AtomicBool>,
+    /// Each job's end, for the jobs that wait for it.
+    ended: Vec<Ended>,
+    /// Set when a job's end stops every later group too.
+    stop_all: AtomicBool,
+    /// The job whose failure stopped the others, for their results.
+    failed: Mutex<Option<String>>,
+    /// When the group's jobs start (each plus its own delay).
+    start: SystemTime,
+}
+
+impl GroupRun<'_> {
+    /// Runs job `i` on a thread of its own: waits for its start (or the job it waits for),
+    /// runs it, and stops the jobs its end or failure stops; `None` when it never started.
+    fn run_one(
+        &self,
+        i: usize,
+        member: Option<FlowMember>,
+        progress: &Progress,
+    ) -> Result<Option<JobRun>> {
+        let job = self.jobs[i];
+        let (ends, ended) = (&self.ends, &self.ended);
+        let waits = job
+            .schedule
+            .wait_for
+            .as_ref()
+            .and_then(|n| self.jobs[..i].iter().position(|j| &j.name == n));
+        let delay = Duration::from_secs_f64(job.start_delay_s);
+        let start_at = match waits {
+            Some(k) => {
+                if !ended[k].wait(&ends[i]) {
+                    ended[i].set();
+                    return Ok(None);
+                }
+                SystemTime::now() + delay
+            }
+            None => self.start + delay,
+        };
+        // Asleep until just before its start, ending early on a stop.
+        let early = start_at.checked_sub(SET_UP_MARGIN).unwrap_or(start_at);
+        if let Ok(left) = early.duration_since(SystemTime::now()) {
+            sleep_unless(left, &ends[i]);
+        }
+        if ends[i].load(Ordering::Relaxed) || INTERRUPTED.load(Ordering::Relaxed) {
+            ended[i].set();
+            return Ok(None);
+        }
+        let run = run_job(
+            self.target,
+            job,
+            RunControl {
+                stop: Some(&INTERRUPTED),
+                progress: Some(progress),
+                start_at: Some(start_at),
+                end: Some(&ends[i]),
+                flow: member.as_ref(),
+                ..self.ctl
+            },
+        );
+        // Out of the flow at once, so the others are not held for it.
+        drop(member);
+        match (&run, job.schedule.ends_others) {
+            // A failure stops the jobs beside it (their results are kept).
+            (Err(_), _) => {
+                let mut f = self.failed.lock().unwrap_or_else(|e| e.into_inner());
+                f.get_or_insert_with(|| job.name.clone());
+                drop(f);
+                self.stop_others(i, EndsOthers::Running);
+            }
+            (Ok(_), Some(scope)) => self.stop_others(i, scope),
+            (Ok(_), None) => {}
+        }
+        ended[i].set();
+        run.map(Some)
+            .map_err(|e| anyhow::anyhow!("job '{}': {e}", job.name))
+    }
+
+    /// Stops the jobs job `i`'s end (or failure) stops.
+    fn stop_others(&self, i: usize, scope: EndsOthers) {
+        for (k, j) in self.jobs.iter().enumerate() {
+            let hit = match scope {
+                EndsOthers::Group => j.schedule.group == self.jobs[i].schedule.group,
+                EndsOthers::Running | EndsOthers::All => true,
+            };
+            if hit && k != i {
+                self.ends[k].store(true, Ordering::Relaxed);
+            }
+        }
+        if scope == EndsOthers::All {
+            self.stop_all.store(true, Ordering::Relaxed);
+        }
+    }
 }
 
 /// Sleeps `d` in short steps, ending early when `stop` is set or on Ctrl-C.

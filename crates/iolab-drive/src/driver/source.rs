@@ -141,12 +141,24 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
         (Some(a), Some(b)) => Some(a.max(b)),
         (a, b) => a.or(b),
     };
+    // The threads of one span share its zones' write pointers.
+    let shared_zones = if job.separate_ranges() {
+        None
+    } else {
+        iolab_core::zbd::ZoneTable::for_range(job, job.worker_range(0))
+    };
     (0..n)
         .map(|i| {
-            let gen = IoGenerator::new(job, i);
-            // Without a duration or a limit a job makes one pass over its span.
-            let default_bytes = if job.one_pass() {
-                Some(if job.zones {
+            let mut gen = IoGenerator::new(job, i);
+            if let Some(zones) = &shared_zones {
+                gen.share_zones(zones.clone());
+            }
+            // Without a duration or a limit a job makes one pass over its span; a zoned job
+            // that only reads below write pointers has nothing to read.
+            let default_bytes = if job.nothing_to_read() {
+                Some(0)
+            } else if job.one_pass() {
+                Some(if job.separate_ranges() {
                     let (lo, hi) = gen.range();
                     byte_share(hi - lo, granule, 1, 0)
                 } else {
@@ -166,6 +178,7 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
                     bytes_left: job
                         .io_limit_bytes
                         .map(|t| byte_share(t, granule, n, i))
+                        .filter(|_| !job.nothing_to_read())
                         .or(default_bytes),
                     ns_per_io: job.rate_iops.map(|r| 1e9 / per_worker_rate(r)),
                     ns_per_byte: job

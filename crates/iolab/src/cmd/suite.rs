@@ -357,31 +357,10 @@ fn bssplit_notes(suite: &iolab_suite::SuiteSpec, scale: f64) -> Result<Vec<Strin
 /// Runs `iolab suite`; returns the exit code.
 pub fn run(args: SuiteArgs) -> Result<i32> {
     if args.list || args.suite.is_none() {
-        for (name, text) in iolab_suite::BUILTIN {
-            let s = iolab_suite::SuiteSpec::parse(text, name)?;
-            println!("{name:<15} {}", s.title);
-        }
-        return Ok(0);
+        return list_suites();
     }
     let under_mpi = crate::mpi::coordinated("suite", &args.mpi)?;
-    if !(args.scale.is_finite() && args.scale > 0.0) {
-        anyhow::bail!(
-            "--scale {} must be a positive number (e.g. 0.01 for a short demo)",
-            args.scale
-        );
-    }
-    // An unaligned block size is refused with a hint of buffered I/O, which a model refuses.
-    let on_model = args.target.as_deref().is_some_and(crate::subject::is_model);
-    let buffered_hint = if on_model {
-        BufferedHint::Refused
-    } else {
-        BufferedHint::Key
-    };
-    let suite = iolab_suite::load_for(args.suite.as_deref().unwrap_or_default(), buffered_hint)?;
-    // Checked at the run's own scale too, so a suite invalid only there is refused as bad
-    // input before anything runs.
-    suite.check_plan(args.scale)?;
-    let notes = bssplit_notes(&suite, args.scale)?;
+    let (suite, notes) = load_suite(&args)?;
     if !args.more_targets.is_empty() {
         return crate::mpi::suite_sweep(&args, &suite, notes, under_mpi);
     }
@@ -420,24 +399,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         return run_in_directory(&args, &suite, &rules);
     }
     iolab_engine::sys::install_interrupt_handler();
-    // Suites write (fills, write steps): the guard checks the target as a writer's.
-    let mut prep = JobSpec {
-        name: Some("prepare".into()),
-        access: Some(Access::Write),
-        ..JobSpec::default()
-    }
-    .validate()?;
-    if !target.exists() && !crate::subject::is_model(&target) {
-        prep.set_span(args.size.0)?;
-        // Refused before it is said to be created.
-        crate::subject::refuse_unlikely_new_file(&target)?;
-        say!(
-            "creating a {} test file {} for suite {}",
-            format_size(args.size.0),
-            target.display(),
-            suite.name
-        );
-    }
+    let prep = target_job(&args, &suite, &target)?;
     let keep = args.keep || args.target.is_some();
     if under_mpi {
         let inputs = inputs.iter().map(|p| p.to_path_buf()).collect();
@@ -453,8 +415,82 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         };
         return crate::mpi::suite(start);
     }
+    run_on_target(&args, &suite, &target, prep, keep, notes, &rules)
+}
+
+/// `iolab suite --list`: the built-in suites and their titles.
+fn list_suites() -> Result<i32> {
+    for (name, text) in iolab_suite::BUILTIN {
+        let s = iolab_suite::SuiteSpec::parse(text, name)?;
+        println!("{name:<15} {}", s.title);
+    }
+    Ok(0)
+}
+
+/// The suite `args` names, checked at the run's scale, and its notes.
+fn load_suite(args: &SuiteArgs) -> Result<(iolab_suite::SuiteSpec, Vec<String>)> {
+    if !(args.scale.is_finite() && args.scale > 0.0) {
+        anyhow::bail!(
+            "--scale {} must be a positive number (e.g. 0.01 for a short demo)",
+            args.scale
+        );
+    }
+    // An unaligned block size is refused with a hint of buffered I/O, which a model refuses.
+    let on_model = args.target.as_deref().is_some_and(crate::subject::is_model);
+    let buffered_hint = if on_model {
+        BufferedHint::Refused
+    } else {
+        BufferedHint::Key
+    };
+    let suite = iolab_suite::load_for(args.suite.as_deref().unwrap_or_default(), buffered_hint)?;
+    // Checked at the run's own scale too, so a suite invalid only there is refused as bad
+    // input before anything runs.
+    suite.check_plan(args.scale)?;
+    let notes = bssplit_notes(&suite, args.scale)?;
+    Ok((suite, notes))
+}
+
+/// The job that opens the suite's target: a writer's, since suites write (fills, write
+/// steps), so the guard checks the target as a writer's; with the test file's size where the
+/// suite creates it (said before it is).
+fn target_job(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    target: &Path,
+) -> Result<iolab_core::job::Job> {
+    let mut prep = JobSpec {
+        name: Some("prepare".into()),
+        access: Some(Access::Write),
+        ..JobSpec::default()
+    }
+    .validate()?;
+    if !target.exists() && !crate::subject::is_model(target) {
+        prep.set_span(args.size.0)?;
+        // Refused before it is said to be created.
+        crate::subject::refuse_unlikely_new_file(target)?;
+        say!(
+            "creating a {} test file {} for suite {}",
+            format_size(args.size.0),
+            target.display(),
+            suite.name
+        );
+    }
+    Ok(prep)
+}
+
+/// Runs `suite` on `target` in this process, saving the finished steps as it goes, and
+/// finishes the result.
+fn run_on_target(
+    args: &SuiteArgs,
+    suite: &iolab_suite::SuiteSpec,
+    target: &Path,
+    mut prep: iolab_core::job::Job,
+    keep: bool,
+    notes: Vec<String>,
+    rules: &Rules,
+) -> Result<i32> {
     // A suite prepares the drive itself (purge, fills): a model starts as a new drive.
-    let mut subject = Subject::open(&target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
+    let mut subject = Subject::open(target, &mut prep, &args.safety, ModelState::Fresh, !keep)?;
     let mut result = subject.new_result(&format!("suite:{}", suite.name), !args.safety.no_probe);
     result.notes.extend(notes);
     let mut exec = SubjectExecutor {
@@ -471,7 +507,7 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
     let partial_path = args.safety.json.clone().filter(|p| p.as_os_str() != "-");
     let mut partial = result.clone();
     let mut last_save: Option<(Instant, Duration)> = None;
-    let outcome = run_suite(&suite, args.scale, &mut exec, &mut |job| {
+    let outcome = run_suite(suite, args.scale, &mut exec, &mut |job| {
         let Some(p) = &partial_path else { return };
         partial.jobs.push(job.clone());
         if last_save.is_some_and(|(at, took)| at.elapsed() < 10 * took) {
@@ -481,11 +517,11 @@ pub fn run(args: SuiteArgs) -> Result<i32> {
         partial.complete = false;
         partial.incomplete_reason = Some("running (partial save)".into());
         let text = serde_json::to_string_pretty(&partial).unwrap_or_default();
-        let _ = crate::output::write("--json", p, &rules, text.as_bytes());
+        let _ = crate::output::write("--json", p, rules, text.as_bytes());
         last_save = Some((Instant::now(), start.elapsed()));
     });
     subject.describe_into(&mut result);
-    finish(result_from(&mut result, outcome), &args, &rules)
+    finish(result_from(&mut result, outcome), args, rules)
 }
 
 /// Runs `suite` on the model `target` (fresh, as `suite` starts a model) and returns its result,

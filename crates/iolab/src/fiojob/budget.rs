@@ -50,6 +50,15 @@ fn size_or_zones(tr: &mut Tr, key: &str) -> Option<u64> {
 /// `time_based`, `ramp_time`, `loops` and `startdelay`.
 pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
     let threads = u64::from(tr.job.spec.threads.unwrap_or(1));
+    let per_clone = span(tr, ctx, threads);
+    time_and_budget(tr, ctx, threads, per_clone);
+    start_delay(tr);
+    direct(tr);
+}
+
+/// `size`, `filesize`, `nrfiles`, `offset` and `offset_increment`: where the job's I/O goes.
+/// Returns the bytes each clone does, where the job says (`io_size`, else its size).
+fn span(tr: &mut Tr, ctx: &Context, threads: u64) -> Option<u64> {
     let size = size_or_pct(tr, "size", ctx);
     let filesize = size_or_zones(tr, "filesize");
     let span = match (size, filesize) {
@@ -97,6 +106,12 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
         }
     }
     tr.job.spec.size = span.map(ByteSize);
+    per_clone
+}
+
+/// `time_based`, `runtime`, `ramp_time`, `loops` and `number_ios`: how long or how much the job
+/// runs (`per_clone`: the bytes each clone does, where the job says).
+fn time_and_budget(tr: &mut Tr, ctx: &Context, threads: u64, per_clone: Option<u64>) {
     let time_based = tr.flag("time_based");
     let runtime = tr.seconds("runtime", 1.0).filter(|&r| r > 0.0);
     let ramp = tr.seconds("ramp_time", 1.0).filter(|&r| r > 0.0);
@@ -124,37 +139,7 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
             tr.job.spec.duration_s = Some(r);
             tr.from("duration_s", "runtime");
         }
-        // fio's budget: each clone does size (or io_size) bytes, loops times.
-        // number_ios only ends a job sooner: the budget by size still holds.
-        let needs_budget = runtime.is_some()
-            || threads > 1
-            || loops > 1
-            || tr.o.get("io_size").is_some()
-            || tr.o.get("number_ios").is_some();
-        if needs_budget {
-            let filename = tr.o.value("filename").map(str::to_string);
-            let per_clone = per_clone.or_else(|| (ctx.target_size)(filename.as_deref()));
-            match per_clone {
-                Some(b) => {
-                    tr.job.spec.io_limit = Some(ByteSize(b * loops * threads));
-                    let from = if tr.o.get("io_size").is_some() {
-                        "io_size"
-                    } else {
-                        "size"
-                    };
-                    tr.from("io_limit", from);
-                }
-                None => tr.problem(
-                    if runtime.is_some() {
-                        "runtime"
-                    } else {
-                        "numjobs"
-                    },
-                    "the bytes each clone does are its size, which is not known before the run; \
-                     give size",
-                ),
-            }
-        }
+        byte_budget(tr, ctx, threads, per_clone, runtime, loops);
         if ramp.is_some() {
             tr.problem(
                 "ramp_time",
@@ -167,6 +152,53 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
         tr.job.spec.ramp_s = Some(r);
         tr.from("ramp_s", "ramp_time");
     }
+}
+
+/// The byte budget of a job that is not time_based: fio's clones each do size (or io_size)
+/// bytes, loops times.
+fn byte_budget(
+    tr: &mut Tr,
+    ctx: &Context,
+    threads: u64,
+    per_clone: Option<u64>,
+    runtime: Option<f64>,
+    loops: u64,
+) {
+    // number_ios only ends a job sooner: the budget by size still holds.
+    let needs_budget = runtime.is_some()
+        || threads > 1
+        || loops > 1
+        || tr.o.get("io_size").is_some()
+        || tr.o.get("number_ios").is_some();
+    if !needs_budget {
+        return;
+    }
+    let filename = tr.o.value("filename").map(str::to_string);
+    let per_clone = per_clone.or_else(|| (ctx.target_size)(filename.as_deref()));
+    match per_clone {
+        Some(b) => {
+            tr.job.spec.io_limit = Some(ByteSize(b * loops * threads));
+            let from = if tr.o.get("io_size").is_some() {
+                "io_size"
+            } else {
+                "size"
+            };
+            tr.from("io_limit", from);
+        }
+        None => tr.problem(
+            if runtime.is_some() {
+                "runtime"
+            } else {
+                "numjobs"
+            },
+            "the bytes each clone does are its size, which is not known before the run; \
+             give size",
+        ),
+    }
+}
+
+/// `startdelay`: one delay for every clone.
+fn start_delay(tr: &mut Tr) {
     if let Some(v) = tr.o.value("startdelay") {
         if v.contains(['-', ':']) {
             tr.problem(
@@ -178,6 +210,10 @@ pub(super) fn span_and_budget(tr: &mut Tr, ctx: &Context) {
             tr.from("start_delay_s", "startdelay");
         }
     }
+}
+
+/// `direct` and `buffered`.
+fn direct(tr: &mut Tr) {
     let direct = tr.flag("direct") || (tr.o.get("buffered").is_some() && !tr.flag("buffered"));
     // fio's default is buffered I/O; iolab's is direct, so it is always said.
     tr.job.spec.direct = Some(direct);

@@ -13,19 +13,18 @@ fn builtin(list: &[(&str, &str)], name: &str) -> toml::Table {
     text.parse().expect("a built-in parses")
 }
 
-/// Sets `path` (dotted: `table.key`) in `entry` to `value` (a TOML value), or removes it.
+/// Sets `path` (dotted: `table.key`, or deeper: `ports.sata.raid.level`) in `entry` to `value`
+/// (a TOML value), or removes it.
 fn with(mut entry: toml::Table, path: &str, value: Option<&str>) -> String {
-    let (table, key) = match path.split_once('.') {
-        Some((t, k)) => (Some(t), k),
-        None => (None, path),
-    };
-    let t = match table {
-        Some(t) => entry
-            .get_mut(t)
+    let mut tables: Vec<&str> = path.split('.').collect();
+    let key = tables.pop().expect("a key");
+    let mut t = &mut entry;
+    for name in tables {
+        t = t
+            .get_mut(name)
             .and_then(|v| v.as_table_mut())
-            .unwrap_or_else(|| panic!("no [{t}]")),
-        None => &mut entry,
-    };
+            .unwrap_or_else(|| panic!("no [{name}] in {path}"));
+    }
     match value {
         Some(v) => {
             let parsed: toml::Table = format!("x = {v}").parse().expect("a TOML value");
@@ -138,6 +137,41 @@ fn each_drive_rule_refuses_its_key() {
             "controller.cores",
             "",
         ),
+        (
+            "ssd750-1200.toml",
+            "nand.read_ns",
+            Some("0"),
+            "nand.read_ns",
+            "positive",
+        ),
+        (
+            "ssd750-1200.toml",
+            "nand.bus_bytes",
+            Some("9"),
+            "nand.bus_bytes",
+            "1 to 8",
+        ),
+        (
+            "ssd750-1200.toml",
+            "nand.planes",
+            Some("32"),
+            "nand.planes",
+            "more than any NAND",
+        ),
+        (
+            "ssd750-1200.toml",
+            "ftl.min_stored_fraction",
+            Some("0.0"),
+            "ftl.min_stored_fraction",
+            "above 0",
+        ),
+        (
+            "ssd750-1200.toml",
+            "nand.bus_mt_per_s",
+            Some("0.0"),
+            "nand.bus_mt_per_s",
+            "MT/s",
+        ),
         ("hdd-7200.toml", "hdd.rpm", Some("10"), "hdd.rpm", ""),
     ];
     for &(entry, path, value, key, says) in cases {
@@ -147,5 +181,77 @@ fn each_drive_rule_refuses_its_key() {
             .expect_err(&format!("{entry} with {path} = {value:?} loaded"));
         assert_eq!(key_of(&e), Some(key), "{entry} {path}: {e}");
         assert!(e.to_string().contains(says), "{entry} {path}: {e}");
+    }
+}
+
+#[test]
+fn each_platform_rule_refuses_its_key() {
+    // (key changed, new value or None to remove it, the key the error names, words it says),
+    // each on the Z97 entry, whose RAID-0 port spans its four SATA ports.
+    let raid = "ports.sata-raid0.raid";
+    let cases: &[(&str, Option<&str>, &str, &str)] = &[
+        ("source", Some("\"\""), "source", "public source"),
+        (
+            "ports.sata.slot",
+            Some("\"usb3\""),
+            "ports.sata.slot",
+            "unknown link",
+        ),
+        (
+            "ports.sata.slot",
+            None,
+            "ports.sata.slot",
+            "a slot or a raid",
+        ),
+        (
+            "ports.sata.hba",
+            Some("\"nope\""),
+            "ports.sata.hba",
+            "unknown hba",
+        ),
+        (
+            "ports.sata.driver",
+            Some("\"nope\""),
+            "ports.sata.driver",
+            "unknown driver",
+        ),
+        (
+            &format!("{raid}.level"),
+            Some("\"raid5\""),
+            &format!("{raid}.level"),
+            "raid0 or jbod",
+        ),
+        (
+            &format!("{raid}.members"),
+            Some("[]"),
+            &format!("{raid}.members"),
+            "needs members",
+        ),
+        (
+            &format!("{raid}.members"),
+            Some("[\"sata\", \"sata\"]"),
+            &format!("{raid}.members"),
+            "listed twice",
+        ),
+        (
+            &format!("{raid}.members"),
+            Some("[\"sata\", \"nope\"]"),
+            &format!("{raid}.members"),
+            "not a plain port",
+        ),
+        (
+            &format!("{raid}.stripe_bytes"),
+            Some("1000"),
+            &format!("{raid}.stripe_bytes"),
+            "multiple of 512",
+        ),
+    ];
+    for &(path, value, key, says) in cases {
+        let text = with(builtin(BUILTIN_PLATFORMS, "z97.toml"), path, value);
+        let e = Catalog::default()
+            .add_platform("z97.toml", &text)
+            .expect_err(&format!("z97 with {path} = {value:?} loaded"));
+        assert_eq!(key_of(&e), Some(key), "{path}: {e}");
+        assert!(e.to_string().contains(says), "{path}: {e}");
     }
 }
