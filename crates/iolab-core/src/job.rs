@@ -21,6 +21,8 @@ pub enum Direction {
     Read,
     /// A write.
     Write,
+    /// A TRIM (discard): the range's data is dropped; no bytes move.
+    Trim,
 }
 
 /// The access pattern, named as fio names it.
@@ -39,12 +41,36 @@ pub enum Access {
     Rw,
     /// Random mix of reads and writes (`read_pct` decides the share).
     RandRw,
+    /// Sequential TRIMs (fio's `rw=trim`).
+    Trim,
+    /// Random TRIMs (fio's `rw=randtrim`).
+    RandTrim,
+    /// Sequential TRIMs, each followed by a write of the same blocks (fio's `rw=trimwrite`).
+    TrimWrite,
+    /// Random TRIMs, each followed by a write of the same blocks (fio's `rw=randtrimwrite`).
+    RandTrimWrite,
 }
 
 impl Access {
     /// True for the random patterns.
     pub fn is_random(self) -> bool {
-        matches!(self, Access::RandRead | Access::RandWrite | Access::RandRw)
+        matches!(
+            self,
+            Access::RandRead
+                | Access::RandWrite
+                | Access::RandRw
+                | Access::RandTrim
+                | Access::RandTrimWrite
+        )
+    }
+
+    /// What the pattern does with TRIMs: none, only TRIMs, or each TRIM followed by a write.
+    pub fn trims(self) -> TrimKind {
+        match self {
+            Access::Trim | Access::RandTrim => TrimKind::Only,
+            Access::TrimWrite | Access::RandTrimWrite => TrimKind::ThenWrite,
+            _ => TrimKind::None,
+        }
     }
 
     /// The share of reads this pattern implies, if it is not a mix.
@@ -52,9 +78,23 @@ impl Access {
         match self {
             Access::Read | Access::RandRead => Some(100.0),
             Access::Write | Access::RandWrite => Some(0.0),
+            Access::Trim | Access::RandTrim | Access::TrimWrite | Access::RandTrimWrite => {
+                Some(0.0)
+            }
             Access::Rw | Access::RandRw => None,
         }
     }
+}
+
+/// How an access pattern uses TRIMs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TrimKind {
+    /// Reads and writes only.
+    None,
+    /// Every I/O is a TRIM.
+    Only,
+    /// A TRIM, then a write of the same range, in turn.
+    ThenWrite,
 }
 
 impl std::str::FromStr for Access {
@@ -67,9 +107,14 @@ impl std::str::FromStr for Access {
             "randwrite" => Access::RandWrite,
             "rw" | "readwrite" | "mixed" => Access::Rw,
             "randrw" => Access::RandRw,
+            "trim" => Access::Trim,
+            "randtrim" => Access::RandTrim,
+            "trimwrite" => Access::TrimWrite,
+            "randtrimwrite" => Access::RandTrimWrite,
             other => {
                 return Err(format!(
-                    "unknown access '{other}': use read, write, randread, randwrite, rw or randrw"
+                    "unknown access '{other}': use read, write, randread, randwrite, rw, randrw, \
+                     trim, randtrim, trimwrite or randtrimwrite"
                 ))
             }
         })

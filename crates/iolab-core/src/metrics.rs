@@ -75,7 +75,7 @@ pub fn job_metrics(j: &JobResult) -> Vec<Metric> {
     let has = |dir: &str| match dir {
         "read" => j.read.ios > 0,
         "write" => j.write.ios > 0,
-        _ => j.read.ios + j.write.ios > 0,
+        _ => j.read.ios + j.write.ios + j.trim.as_ref().map_or(0, |t| t.ios) > 0,
     };
     let mut out = Vec::new();
     for name in JobResult::METRICS {

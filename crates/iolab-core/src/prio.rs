@@ -185,9 +185,11 @@ impl Priorities {
     /// The priority of an I/O of `len` bytes in direction `dir`, given a uniform draw `u` in
     /// `[0, 1)`: the share of its size (or of `*`) the draw falls in, else the default.
     pub fn pick(&self, dir: Direction, len: u64, u: f64) -> u16 {
-        let shares = match dir {
+        // TRIMs go at the default: fio's shares are of reads and writes.
+        let shares: &[_] = match dir {
             Direction::Read => &self.read,
             Direction::Write => &self.write,
+            Direction::Trim => &[],
         };
         let sized = shares.iter().any(|s| s.block == len);
         let x = (u * 10_000.0) as u32;

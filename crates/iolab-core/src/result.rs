@@ -267,6 +267,9 @@ pub struct JobResult {
     pub read: DirectionResult,
     /// Writes.
     pub write: DirectionResult,
+    /// TRIMs (left out where the job issued none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trim: Option<DirectionResult>,
     /// Per-interval series.
     pub series: SeriesResult,
     /// CPU time of the whole process during the job.
@@ -465,6 +468,9 @@ pub struct SeriesResult {
     pub read_bytes_per_s: Vec<f64>,
     /// Write bytes per second.
     pub write_bytes_per_s: Vec<f64>,
+    /// TRIMs per second in each bin (left out where the job issued none).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub trim_iops: Vec<f64>,
     /// Mean latency of the I/Os completed in each bin.
     pub mean_lat_ns: Vec<f64>,
 }
@@ -495,7 +501,7 @@ impl JobResult {
     /// A named figure of the job, as suites and reports refer to it: `read_iops`, `write_iops`,
     /// `total_iops`, `read_mb_per_s`, `write_mb_per_s`, `total_mb_per_s`, `read_lat_mean_us`,
     /// `write_lat_mean_us`, `lat_mean_us` (both directions, weighted by I/Os), `read_lat_max_us`,
-    /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us`.
+    /// `write_lat_max_us`, `read_lat_p99_us`, `write_lat_p99_us` (`total_iops` counts TRIMs too).
     /// A latency of a direction that completed no I/O is no value, not 0 µs (a suite's
     /// access-time score read 0.00 µs on a disk whose reads all missed the window).
     pub fn metric(&self, name: &str) -> Option<f64> {
@@ -512,7 +518,7 @@ impl JobResult {
         Some(match name {
             "read_iops" => r.iops,
             "write_iops" => w.iops,
-            "total_iops" => r.iops + w.iops,
+            "total_iops" => self.total_iops(),
             "read_mb_per_s" => r.bw_mb_per_s,
             "write_mb_per_s" => w.bw_mb_per_s,
             "total_mb_per_s" => r.bw_mb_per_s + w.bw_mb_per_s,
@@ -571,9 +577,9 @@ impl JobResult {
             + self.write.over(self.write.ios_over_100ms, OVER_100MS_NS)
     }
 
-    /// Total I/Os per second, both directions.
+    /// Total I/Os per second, of every direction (TRIMs too).
     pub fn total_iops(&self) -> f64 {
-        self.read.iops + self.write.iops
+        self.read.iops + self.write.iops + self.trim.as_ref().map_or(0.0, |t| t.iops)
     }
 
     /// Total MB/s (10^6), both directions.
@@ -605,6 +611,7 @@ mod tests {
             ramp_ns: 0,
             read: s.direction_summary(Direction::Read, 1_000_000_000),
             write: s.direction_summary(Direction::Write, 1_000_000_000),
+            trim: None,
             series: SeriesResult::default(),
             cpu: CpuResult::default(),
             errors: Vec::new(),

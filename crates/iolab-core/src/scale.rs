@@ -136,6 +136,10 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         ramp_ns: parts.iter().map(|p| p.ramp_ns).max().unwrap_or(0),
         read: merge_direction(parts.iter().map(|p| &p.read), measured_ns),
         write: merge_direction(parts.iter().map(|p| &p.write), measured_ns),
+        trim: parts
+            .iter()
+            .any(|p| p.trim.is_some())
+            .then(|| merge_direction(parts.iter().filter_map(|p| p.trim.as_ref()), measured_ns)),
         series: merge_series(parts.iter().map(|p| &p.series)),
         cpu: CpuResult {
             user_s: parts.iter().map(|p| p.cpu.user_s).sum(),
@@ -292,7 +296,13 @@ pub fn merge_series<'a>(parts: impl Iterator<Item = &'a SeriesResult>) -> Series
             out.read_bytes_per_s[i] += at(&s.read_bytes_per_s);
             out.write_bytes_per_s[i] += at(&s.write_bytes_per_s);
             // The bin's mean latency weighs each rank by the I/Os it completed in the bin.
-            let ios = at(&s.read_iops) + at(&s.write_iops);
+            if !s.trim_iops.is_empty() {
+                if out.trim_iops.len() < n {
+                    out.trim_iops.resize(n, 0.0);
+                }
+                out.trim_iops[i] += at(&s.trim_iops);
+            }
+            let ios = at(&s.read_iops) + at(&s.write_iops) + at(&s.trim_iops);
             lat_sum[i] += at(&s.mean_lat_ns) * ios;
             ios_in[i] += ios;
         }
@@ -322,6 +332,7 @@ mod tests {
             ramp_ns: 0,
             read: stats.direction_summary(Direction::Read, measured_ns),
             write: stats.direction_summary(Direction::Write, measured_ns),
+            trim: None,
             series: stats.series(measured_ns),
             cpu: CpuResult::default(),
             errors: Vec::new(),

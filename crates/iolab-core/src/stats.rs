@@ -79,6 +79,10 @@ pub struct SeriesBin {
     pub read_bytes: u64,
     /// Bytes written.
     pub write_bytes: u64,
+    /// TRIMs completed in the interval.
+    pub trim_ios: u64,
+    /// Bytes trimmed.
+    pub trim_bytes: u64,
     /// Sum of the latencies of the I/Os completed in the interval.
     pub lat_sum_ns: u128,
 }
@@ -89,6 +93,8 @@ impl SeriesBin {
         self.write_ios += other.write_ios;
         self.read_bytes += other.read_bytes;
         self.write_bytes += other.write_bytes;
+        self.trim_ios += other.trim_ios;
+        self.trim_bytes += other.trim_bytes;
         self.lat_sum_ns += other.lat_sum_ns;
     }
 }
@@ -113,6 +119,8 @@ pub struct RunStats {
     pub read: DirectionStats,
     /// Writes.
     pub write: DirectionStats,
+    /// TRIMs.
+    pub trim: DirectionStats,
     /// Per-interval bins, indexed by completion time since measuring started.
     pub bins: Vec<SeriesBin>,
     /// Width of a bin: the width asked for, doubled each time the bins would outgrow
@@ -132,6 +140,7 @@ impl RunStats {
         RunStats {
             read: DirectionStats::default(),
             write: DirectionStats::default(),
+            trim: DirectionStats::default(),
             bins: Vec::new(),
             interval_ns: interval_ns.max(1),
             errors: BTreeMap::new(),
@@ -145,6 +154,7 @@ impl RunStats {
         let d = match dir {
             Direction::Read => &mut self.read,
             Direction::Write => &mut self.write,
+            Direction::Trim => &mut self.trim,
         };
         d.ios += 1;
         d.bytes += bytes;
@@ -176,6 +186,10 @@ impl RunStats {
             Direction::Write => {
                 bin.write_ios += 1;
                 bin.write_bytes += bytes;
+            }
+            Direction::Trim => {
+                bin.trim_ios += 1;
+                bin.trim_bytes += bytes;
             }
         }
         bin.lat_sum_ns += latency_ns as u128;
@@ -212,6 +226,7 @@ impl RunStats {
         let d = match dir {
             Direction::Read => &mut self.read,
             Direction::Write => &mut self.write,
+            Direction::Trim => &mut self.trim,
         };
         d.service_latency
             .get_or_insert_with(Histogram::new)
@@ -233,6 +248,7 @@ impl RunStats {
     pub fn merge(&mut self, other: &RunStats) {
         self.read.merge(&other.read);
         self.write.merge(&other.write);
+        self.trim.merge(&other.trim);
         // Bins of different widths (one worker's widened, another's not yet) meet at the wider.
         while self.interval_ns < other.interval_ns {
             self.widen_bins();
@@ -255,8 +271,15 @@ impl RunStats {
         let d = match dir {
             Direction::Read => &self.read,
             Direction::Write => &self.write,
+            Direction::Trim => &self.trim,
         };
         summarize(d, measured_ns)
+    }
+
+    /// The TRIMs' summary over `measured_ns`, where the run issued any (results of runs
+    /// without them leave the key out).
+    pub fn trim_summary(&self, measured_ns: u64) -> Option<DirectionResult> {
+        (self.trim.ios > 0).then(|| summarize(&self.trim, measured_ns))
     }
 
     /// The time series, cut to `measured_ns` (a last partial bin is scaled by its length).
@@ -274,6 +297,8 @@ impl RunStats {
         } else {
             full_bins
         };
+        // TRIM series only where the run trimmed: results without TRIMs read as before.
+        let trims = self.trim.ios > 0;
         let mut out = SeriesResult {
             interval_ms: interval_ns as f64 / 1e6,
             ..SeriesResult::default()
@@ -285,13 +310,16 @@ impl RunStats {
             } else {
                 interval_ns as f64 / NS_PER_S
             };
-            let ios = b.read_ios + b.write_ios;
+            let ios = b.read_ios + b.write_ios + b.trim_ios;
             out.t_end_s
                 .push((i as f64 * interval_ns as f64) / NS_PER_S + secs);
             out.read_iops.push(b.read_ios as f64 / secs);
             out.write_iops.push(b.write_ios as f64 / secs);
             out.read_bytes_per_s.push(b.read_bytes as f64 / secs);
             out.write_bytes_per_s.push(b.write_bytes as f64 / secs);
+            if trims {
+                out.trim_iops.push(b.trim_ios as f64 / secs);
+            }
             out.mean_lat_ns.push(if ios == 0 {
                 0.0
             } else {

@@ -5,7 +5,7 @@
 //! one exception: the threads of a zoned job that share a span share its write pointers, so
 //! where their writes land also depends on the order in which they ask.
 
-use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride};
+use crate::job::{byte_share_start, Direction, Job, SizeShare, Stride, TrimKind};
 use crate::rng::{splitmix64, Permutation, Rng};
 use crate::skew::Skew;
 use crate::sprandom::SpRandomOrder;
@@ -50,6 +50,10 @@ pub struct IoGenerator {
     skew: Option<Skew>,
     /// The SPRandom order of blocks, where the job asks for it.
     sprandom: Option<SpRandomOrder>,
+    /// Whether the job TRIMs: only, or each TRIM then a write of the same range.
+    trim: TrimKind,
+    /// The write that follows the last TRIM, where TRIMs are followed by writes.
+    pending_write: Option<(u64, u64)>,
     /// Zones with write pointers, where the job asks for them (shared by the threads of a
     /// span).
     zoned: Option<SharedZones>,
@@ -183,8 +187,16 @@ impl IoGenerator {
             pass,
             skew,
             sprandom,
+            trim: job.access.trims(),
+            pending_write: None,
             zoned: ZoneTable::for_range(job, (start, end)),
         }
+    }
+
+    /// Whether the job's TRIMs are each followed by a write of the same range (fio's
+    /// `trimwrite`): its byte budget counts the writes only.
+    pub fn trims_then_writes(&self) -> bool {
+        self.trim == TrimKind::ThenWrite
     }
 
     /// Makes this worker use `zones` (the table its job's threads share) instead of its own.
@@ -212,7 +224,49 @@ impl IoGenerator {
     // Always inlined, for the reason given at the driver's `next_planned`.
     #[inline(always)]
     pub fn next_request(&mut self) -> IoRequest {
-        let dir = if self.read_frac >= 1.0
+        if self.trim != TrimKind::None {
+            return self.next_trim_or_write();
+        }
+        self.next_read_or_write(None)
+    }
+
+    /// Shortens the write that follows the last TRIM to `len`, as the TRIM was (the last
+    /// request of a byte budget).
+    pub fn shrink_pending(&mut self, len: u64) {
+        if let Some(w) = self.pending_write.as_mut() {
+            w.1 = len;
+        }
+    }
+
+    /// A TRIM job's next request: a TRIM, or the write of the range the last one trimmed.
+    #[cold]
+    fn next_trim_or_write(&mut self) -> IoRequest {
+        if let Some((offset, len)) = self.pending_write.take() {
+            return IoRequest {
+                dir: Direction::Write,
+                offset,
+                len,
+            };
+        }
+        // A TRIM that a write follows takes the writes' block sizes.
+        let as_dir = match self.trim {
+            TrimKind::ThenWrite => Direction::Write,
+            _ => Direction::Read,
+        };
+        let mut req = self.next_read_or_write(Some(as_dir));
+        if self.trim == TrimKind::ThenWrite {
+            self.pending_write = Some((req.offset, req.len));
+        }
+        req.dir = Direction::Trim;
+        req
+    }
+
+    /// The next read or write (`forced`: of that direction, whatever the job's mix).
+    #[inline(always)]
+    fn next_read_or_write(&mut self, forced: Option<Direction>) -> IoRequest {
+        let dir = if let Some(d) = forced {
+            d
+        } else if self.read_frac >= 1.0
             || (self.read_frac > 0.0 && self.rng.unit() < self.read_frac)
         {
             Direction::Read

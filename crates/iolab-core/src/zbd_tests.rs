@@ -32,6 +32,7 @@ fn run_checked(job: &Job, n: usize) -> SharedZones {
                 assert!(r.offset == wp || r.offset == start, "{r:?} not at wp {wp}");
             }
             Direction::Read => assert!(r.offset + r.len <= wp, "{r:?} above wp {wp}"),
+            Direction::Trim => panic!("{r:?}: these jobs issue no TRIMs"),
         }
         for (s, e, wp) in lock(&zones).write_pointers() {
             assert!(

@@ -96,6 +96,7 @@ pub fn job_result(
         ramp_ns,
         read: stats.direction_summary(Direction::Read, measured_ns),
         write: stats.direction_summary(Direction::Write, measured_ns),
+        trim: stats.trim_summary(measured_ns),
         series: stats.series(measured_ns),
         cpu,
         errors: stats.error_list(),

@@ -119,6 +119,12 @@ pub enum OpenError {
         /// What became of the partial file.
         undone: String,
     },
+    /// A TRIM job on a block device that does not take discards.
+    #[error(
+        "{0} does not support discard (TRIM): its queue/discard_max_bytes is 0; TRIM jobs \
+         (trim, randtrim, trimwrite) need a device that discards, or a regular file"
+    )]
+    NoDiscard(PathBuf),
     /// io_uring was demanded and is unavailable.
     #[error("io_uring is unavailable here ({0}); use --engine psync or auto")]
     NoUring(io::Error),
@@ -310,6 +316,9 @@ fn prepare_block(path: &Path, job: &Job, policy: &WritePolicy) -> Result<FoundTa
         path: path.to_path_buf(),
         cause: io::Error::other("no size in sysfs"),
     })?;
+    if job.access.trims() != iolab_core::job::TrimKind::None && !supports_discard(&name) {
+        return Err(OpenError::NoDiscard(path.to_path_buf()));
+    }
     let mut exclusive = None;
     if job.writes() {
         guard::check_block_write(path, policy.destroy_data.as_deref())?;
@@ -631,6 +640,16 @@ pub fn blocks_io_uring(path: &Path, direct: bool, logical_block_bytes: u64) -> b
     }
     opts.open(path)
         .is_ok_and(|f| !sys::supports_nowait(&f, logical_block_bytes as usize))
+}
+
+/// Whether block device `name` takes discards: its queue's `discard_max_bytes` (a partition's
+/// is its disk's). Unknown (no such file) counts as yes: the TRIM's own error then says.
+fn supports_discard(name: &str) -> bool {
+    let own = format!("/sys/class/block/{name}/queue/discard_max_bytes");
+    let disk = format!("/sys/class/block/{name}/../queue/discard_max_bytes");
+    read_sys_u64(&own)
+        .or_else(|| read_sys_u64(&disk))
+        .is_none_or(|max| max > 0)
 }
 
 fn read_sys_u64(path: &str) -> Option<u64> {

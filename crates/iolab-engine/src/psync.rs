@@ -3,7 +3,7 @@
 //! comes only from threads, and results say so.
 
 use crate::buf::SlotBuffers;
-use crate::target::{Capabilities, Completion, IoReq, Target};
+use crate::target::{Capabilities, Completion, IoReq, Target, TargetKind};
 use iolab_core::job::Direction;
 use std::fs::File;
 use std::io;
@@ -78,6 +78,12 @@ impl Target for PsyncTarget {
                     .file
                     .read_at(&mut self.bufs.slot_mut(r.tag)[..len], r.offset),
                 Direction::Write => self.file.write_at(&self.bufs.slot(r.tag)[..len], r.offset),
+                // fio's sync engines' TRIM: BLKDISCARD on a device, a hole punched in a file.
+                Direction::Trim => match self.caps.kind {
+                    TargetKind::Block => crate::sys::discard(&self.file, r.offset, len as u64),
+                    _ => crate::sys::punch_hole(&self.file, r.offset, len as u64),
+                }
+                .map(|()| len),
             };
             let result = match res {
                 Ok(n) => n as i64,

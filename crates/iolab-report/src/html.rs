@@ -370,11 +370,18 @@ fn step_table(out: &mut String, group: &[Run], keys: &[StepKey]) {
 /// was shown once, beside the mix's combined mean); a dash for a job that did no I/O.
 fn p99_cell(j: &JobResult) -> String {
     let us = |d: &DirectionResult| fmt_value(d.lat_ns.p99 as f64 / 1e3);
-    match (j.read.ios > 0, j.write.ios > 0) {
+    let cell = match (j.read.ios > 0, j.write.ios > 0) {
         (true, true) => format!("{} r / {} w", us(&j.read), us(&j.write)),
         (true, false) => us(&j.read),
         (false, true) => us(&j.write),
-        (false, false) => fmt_value(f64::NAN),
+        (false, false) => String::new(),
+    };
+    // TRIMs have their own: a job's TRIMs and writes take very different times.
+    match (j.trim.as_ref().filter(|t| t.ios > 0), cell.is_empty()) {
+        (Some(t), true) => format!("{} trim", us(t)),
+        (Some(t), false) => format!("{cell} / {} trim", us(t)),
+        (None, true) => fmt_value(f64::NAN),
+        (None, false) => cell,
     }
 }
 

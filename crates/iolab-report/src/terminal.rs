@@ -248,9 +248,12 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
         "{:<6}{:>12}{:>12}{:>10}{:>10}  latency µs: min / mean / p50 / p99 / p99.9 / max",
         "", "I/Os", "IOPS", "MB/s", "MiB/s"
     );
+    let trim_only = j.job.access.trims() == iolab_core::job::TrimKind::Only;
+    let none = DirectionResult::default();
     for (name, d, wanted) in [
         ("read", &j.read, j.job.reads()),
-        ("write", &j.write, j.job.writes()),
+        ("write", &j.write, j.job.writes() && !trim_only),
+        ("trim", j.trim.as_ref().unwrap_or(&none), j.trim.is_some()),
     ] {
         if d.ios > 0 || wanted {
             let _ = writeln!(out, "{}", direction_row(name, d));
@@ -265,7 +268,7 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             }
         }
     }
-    let ios = j.read.ios + j.write.ios;
+    let ios = j.read.ios + j.write.ios + j.trim.as_ref().map_or(0, |t| t.ios);
     let cpu = j.cpu.user_s + j.cpu.system_s;
     let from_intended = if j.latency_from_intended_start {
         "; latency counted from each I/O's intended start"
@@ -536,6 +539,7 @@ mod tests {
             ramp_ns: 0,
             read: DirectionResult::default(),
             write: DirectionResult::default(),
+            trim: None,
             series: Default::default(),
             cpu: Default::default(),
             errors: Vec::new(),
@@ -568,6 +572,7 @@ mod tests {
             ramp_ns: 0,
             read: DirectionResult::default(),
             write: DirectionResult::default(),
+            trim: None,
             series: Default::default(),
             cpu: iolab_core::result::CpuResult {
                 user_s: 0.004,

@@ -66,6 +66,7 @@ fn measured_job() -> JobResult {
         ramp_ns: 0,
         read: s.direction_summary(Direction::Read, seconds),
         write: s.direction_summary(Direction::Write, seconds),
+        trim: None,
         series: s.series(seconds),
         cpu: CpuResult {
             user_s: 0.4,

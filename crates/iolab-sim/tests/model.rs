@@ -2464,3 +2464,39 @@ fn a_thinking_job_pauses_in_virtual_time() {
     );
     assert!(thinking.measured_ns < plain.measured_ns + 40_000_000);
 }
+
+#[test]
+fn trim_jobs_on_a_model_report_their_trims() {
+    let mut sim = open("sim:ssd750-400@z97/cpu", None).unwrap();
+    sim.precondition_fill();
+    let r = sim
+        .run_job(
+            &job("access = \"randtrim\"\nsize = \"64m\"\nqueue_depth = 8"),
+            None,
+        )
+        .unwrap()
+        .result;
+    let trim = r.trim.expect("a trim direction");
+    assert_eq!(trim.ios, (64 << 20) / 4096, "one pass over the span");
+    assert_eq!((r.read.ios, r.write.ios), (0, 0));
+    assert!(trim.iops > 0.0 && trim.lat_ns.mean > 0.0);
+    let r = sim
+        .run_job(
+            &job("access = \"trimwrite\"\nsize = \"64m\"\nblock_size = \"128k\""),
+            None,
+        )
+        .unwrap()
+        .result;
+    assert_eq!(r.trim.map(|t| t.ios), Some(512));
+    assert_eq!(r.write.ios, 512);
+    // A job without TRIMs has no trim direction in its result, as before.
+    let r = sim
+        .run_job(
+            &job("access = \"randread\"\nsize = \"64m\"\nios_limit = 100"),
+            None,
+        )
+        .unwrap()
+        .result;
+    assert!(r.trim.is_none());
+    assert!(!serde_json::to_string(&r).unwrap().contains("trim"));
+}

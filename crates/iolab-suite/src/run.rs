@@ -419,6 +419,7 @@ mod tests {
                     iops,
                     ..DirectionResult::default()
                 },
+                trim: None,
                 series: SeriesResult::default(),
                 cpu: Default::default(),
                 errors: Vec::new(),

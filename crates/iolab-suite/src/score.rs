@@ -358,6 +358,7 @@ mod tests {
                 bw_mb_per_s: write_mb,
                 ..DirectionResult::default()
             },
+            trim: None,
             series: SeriesResult::default(),
             cpu: Default::default(),
             errors: Vec::new(),

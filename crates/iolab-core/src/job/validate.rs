@@ -20,6 +20,7 @@ pub(super) fn validate(spec: &JobSpec, hint: BufferedHint) -> Result<Job, JobErr
         hint,
     };
     let (access, read_pct) = check.mix()?;
+    check.trims(access)?;
     let sizes = check.sizes()?;
     let (queue_depth, threads, offset_bytes) = check.concurrency(sizes.direct)?;
     let timing = check.timing()?;
@@ -283,6 +284,22 @@ impl Check<'_> {
             rate_iops,
             ramp_s,
         })
+    }
+
+    /// What a TRIM job cannot do: verify, whose stamps a TRIM drops unchecked (fio refuses
+    /// verify with trims too).
+    fn trims(&self, access: Access) -> Result<(), JobError> {
+        if access.trims() != super::TrimKind::None && self.spec.verify.is_some_and(|v| !v.is_off())
+        {
+            return Err(self.fail(
+                "verify",
+                format!(
+                    "access {access:?} TRIMs, which drops blocks verify would check; verify a \
+                     write job (write, randwrite, rw, randrw) instead"
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The data written (kind, compressibility, duplicates, pattern) and the random share.

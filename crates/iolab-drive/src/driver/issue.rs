@@ -233,7 +233,8 @@ where
     ) {
         let tag = st.free_tags.pop().expect("a free tag per queue slot");
         let len = planned.req.len as u32;
-        if self.needs_data {
+        // A TRIM moves no data: its slot's buffer is left as it is.
+        if self.needs_data && planned.req.dir != Direction::Trim {
             let filled = &mut self.const_filled[tag as usize];
             if planned.req.dir == Direction::Read {
                 *filled = 0;

@@ -151,6 +151,7 @@ where
                 match f.dir {
                     Direction::Read => "read",
                     Direction::Write => "write",
+                    Direction::Trim => "trim",
                 },
                 iolab_core::stats::errno_name(errno),
                 f.offset,

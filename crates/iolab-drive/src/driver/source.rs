@@ -2,7 +2,7 @@
 //! and rate, or any other [`RequestSource`] (a trace).
 
 use iolab_core::data::DataGenerator;
-use iolab_core::job::{byte_share, Job};
+use iolab_core::job::{byte_share, Direction, Job};
 use iolab_core::rng::Rng;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 
@@ -64,20 +64,28 @@ impl RequestSource for JobSource {
             return None;
         }
         let mut req = self.gen.next_request();
+        // A TRIM that a write of the same range follows (fio's trimwrite) is not charged:
+        // the budget counts the bytes written, so one pass trims and writes the whole span.
+        let charged = !(req.dir == Direction::Trim && self.gen.trims_then_writes());
         if let Some(left) = self.bytes_left.as_mut() {
             // The last I/O of a byte budget is the largest of the job's blocks that fits what
             // is left; when none does, the budget is spent (a remainder is not issued: a cut
             // block would not be one of the job's, and a device may refuse it).
             if req.len > *left {
                 match self.gen.largest_within(*left) {
-                    Some(len) => req.len = len,
+                    Some(len) => {
+                        req.len = len;
+                        self.gen.shrink_pending(len);
+                    }
                     None => {
                         *left = 0;
                         return None;
                     }
                 }
             }
-            *left -= req.len;
+            if charged {
+                *left -= req.len;
+            }
         }
         if let Some(left) = self.ios_left.as_mut() {
             *left -= 1;

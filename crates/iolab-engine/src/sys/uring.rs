@@ -22,7 +22,7 @@
 //! and falls back on EINVAL, as fio does; registration failures fall back to unregistered ops.
 
 use crate::buf::SlotBuffers;
-use crate::target::{Capabilities, Completion, IoReq, Target};
+use crate::target::{Capabilities, Completion, IoReq, Target, TargetKind};
 use io_uring::{opcode, types, EnterFlags, IoUring};
 use iolab_core::job::Direction;
 use std::fs::File;
@@ -48,6 +48,9 @@ pub struct UringTarget {
     unplugged: bool,
     /// Flags the ring was set up with, for results.
     pub setup: &'static str,
+    /// Per tag, the length and offset of the TRIM in flight on it (length 0: none): a TRIM
+    /// completes with 0, which becomes its length, as a read's or write's byte count.
+    trims: Vec<(u32, u64)>,
 }
 
 impl UringTarget {
@@ -75,6 +78,7 @@ impl UringTarget {
             submit_batch: usize::MAX,
             unplugged: false,
             setup: "",
+            trims: Vec::new(),
         })
     }
 
@@ -133,6 +137,7 @@ impl Target for UringTarget {
         self.setup = setup;
         self.ring = None;
         self.bufs = SlotBuffers::try_new(slots as usize, slot_bytes)?;
+        self.trims = vec![(0, 0); slots as usize];
         self.fixed_file = ring
             .submitter()
             .register_files(&[self.file.as_raw_fd()])
@@ -167,6 +172,10 @@ impl Target for UringTarget {
         for r in reqs {
             let ptr = self.bufs.slot_mut(r.tag).as_mut_ptr();
             let entry = match (r.dir, fixed_file, fixed_bufs) {
+                (Direction::Trim, fixed, _) => {
+                    self.trims[r.tag as usize] = (r.len, r.offset);
+                    trim_entry(self.caps.kind, fixed, fd, r)
+                }
                 (Direction::Read, true, true) => {
                     opcode::ReadFixed::new(types::Fixed(0), ptr, r.len, 0)
                         .offset(r.offset)
@@ -309,6 +318,7 @@ impl Target for UringTarget {
             Err(e) => return Err(e),
         }
         self.queued = ring.submission().len();
+        let from = out.len();
         for cqe in ring.completion() {
             out.push(Completion {
                 tag: cqe.user_data() as u32,
@@ -316,7 +326,58 @@ impl Target for UringTarget {
                 done_ns: None,
             });
         }
+        if self.trims.iter().any(|t| t.0 != 0) {
+            for c in &mut out[from..] {
+                let (len, offset) = std::mem::take(&mut self.trims[c.tag as usize]);
+                if len == 0 {
+                    continue;
+                }
+                // A kernel before 6.12 has no discard command: BLKDISCARD instead, as fio's
+                // io_uring engine falls back to its synchronous TRIM.
+                let no_command =
+                    c.result == -(libc::EOPNOTSUPP as i64) || c.result == -(libc::EINVAL as i64);
+                if no_command && self.caps.kind == TargetKind::Block {
+                    c.result = match super::discard(&self.file, offset, len as u64) {
+                        Ok(()) => 0,
+                        Err(e) => -(e.raw_os_error().unwrap_or(libc::EIO) as i64),
+                    };
+                }
+                if c.result == 0 {
+                    c.result = len as i64;
+                }
+            }
+        }
         Ok(())
+    }
+}
+
+/// `BLOCK_URING_CMD_DISCARD` (`_IO(0x12, 0)`, Linux 6.12): discards `addr3` bytes from `addr`.
+const BLOCK_URING_CMD_DISCARD: u32 = 0x12 << 8;
+
+/// A TRIM's entry: a block device's discard command, or a file's hole punched (its size kept),
+/// which is what fio's engines do.
+fn trim_entry(kind: TargetKind, fixed: bool, fd: i32, r: &IoReq) -> io_uring::squeue::Entry {
+    // The discard command takes the length where a 16-byte command's data starts (`addr3`).
+    let mut cmd = [0u8; 16];
+    cmd[..8].copy_from_slice(&(r.len as u64).to_ne_bytes());
+    let punch = libc::FALLOC_FL_PUNCH_HOLE | libc::FALLOC_FL_KEEP_SIZE;
+    match (kind == TargetKind::Block, fixed) {
+        (true, true) => opcode::UringCmd16::new(types::Fixed(0), BLOCK_URING_CMD_DISCARD)
+            .addr(Some(r.offset))
+            .cmd(cmd)
+            .build(),
+        (true, false) => opcode::UringCmd16::new(types::Fd(fd), BLOCK_URING_CMD_DISCARD)
+            .addr(Some(r.offset))
+            .cmd(cmd)
+            .build(),
+        (false, true) => opcode::Fallocate::new(types::Fixed(0), r.len as u64)
+            .offset(r.offset)
+            .mode(punch)
+            .build(),
+        (false, false) => opcode::Fallocate::new(types::Fd(fd), r.len as u64)
+            .offset(r.offset)
+            .mode(punch)
+            .build(),
     }
 }
 

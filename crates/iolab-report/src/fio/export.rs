@@ -238,10 +238,15 @@ fn job_json(result: &RunResult, index: usize, j: &JobResult) -> Value {
     let write = (&s.write_bytes_per_s[..], &s.write_iops[..]);
     root.insert("read".into(), direction_json(&j.read, j, paced, read));
     root.insert("write".into(), direction_json(&j.write, j, paced, write));
-    let trim = DirectionResult::default();
+    let none = DirectionResult::default();
     root.insert(
         "trim".into(),
-        direction_json(&trim, j, false, (&[][..], &[][..])),
+        direction_json(
+            j.trim.as_ref().unwrap_or(&none),
+            j,
+            paced && j.trim.is_some(),
+            (&[][..], &s.trim_iops[..]),
+        ),
     );
     root.insert("job_runtime".into(), measured_ms.into());
     if !result.target.modelled && j.measured_ns > 0 {
@@ -270,6 +275,10 @@ pub fn fio_rw(access: Access) -> &'static str {
         Access::RandWrite => "randwrite",
         Access::Rw => "rw",
         Access::RandRw => "randrw",
+        Access::Trim => "trim",
+        Access::RandTrim => "randtrim",
+        Access::TrimWrite => "trimwrite",
+        Access::RandTrimWrite => "randtrimwrite",
     }
 }
 

@@ -287,17 +287,16 @@ fn convert_job(
     let num = |v: Option<&Value>| v.and_then(Value::as_f64);
     let read = direction(job.get("read"), &where_("read"), name, notes)?;
     let write = direction(job.get("write"), &where_("write"), name, notes)?;
-    if let Some(trim) = job
+    let trims = job
         .get("trim")
         .and_then(|t| t.get("total_ios"))
         .and_then(Value::as_u64)
-    {
-        if trim > 0 {
-            notes.push(format!(
-                "{name}: fio's {trim} trims are not kept (iolab's results have reads and writes)"
-            ));
-        }
-    }
+        .unwrap_or(0);
+    let trim = if trims > 0 {
+        Some(direction(job.get("trim"), &where_("trim"), name, notes)?)
+    } else {
+        None
+    };
     if job.get("mixed").is_some() {
         notes.push(format!(
             "{name}: fio reported reads and writes together (unified_rw_reporting); they are \
@@ -342,6 +341,7 @@ fn convert_job(
         ramp_ns,
         read,
         write,
+        trim,
         series: SeriesResult::default(),
         cpu,
         errors: Vec::new(),
@@ -559,7 +559,11 @@ fn job_spec(
         Some("randwrite") => Access::RandWrite,
         Some("rw" | "readwrite") => Access::Rw,
         Some("randrw") => Access::RandRw,
-        // fio's default is `read`; trims are not iolab's: the directions that did I/O say.
+        Some("trim") => Access::Trim,
+        Some("randtrim") => Access::RandTrim,
+        Some("trimwrite") => Access::TrimWrite,
+        Some("randtrimwrite") => Access::RandTrimWrite,
+        // fio's default is `read`; anything else: the directions that did I/O say.
         other => {
             if let Some(o) = other {
                 notes.push(format!("{name}: rw={o} has no iolab access pattern; kept by the directions that did I/O"));

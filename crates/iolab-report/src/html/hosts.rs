@@ -97,6 +97,7 @@ mod tests {
                 ..DirectionResult::default()
             },
             write: DirectionResult::default(),
+            trim: None,
             series: Default::default(),
             cpu: Default::default(),
             errors: Vec::new(),

@@ -41,6 +41,7 @@ fn job(name: &str, reads: u64, writes: u64, qd: u32) -> JobResult {
         ramp_ns: 0,
         read: stats.direction_summary(Direction::Read, measured_ns),
         write: stats.direction_summary(Direction::Write, measured_ns),
+        trim: None,
         series: stats.series(measured_ns),
         cpu: Default::default(),
         errors: Vec::new(),

@@ -65,6 +65,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         } else {
             DirectionResult::default()
         },
+        trim: None,
         series: SeriesResult::default(),
         cpu: CpuResult {
             user_s: seconds * 0.05,
@@ -287,6 +288,7 @@ pub fn suite_result(target: &str, host: &str, speed: f64) -> RunResult {
             .map(|t| speed * 4096.0 * 20000.0 + t as f64)
             .collect(),
         mean_lat_ns: vec![1.6e6; 60],
+        trim_iops: Vec::new(),
     };
     jobs.push(pc);
     for pct in [100.0, 50.0, 0.0] {

@@ -6,7 +6,7 @@ use super::hdd::HddCmd;
 use super::resource::{
     earliest_free, occupy, reserve, reserve_any, stream_through, transfer_through,
 };
-use super::ssd::{lpn_span, ssd_write, upper_page, ReadFrom};
+use super::ssd::{lpn_span, ssd_trim, ssd_write, upper_page, ReadFrom};
 use super::{ChunkEv, Dev, Hdd, Io, Pipe, Res, Ssd, World, FROM_HDD_CACHE, INTERNAL, NO_CHAN};
 use crate::timeq::TimeQueue;
 use iolab_core::job::Direction;
@@ -59,7 +59,16 @@ impl World {
                     Direction::Read => {
                         io.ssd_read(ssd, &mut self.res, &mut self.ios, &mut self.events, at)
                     }
+                    Direction::Trim => {
+                        ssd_trim(ssd, offset, len);
+                        self.chunk_add(tag, at + status_ns);
+                    }
                 }
+            }
+            // A hard disk has no TRIM: the command is taken and does nothing.
+            Dev::Hdd(h) if dir == Direction::Trim => {
+                let done = at + h.command_ns + status_ns;
+                self.chunk_add(tag, done);
             }
             Dev::Hdd(h) => {
                 if let Some(done) = io.hdd_take(h, &mut self.ios, &mut self.events, at) {

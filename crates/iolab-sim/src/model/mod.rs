@@ -645,6 +645,37 @@ mod tests {
     }
 
     #[test]
+    fn a_trim_drops_the_whole_lpns_it_covers_and_costs_a_command() {
+        let mut world = ssd750_400_world();
+        let ssd = the_ssd(&mut world);
+        let stripe = ssd.stripe_lpns();
+        ssd.ftl.fill_sequential(stripe);
+        ssd.reset_buffer();
+        let full = ssd.ftl.mapped_lpns();
+        // 1 MiB from LPN 1000 plus half an LPN on either side: the 256 whole LPNs go.
+        world.submit(0, Direction::Trim, 1000 * 4096 - 2048, (1 << 20) + 4096, 0);
+        let (_, done) = world.next_completion(u64::MAX).unwrap();
+        let ssd = the_ssd(&mut world);
+        assert_eq!(ssd.ftl.mapped_lpns(), full - 256);
+        assert!(ssd.ftl.block_of(999).is_some() && ssd.ftl.block_of(1256).is_some());
+        assert!(ssd.ftl.block_of(1000).is_none() && ssd.ftl.block_of(1255).is_none());
+        // No NAND work: a read of 1 MiB on the same drive takes longer than the TRIM.
+        world.submit(0, Direction::Read, 1 << 30, 1 << 20, done);
+        let (_, read_done) = world.next_completion(u64::MAX).unwrap();
+        assert!(
+            read_done - done > done,
+            "TRIM {done} ns, read {} ns",
+            read_done - done
+        );
+        // A drive without TRIM keeps its data.
+        let ssd = the_ssd(&mut world);
+        ssd.trim = false;
+        world.submit(0, Direction::Trim, 0, 1 << 20, read_done);
+        world.next_completion(u64::MAX).unwrap();
+        assert_eq!(the_ssd(&mut world).ftl.mapped_lpns(), full - 256);
+    }
+
+    #[test]
     fn a_page_register_and_an_old_copy_still_match_their_units_after_compaction() {
         let mut world = ssd750_400_world();
         let ssd = the_ssd(&mut world);

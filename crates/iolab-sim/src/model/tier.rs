@@ -268,7 +268,8 @@ impl World {
         len: u64,
         t: u64,
     ) {
-        let Some(ram) = tier.ram.as_mut() else {
+        // A TRIM moves no data through the RAM layer: straight to the members.
+        let Some(ram) = tier.ram.as_mut().filter(|_| dir != Direction::Trim) else {
             return self.tier_place(tier, tag, dir, offset, len, t);
         };
         let end = offset + len;

@@ -295,10 +295,10 @@ fn access(tr: &mut Tr) -> (bool, bool) {
         "randwrite" => Access::RandWrite,
         "rw" | "readwrite" => Access::Rw,
         "randrw" => Access::RandRw,
-        "trim" | "randtrim" | "trimwrite" | "randtrimwrite" => {
-            tr.problem("rw", "iolab issues reads and writes only, no TRIM");
-            Access::Read
-        }
+        "trim" => Access::Trim,
+        "randtrim" => Access::RandTrim,
+        "trimwrite" => Access::TrimWrite,
+        "randtrimwrite" => Access::RandTrimWrite,
         other => {
             let other = other.to_string();
             tr.problem("rw", format!("'{other}' is not one of fio's rw values"));

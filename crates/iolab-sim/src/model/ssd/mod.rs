@@ -237,6 +237,33 @@ pub(super) fn ssd_write(
     done
 }
 
+/// A TRIM on an SSD: every whole 4 KiB LPN of the range drops its data, as an overwrite's old
+/// copy does (garbage collection then has less to move). Its cost is the firmware's command,
+/// booked by the caller, as the trace path charges no NAND work for a TRIM. A drive without
+/// TRIM keeps everything, and so does an LPN only partly in the range or still in the open
+/// program unit (its data lands when the unit is programmed).
+pub(super) fn ssd_trim(ssd: &mut Ssd, offset: u64, len: u64) {
+    if !ssd.trim {
+        return;
+    }
+    let first = offset.div_ceil(4096);
+    let end = ((offset + len) / 4096).min(ssd.ftl.lpns());
+    if first >= end {
+        return;
+    }
+    let open = ssd.buffered.in_open_unit(first, end - 1) || !ssd.partial_lpns.is_empty();
+    for lpn in first..end {
+        if open && ssd.buffered.in_open_unit(lpn, lpn) {
+            continue;
+        }
+        ssd.ftl.invalidate(lpn);
+        if let Some(c) = &mut ssd.slc {
+            // Its copy in the SLC cache is stale now: nothing to fold.
+            c.set_held(lpn, false);
+        }
+    }
+}
+
 /// Builds an SSD, creating its resources.
 pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
     let mut add = |kind, name: String| {
