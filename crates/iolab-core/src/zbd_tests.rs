@@ -167,3 +167,17 @@ fn zones_are_clipped_to_the_range_and_checked_against_blocks() {
         .unwrap_err();
     assert_eq!(err.key, "zoned");
 }
+
+#[test]
+fn a_trim_job_on_zones_is_refused_not_run_as_reads() {
+    for access in ["randtrim", "trimwrite"] {
+        let err = toml::from_str::<JobSpec>(&format!(
+            "access = \"{access}\"\nzoned = {{ zone_size = \"1m\" }}"
+        ))
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert_eq!(err.key, "zoned", "{access}");
+        assert!(err.message.contains("TRIM"), "{}", err.message);
+    }
+}
