@@ -57,9 +57,11 @@ impl Zoned {
         // fio resets a zone when a TRIM covers it; these zones know writes and reads only, and
         // a TRIM below a write pointer would leave the zone's state untrue.
         if job.access.trims() != crate::job::TrimKind::None {
-            return Err("TRIMs on zones (fio's zone resets) are not emulated: leave zoned out \
+            return Err(
+                "TRIMs on zones (fio's zone resets) are not emulated: leave zoned out \
                         of a TRIM job"
-                .into());
+                    .into(),
+            );
         }
         let size = self.zone_size.0;
         if size < MIN_DIRECT_ALIGN || size < job.max_block() {
