@@ -51,6 +51,9 @@ pub struct UringTarget {
     /// Per tag, the length and offset of the TRIM in flight on it (length 0: none): a TRIM
     /// completes with 0, which becomes its length, as a read's or write's byte count.
     trims: Vec<(u32, u64)>,
+    /// How many of `trims` are in flight: a reap looks them up only then, so reads and writes
+    /// pay one comparison per reap.
+    trims_in_flight: usize,
 }
 
 impl UringTarget {
@@ -79,6 +82,7 @@ impl UringTarget {
             unplugged: false,
             setup: "",
             trims: Vec::new(),
+            trims_in_flight: 0,
         })
     }
 
@@ -138,6 +142,7 @@ impl Target for UringTarget {
         self.ring = None;
         self.bufs = SlotBuffers::try_new(slots as usize, slot_bytes)?;
         self.trims = vec![(0, 0); slots as usize];
+        self.trims_in_flight = 0;
         self.fixed_file = ring
             .submitter()
             .register_files(&[self.file.as_raw_fd()])
@@ -174,6 +179,7 @@ impl Target for UringTarget {
             let entry = match (r.dir, fixed_file, fixed_bufs) {
                 (Direction::Trim, fixed, _) => {
                     self.trims[r.tag as usize] = (r.len, r.offset);
+                    self.trims_in_flight += 1;
                     trim_entry(self.caps.kind, fixed, fd, r)
                 }
                 (Direction::Read, true, true) => {
@@ -326,12 +332,13 @@ impl Target for UringTarget {
                 done_ns: None,
             });
         }
-        if self.trims.iter().any(|t| t.0 != 0) {
+        if self.trims_in_flight > 0 {
             for c in &mut out[from..] {
                 let (len, offset) = std::mem::take(&mut self.trims[c.tag as usize]);
                 if len == 0 {
                     continue;
                 }
+                self.trims_in_flight -= 1;
                 // A kernel before 6.12 has no discard command: BLKDISCARD instead, as fio's
                 // io_uring engine falls back to its synchronous TRIM.
                 let no_command =
