@@ -110,6 +110,20 @@ pub trait Target {
         let _ = offset;
     }
 
+    /// Whether the target can hand queued requests to the device without waiting
+    /// ([`Target::push`]), so that spare buffers pay: the driver then fills the next writes'
+    /// buffers while the device works, instead of between a completion and the next
+    /// submission.
+    fn fills_ahead(&self) -> bool {
+        false
+    }
+
+    /// Hands the queued requests to the device now, without waiting for completions (only
+    /// called where [`Target::fills_ahead`]).
+    fn push(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+
     /// Requests per worker the driver should plan ahead and announce with
     /// [`Target::upcoming`]: more than one only where the hint pays.
     fn plan_ahead(&self) -> usize {
@@ -150,6 +164,12 @@ impl<T: Target + ?Sized> Target for Box<T> {
         out: &mut Vec<Completion>,
     ) -> io::Result<()> {
         (**self).reap(min, timeout_ns, out)
+    }
+    fn fills_ahead(&self) -> bool {
+        (**self).fills_ahead()
+    }
+    fn push(&mut self) -> io::Result<()> {
+        (**self).push()
     }
     fn upcoming(&mut self, offset: u64) {
         (**self).upcoming(offset)

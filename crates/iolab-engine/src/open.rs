@@ -440,7 +440,8 @@ impl PreparedTarget {
                 Box::new(
                     UringTarget::new(file, caps, self.blocks)?
                         .with_submit_batch(batch)
-                        .unplugged(unplugged),
+                        .unplugged(unplugged)
+                        .filling_ahead(job.direct),
                 )
             }
         })

@@ -3,7 +3,8 @@
 
 use crate::clock::{Clock, WallClock};
 use crate::driver::{
-    drive, plan_workers, DriveOptions, DriveOutcome, Planned, Progress, RequestSource, Worker,
+    drive, fill_ahead_slots, plan_workers, DriveOptions, DriveOutcome, Planned, Progress,
+    RequestSource, Worker,
 };
 use crate::open::{EngineChoice, PreparedTarget};
 use crate::sys;
@@ -105,6 +106,7 @@ fn run_engine<S: RequestSource + Send>(
                     source: SlotSource(&shared[position]),
                     data,
                     queue_depth: 1,
+                    spare_slots: 0,
                 })
                 .collect();
             run_threads(
@@ -373,7 +375,11 @@ impl<'a> SharedRun<'a> {
         // Placed before its buffers are allocated, so they follow the policy.
         let placed = self.placement.as_ref().map_or(Ok(()), |p| p.apply());
         // The ring is built on the thread that uses it (SINGLE_ISSUER).
-        let prepared = placed.and_then(|()| t.prepare(worker.queue_depth, self.slot_bytes));
+        if t.fills_ahead() {
+            worker.spare_slots = fill_ahead_slots(self.job);
+        }
+        let slots = worker.queue_depth + worker.spare_slots;
+        let prepared = placed.and_then(|()| t.prepare(slots, self.slot_bytes));
         let start = self.gate.ready_then_wait();
         prepared?;
         let Some(start_ns) = start else {

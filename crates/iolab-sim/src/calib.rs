@@ -256,6 +256,7 @@ fn bench(spec: &str, profile: &str, requests: u64, steady: bool, hint: CacheHint
         data: DataGenerator::new(&job, job.seed),
         source: TraceRequests(ios.into_iter()),
         queue_depth: qd,
+        spare_slots: 0,
     };
     let r = sim
         .run_workers(&job, vec![worker], None)

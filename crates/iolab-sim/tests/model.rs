@@ -1530,6 +1530,7 @@ fn paced_requests_are_timed_from_the_start_of_their_run_not_of_the_model() {
         },
         data: iolab_core::data::DataGenerator::new(&reads, 1),
         queue_depth: 4,
+        spare_slots: 0,
     };
     let r = sim.run_workers(&reads, vec![worker], None).unwrap().result;
     assert_eq!(r.read.ios, 100);

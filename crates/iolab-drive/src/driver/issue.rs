@@ -106,7 +106,7 @@ where
             let Some((offset, len, generation)) = st.rechecks.pop_front() else {
                 break;
             };
-            let tag = st.free_tags.pop().expect("a free tag per queue slot");
+            let tag = st.take_tag();
             self.const_filled[tag as usize] = 0;
             self.table[tag as usize] = InFlight {
                 worker: st.w.index,
@@ -231,7 +231,11 @@ where
         generation: u64,
         now: u64,
     ) {
-        let tag = st.free_tags.pop().expect("a free tag per queue slot");
+        let (tag, filled_ahead) = if planned.req.dir == Direction::Write && st.w.spare_slots > 0 {
+            st.take_write_tag()
+        } else {
+            (st.take_tag(), None)
+        };
         let len = planned.req.len as u32;
         // A TRIM moves no data: its slot's buffer is left as it is.
         if self.needs_data && planned.req.dir != Direction::Trim {
@@ -240,9 +244,11 @@ where
                 *filled = 0;
             } else if let (Some(v), true) = (self.opts.verify, generation != 0) {
                 let buf = &mut self.target.buffer_mut(tag)[..len as usize];
-                let seed = st.w.data.fill(buf);
+                let seed = filled_ahead.unwrap_or_else(|| st.w.data.fill(buf));
                 v.stamp(buf, planned.req.offset, generation, seed, now);
                 *filled = 0;
+            } else if filled_ahead.is_some() {
+                // The data is in the buffer already.
             } else if !st.w.data.is_constant() || *filled < len {
                 st.w.data
                     .fill(&mut self.target.buffer_mut(tag)[..len as usize]);
@@ -309,6 +315,25 @@ where
                 None => st.exhausted = true,
             }
         }
+    }
+
+    /// Fills the workers' spare buffers with their next writes' data, after handing this
+    /// turn's requests to the device so that it works on them meanwhile (see
+    /// [`super::fill_ahead_slots`]).
+    pub(super) fn fill_ahead<S>(&mut self, workers: &mut [WorkerState<S>]) -> std::io::Result<()> {
+        if !(self.needs_data && workers.iter().any(WorkerState::wants_fill)) {
+            return Ok(());
+        }
+        self.target.push()?;
+        for st in workers {
+            while st.wants_fill() {
+                let tag = st.free_tags.pop().expect("wants_fill saw a free tag");
+                let seed = st.w.data.fill(self.target.buffer_mut(tag));
+                self.const_filled[tag as usize] = 0;
+                st.filled_tags.push_back((tag, seed));
+            }
+        }
+        Ok(())
     }
 
     /// Submits the batch, stamped once: after the buffers are filled, since generating data is

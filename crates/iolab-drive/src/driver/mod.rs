@@ -5,7 +5,8 @@
 //! driver over one simulated target in virtual time. Either way the loop is the same:
 //!
 //! 1. top up each worker to its queue depth with requests whose intended time has come,
-//! 2. submit them as one batch, stamped once,
+//! 2. submit them as one batch, stamped once, and, on a target that can hand them to the device
+//!    without waiting, fill spare buffers with the next writes' data while it works on them,
 //! 3. reap at least one completion (or wait for the next intended start), stamped once per batch,
 //! 4. record each completion's latency unless it finished during the ramp.
 //!
@@ -28,7 +29,7 @@ mod state;
 mod tests;
 
 pub use options::{DriveOptions, DriveOutcome, Progress};
-pub use source::{plan_workers, JobSource, Planned, RequestSource, Worker};
+pub use source::{fill_ahead_slots, plan_workers, JobSource, Planned, RequestSource, Worker};
 
 use crate::clock::Clock;
 use crate::target::Target;

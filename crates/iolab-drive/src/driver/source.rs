@@ -2,7 +2,7 @@
 //! and rate, or any other [`RequestSource`] (a trace).
 
 use iolab_core::data::DataGenerator;
-use iolab_core::job::{byte_share, Direction, Job};
+use iolab_core::job::{byte_share, DataKind, Direction, Job, TrimKind};
 use iolab_core::rng::Rng;
 use iolab_core::workload::{worker_seed, IoGenerator, IoRequest};
 
@@ -121,6 +121,36 @@ pub struct Worker<S = JobSource> {
     pub data: DataGenerator,
     /// I/Os it keeps in flight.
     pub queue_depth: u32,
+    /// Buffers beyond its queue depth, filled with the next writes' data while the device
+    /// works (see [`fill_ahead_slots`]); the target is prepared with `queue_depth + spare_slots`
+    /// slots for it. 0: buffers are filled as the writes are issued.
+    pub spare_slots: u32,
+}
+
+/// At most this many bytes of spare buffers per worker.
+const FILL_AHEAD_BYTES: u64 = 64 << 20;
+
+/// How many spare buffers a worker of `job` keeps filled ahead on a target that
+/// [fills ahead](crate::target::Target::fills_ahead).
+///
+/// Generating a write's data takes time (a 4 KiB block of random bytes, about half a
+/// microsecond). Done as the writes are issued, it sits between the completions a reap
+/// returns and the submission of their successors: on a disk that completes requests in
+/// bursts, each write of a burst waited for the whole burst's data, and the device saw about
+/// one request fewer in flight at a queue depth of 32. Filled while the device works, the
+/// data is ready when the slots free up. Only for a job that writes generated data (not
+/// zeros or a pattern, which are written into a buffer once) of one block size (a buffer
+/// filled for one size would be filled again for another), up to a queue depth's worth of
+/// buffers and [`FILL_AHEAD_BYTES`].
+pub fn fill_ahead_slots(job: &Job) -> u32 {
+    let one_size = job.all_block_sizes().all(|s| s.bytes == job.max_block());
+    let generated = job.data != DataKind::Zeros && job.pattern.is_none();
+    let writes = job.writes() && job.access.trims() != TrimKind::Only;
+    if !(one_size && generated && writes) {
+        return 0;
+    }
+    let by_bytes = (FILL_AHEAD_BYTES / job.max_block().max(1)).max(1);
+    by_bytes.min(u64::from(job.queue_depth)) as u32
 }
 
 /// The workers of a job whose span is resolved. `start_ns` is when the run begins on the
@@ -192,6 +222,7 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
                 },
                 data: DataGenerator::new(job, worker_seed(job.seed, i)),
                 queue_depth: job.queue_depth,
+                spare_slots: 0,
             }
         })
         .collect()

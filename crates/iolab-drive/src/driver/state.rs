@@ -56,7 +56,11 @@ pub(super) struct WorkerState<S> {
     pub(super) pending: VecDeque<Planned>,
     /// The source has nothing more to plan.
     pub(super) exhausted: bool,
+    /// Free tags whose buffers hold nothing of use.
     pub(super) free_tags: Vec<u32>,
+    /// Free tags whose buffers hold the next write's data already (filled ahead), each with
+    /// its content seed, in the order they were filled.
+    pub(super) filled_tags: VecDeque<(u32, u64)>,
     /// Verified writes waiting for their inline read-back: offset, length, generation.
     pub(super) rechecks: VecDeque<(u64, u32, u64)>,
     /// I/Os counted towards the next think pause.
@@ -73,6 +77,33 @@ impl<S> WorkerState<S> {
     pub(super) fn drained(&self) -> bool {
         self.exhausted && self.pending.is_empty()
     }
+
+    /// A free tag for an I/O whose buffer's content does not matter before it runs (a read,
+    /// a TRIM, a write of constant data): one that holds nothing of use, else one filled
+    /// ahead. There is always one: a worker issues only below its queue depth.
+    #[inline]
+    pub(super) fn take_tag(&mut self) -> u32 {
+        self.free_tags
+            .pop()
+            .or_else(|| self.filled_tags.pop_back().map(|(tag, _)| tag))
+            .expect("a free tag per queue slot")
+    }
+
+    /// A free tag for a write of generated data, and the content seed of the data its buffer
+    /// holds already if it was filled ahead (`None`: the buffer still has to be filled).
+    #[inline]
+    pub(super) fn take_write_tag(&mut self) -> (u32, Option<u64>) {
+        match self.filled_tags.pop_front() {
+            Some((tag, seed)) => (tag, Some(seed)),
+            None => (self.take_tag(), None),
+        }
+    }
+
+    /// Whether it has spare buffers left to fill ahead.
+    #[inline]
+    pub(super) fn wants_fill(&self) -> bool {
+        self.filled_tags.len() < self.w.spare_slots as usize && !self.free_tags.is_empty()
+    }
 }
 
 /// The workers' states, each with its own range of tags (queue slots).
@@ -83,14 +114,16 @@ fn worker_states<S>(workers: Vec<Worker<S>>, plan_ahead: usize) -> Vec<WorkerSta
         let prio_rng = Rng::new(0x7072_696f ^ u64::from(w.index));
         // From here on a worker is known by its position, so completions find it in O(1).
         w.index = position as u32;
-        let tags = (next_tag..next_tag + w.queue_depth).rev().collect();
-        next_tag += w.queue_depth;
+        let slots = w.queue_depth + w.spare_slots;
+        let tags = (next_tag..next_tag + slots).rev().collect();
+        next_tag += slots;
         states.push(WorkerState {
             w,
             inflight: 0,
             pending: VecDeque::with_capacity(plan_ahead),
             exhausted: false,
             free_tags: tags,
+            filled_tags: VecDeque::new(),
             rechecks: VecDeque::new(),
             think_count: 0,
             hold_until: 0,
@@ -144,7 +177,7 @@ where
     ) -> Self {
         let needs_data = target.capabilities().needs_data;
         let plan_ahead = target.plan_ahead().max(1);
-        let total_slots: u32 = workers.iter().map(|w| w.queue_depth).sum();
+        let total_slots: u32 = workers.iter().map(|w| w.queue_depth + w.spare_slots).sum();
         let workers = worker_states(workers, plan_ahead);
         let start_ns = opts.start_ns.unwrap_or_else(|| clock.now_ns());
         if let Some(v) = opts.verify {
@@ -220,6 +253,7 @@ where
                 }
             }
             self.io.submit_batch()?;
+            self.io.fill_ahead(&mut self.workers)?;
             if self.io.inflight_total == 0 {
                 if self.idle(now, issuing) {
                     break;

@@ -441,3 +441,176 @@ fn two_rate_caps_hold_together_and_workers_share_one_schedule() {
     assert_eq!(firsts, (0..7).map(|i| i * 1_000_000).collect::<Vec<_>>());
     assert_eq!(workers[3][1].at_ns, Some(10_000_000));
 }
+
+/// What a [`Bursty`] target saw, in order.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Seen {
+    /// The driver took a slot's buffer (to fill it).
+    Buffer,
+    Submit,
+    Push,
+    Reap,
+}
+
+/// A target that needs data and fills ahead, completing everything submitted at once (as a
+/// disk that answers in bursts), and keeps the bytes of each write as it was submitted.
+struct Bursty {
+    caps: crate::target::Capabilities,
+    slot_bytes: usize,
+    bufs: Vec<Vec<u8>>,
+    pending: Vec<Completion>,
+    seen: Vec<Seen>,
+    written: Vec<Vec<u8>>,
+}
+
+impl Bursty {
+    fn new(size_bytes: u64) -> Self {
+        Bursty {
+            caps: crate::target::Capabilities {
+                kind: crate::target::TargetKind::Null,
+                engine: "bursty",
+                size_bytes,
+                logical_block_bytes: 512,
+                needs_data: true,
+                modelled: false,
+            },
+            slot_bytes: 0,
+            bufs: Vec::new(),
+            pending: Vec::new(),
+            seen: Vec::new(),
+            written: Vec::new(),
+        }
+    }
+}
+
+impl Target for Bursty {
+    fn capabilities(&self) -> &crate::target::Capabilities {
+        &self.caps
+    }
+    fn prepare(&mut self, slots: u32, slot_bytes: usize) -> std::io::Result<()> {
+        self.slot_bytes = slot_bytes;
+        self.bufs = vec![vec![0; slot_bytes]; slots as usize];
+        Ok(())
+    }
+    fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
+        self.seen.push(Seen::Buffer);
+        &mut self.bufs[tag as usize]
+    }
+    fn submit(&mut self, reqs: &[IoReq]) -> std::io::Result<()> {
+        self.seen.push(Seen::Submit);
+        for r in reqs {
+            if r.dir == Direction::Write {
+                self.written
+                    .push(self.bufs[r.tag as usize][..r.len as usize].to_vec());
+            }
+            self.pending.push(Completion {
+                tag: r.tag,
+                result: r.len as i64,
+                done_ns: None,
+            });
+        }
+        Ok(())
+    }
+    fn reap(
+        &mut self,
+        _min: usize,
+        _timeout_ns: Option<u64>,
+        out: &mut Vec<Completion>,
+    ) -> std::io::Result<()> {
+        self.seen.push(Seen::Reap);
+        out.append(&mut self.pending);
+        Ok(())
+    }
+    fn fills_ahead(&self) -> bool {
+        true
+    }
+    fn push(&mut self) -> std::io::Result<()> {
+        self.seen.push(Seen::Push);
+        Ok(())
+    }
+}
+
+/// Drives `j` over a [`Bursty`] target whose worker keeps `spare` buffers filled ahead.
+fn drive_bursty(j: &Job, spare: u32) -> Bursty {
+    let mut target = Bursty::new(j.span());
+    let mut workers = plan_workers(j, 0);
+    workers[0].spare_slots = spare;
+    let slots = j.queue_depth + spare;
+    target.prepare(slots, j.max_block() as usize).unwrap();
+    let clock = crate::clock::VirtualClock::new();
+    let opts = DriveOptions {
+        start_ns: None,
+        ramp_ns: 0,
+        duration_ns: None,
+        interval_ns: 1_000_000_000,
+        stop: None,
+        abort: None,
+        progress: None,
+        continue_on_error: false,
+        verify: None,
+        end: None,
+        think: None,
+        flow: None,
+        end_at: None,
+        priorities: None,
+        latency_target: None,
+        sync: None,
+    };
+    let out = drive(&mut target, &clock, workers, &opts).unwrap();
+    assert_eq!(out.stats.write.ios, j.ios_limit.unwrap());
+    target
+}
+
+#[test]
+fn writes_filled_ahead_carry_the_same_data_and_leave_no_fill_between_reap_and_submit() {
+    let j = job("access = \"randwrite\"\nqueue_depth = 4\nios_limit = 64\nseed = 3");
+    let spare = super::fill_ahead_slots(&j);
+    assert_eq!(spare, 4);
+    let ahead = drive_bursty(&j, spare);
+    let inline = drive_bursty(&j, 0);
+    // The same bytes, write for write: the spare buffers take the data stream in its order.
+    assert_eq!(ahead.written.len(), 64);
+    assert_eq!(ahead.written, inline.written);
+    let distinct: std::collections::HashSet<_> = ahead.written.iter().collect();
+    assert_eq!(distinct.len(), 64, "each write its own data");
+    // Filling as they are issued, each burst's writes wait for their data between the reap
+    // and the submission; filled ahead, none does after the first turn, and every later
+    // fill comes after a push has handed the turn's writes to the device.
+    let fills_after_reap = |seen: &[Seen]| {
+        let mut n = 0;
+        let mut after_reap = false;
+        for s in seen {
+            match s {
+                Seen::Reap => after_reap = true,
+                Seen::Submit | Seen::Push => after_reap = false,
+                Seen::Buffer if after_reap => n += 1,
+                Seen::Buffer => {}
+            }
+        }
+        n
+    };
+    assert!(fills_after_reap(&inline.seen) >= 60);
+    assert_eq!(fills_after_reap(&ahead.seen), 0, "{:?}", &ahead.seen[..20]);
+    assert!(ahead.seen.contains(&Seen::Push));
+    assert!(!inline.seen.contains(&Seen::Push));
+}
+
+#[test]
+fn only_jobs_that_write_generated_data_of_one_size_fill_ahead() {
+    let spare = |text: &str| super::fill_ahead_slots(&job(text));
+    assert_eq!(spare("access = \"randwrite\"\nqueue_depth = 32"), 32);
+    assert_eq!(spare("access = \"randrw\"\nqueue_depth = 8"), 8);
+    // Capped at 64 MiB of spare buffers.
+    assert_eq!(
+        spare("access = \"write\"\nblock_size = \"1m\"\nqueue_depth = 128"),
+        64
+    );
+    assert_eq!(spare("access = \"randread\"\nqueue_depth = 32"), 0);
+    assert_eq!(spare("access = \"randtrim\"\nqueue_depth = 32"), 0);
+    assert_eq!(spare("access = \"randwrite\"\ndata = \"zeros\""), 0);
+    assert_eq!(spare("access = \"randwrite\"\npattern = \"0xdeadbeef\""), 0);
+    assert_eq!(
+        spare("access = \"randwrite\"\nbssplit = \"4k/50:64k/50\""),
+        0
+    );
+}

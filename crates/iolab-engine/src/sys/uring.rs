@@ -46,6 +46,8 @@ pub struct UringTarget {
     /// Hand requests over at most [`UNPLUGGED_PER_ENTER`] per call (see the module's
     /// documentation).
     unplugged: bool,
+    /// See [`UringTarget::filling_ahead`].
+    fills_ahead: bool,
     /// Flags the ring was set up with, for results.
     pub setup: &'static str,
     /// Per tag, the length and offset of the TRIM in flight on it (length 0: none): a TRIM
@@ -80,6 +82,7 @@ impl UringTarget {
             queued: 0,
             submit_batch: usize::MAX,
             unplugged: false,
+            fills_ahead: false,
             setup: "",
             trims: Vec::new(),
             trims_in_flight: 0,
@@ -90,6 +93,15 @@ impl UringTarget {
     /// completed between two such calls (see the module's documentation). Unlimited by default.
     pub fn with_submit_batch(mut self, n: usize) -> Self {
         self.submit_batch = n.max(1);
+        self
+    }
+
+    /// Lets the driver fill spare buffers while the device works ([`Target::fills_ahead`]):
+    /// for direct I/O, whose requests wait for a device. Buffered I/O is mostly a copy into
+    /// the page cache, done inside the call that hands it over, so there is nothing to
+    /// overlap and a push would only add a system call per turn. Off by default.
+    pub fn filling_ahead(mut self, on: bool) -> Self {
+        self.fills_ahead = on;
         self
     }
 
@@ -169,6 +181,44 @@ impl Target for UringTarget {
 
     fn buffer_mut(&mut self, tag: u32) -> &mut [u8] {
         self.bufs.slot_mut(tag)
+    }
+
+    fn fills_ahead(&self) -> bool {
+        self.fills_ahead
+    }
+
+    fn push(&mut self) -> io::Result<()> {
+        // Handed over as a reap would, none waited for: unplugged (the device queues them all),
+        // a couple per call; otherwise one batch, and what is beyond it goes with the reap,
+        // which stops handing over once something completed.
+        let (per_call, calls) = if self.unplugged {
+            (UNPLUGGED_PER_ENTER.min(self.submit_batch), usize::MAX)
+        } else {
+            (self.submit_batch, 1)
+        };
+        let ring = self
+            .ring
+            .as_mut()
+            .expect("prepare() creates the ring before any I/O");
+        let mut unsent = ring.submission().len();
+        for _ in 0..calls {
+            if unsent == 0 {
+                break;
+            }
+            let n = per_call.min(unsent) as u32;
+            // SAFETY: no wait argument; `n` only limits how many queued entries are taken.
+            let sent = unsafe { ring.submitter().enter::<libc::sigset_t>(n, 0, 0, None) };
+            match sent {
+                Ok(0) => break,
+                Ok(_) => {}
+                // What the kernel did not take goes with the next reap.
+                Err(e) if is_transient(&e) => break,
+                Err(e) => return Err(e),
+            }
+            unsent = ring.submission().len();
+        }
+        self.queued = unsent;
+        Ok(())
     }
 
     fn submit(&mut self, reqs: &[IoReq]) -> io::Result<()> {
@@ -294,7 +344,10 @@ impl Target for UringTarget {
         }
         let ready = ring.completion().len();
         let want = if ready >= min { 0 } else { min };
-        let res = if unsent <= batch {
+        let res = if unsent == 0 && want == 0 {
+            // Everything handed over already (a push) and enough completed: no system call.
+            Ok(0)
+        } else if unsent <= batch {
             // Hand over the rest, and wait if nothing has completed yet.
             match timeout_ns {
                 Some(ns) if want > 0 => {

@@ -115,6 +115,7 @@ impl Feed {
             source,
             data: iolab_core::data::DataGenerator::new(&plan.job, plan.job.seed),
             queue_depth: plan.qd,
+            spare_slots: 0,
         };
         Ok((feed, worker))
     }
