@@ -22,7 +22,9 @@ The device-bound matrix (issue 36) runs on a 1 GiB file on the machine's disk ($
 $TMPDIR): 4K random reads at QD 1, 4, 16, 32, 64 and 128, 4K random writes at QD32, 128K
 sequential reads at QD8 and a 70/30 random mix at QD16; iolab/fio ratios of IOPS, mean and p99
 latency (fio with lat_percentiles, so both count from submission). Both tools pick offsets the
-same way: fio's default random map, and iolab's --random-map. Each run warms up RAMP seconds
+same way: fio's default random map, and iolab's --random-map. "in flight" is each tool's IOPS times
+its mean latency (Little's law: the requests it kept at the device on average, iolab/fio), which
+tells a difference in how a tool issues from the device's own swings between rounds. Each run warms up RAMP seconds
 (default 2) first, and rounds alternate in ABBA order. MATRIX=only runs it alone, MATRIX=skip
 leaves it out.
 """
@@ -125,7 +127,9 @@ def matrix_iolab(target, access, bs, qd, read_pct, result):
     # Latency of the side that leads the job (reads where there are any).
     d = j["read"] if j["read"]["ios"] else j["write"]
     return {"iops": j["read"]["iops"] + j["write"]["iops"], "mean_us": d["lat_ns"]["mean"] / 1e3,
-            "p99_us": d["lat_ns"]["p99"] / 1e3, "cpu_us_per_io": cpu / max(ios, 1) * 1e6}
+            "p99_us": d["lat_ns"]["p99"] / 1e3, "cpu_us_per_io": cpu / max(ios, 1) * 1e6,
+            "in_flight": sum(j[k]["iops"] * j[k]["lat_ns"]["mean"] / 1e9 for k in ("read", "write")
+                             if j[k]["ios"])}
 
 
 def matrix_fio(target, access, bs, qd, read_pct, result):
@@ -141,7 +145,9 @@ def matrix_fio(target, access, bs, qd, read_pct, result):
     d = j["read"] if j["read"]["total_ios"] else j["write"]
     return {"iops": j["read"]["iops"] + j["write"]["iops"], "mean_us": d["lat_ns"]["mean"] / 1e3,
             "p99_us": d["lat_ns"]["percentile"]["99.000000"] / 1e3,
-            "cpu_us_per_io": cpu / max(ios, 1) * 1e6}
+            "cpu_us_per_io": cpu / max(ios, 1) * 1e6,
+            "in_flight": sum(j[k]["iops"] * j[k]["lat_ns"]["mean"] / 1e9 for k in ("read", "write")
+                             if j[k]["total_ios"])}
 
 
 def device_matrix(target, tmp):
@@ -150,7 +156,8 @@ def device_matrix(target, tmp):
           f"rounds of {SECONDS:g} s after {RAMP:g} s of ramp, ABBA; medians of the tools' figures and of each "
           f"round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
     print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
-          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}")
+          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
+          f"{'in flight':>12}")
     for label, access, bs, qd, read_pct in DISK_MATRIX:
         runs = {"iolab": [], "fio": []}
         for r in range(ROUNDS):
@@ -168,7 +175,7 @@ def device_matrix(target, tmp):
         print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{med['iops']:>7.3f}"
               f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{med['mean_us']:>7.3f}"
               f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{med['p99_us']:>7.3f}"
-              f"{med['cpu_us_per_io']:>13.2f}{spread:>12}", flush=True)
+              f"{med['cpu_us_per_io']:>13.2f}{spread:>12}{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}", flush=True)
 
 
 def disk_file(tmp):
