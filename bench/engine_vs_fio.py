@@ -22,7 +22,8 @@ The device-bound matrix (issue 36) runs on a 1 GiB file on the machine's disk ($
 $TMPDIR): 4K random reads at QD 1, 4, 16, 32, 64 and 128, 4K random writes at QD32, 128K
 sequential reads at QD8 and a 70/30 random mix at QD16; iolab/fio ratios of IOPS, mean and p99
 latency (fio with lat_percentiles, so both count from submission). Both tools pick offsets the
-same way: fio's default random map, and iolab's --random-map. "in flight" is each tool's IOPS times
+same way: fio's default random map, and iolab's --random-map; and end timed runs the same way:
+fio counts the I/Os in flight at the end, as iolab's --drain-end does. "in flight" is each tool's IOPS times
 its mean latency (Little's law: the requests it kept at the device on average, iolab/fio), which
 tells a difference in how a tool issues from the device's own swings between rounds. Each run warms up RAMP seconds
 (default 2) first, and rounds alternate in ABBA order. MATRIX=only runs it alone, MATRIX=skip
@@ -118,7 +119,7 @@ def run_fio(target, access, bs, qd, rate, result, psync=False):
 
 def matrix_iolab(target, access, bs, qd, read_pct, result):
     cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
-           "--ramp", str(RAMP), "--no-probe", "--random-map", "--json", result, target]
+           "--ramp", str(RAMP), "--no-probe", "--random-map", "--drain-end", "--json", result, target]
     if read_pct is not None:
         cmd += ["--read-pct", str(read_pct)]
     _, cpu = timed(cmd)

@@ -118,6 +118,11 @@ pub struct JobSpec {
     /// offsets drawn with replacement, Iometer's way). One-pass jobs always do.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub random_map: Option<bool>,
+    /// A timed job counts the I/Os still in flight at its end as they complete, over the time
+    /// up to the last of them, as fio does (default false: those that complete within the
+    /// duration, over the duration).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_end: Option<bool>,
     /// Stamp every written block and check it read back: `end` (after the job's I/O), `inline`
     /// (after each write) or `off` (default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -306,6 +311,10 @@ pub struct Job {
     /// before the key existed read.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub random_map: bool,
+    /// Count the I/Os in flight at a timed job's end as they complete (fio's way). Left out of
+    /// a result where false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub drain_end: bool,
     /// Whether written blocks are stamped and checked. Left out of a result where off, as
     /// results written before the key existed read.
     #[serde(default, skip_serializing_if = "VerifyMode::is_off")]
@@ -468,6 +477,7 @@ impl JobSpec {
             seed,
             continue_on_error,
             random_map,
+            drain_end,
             verify,
             distribution,
             start_delay_s,

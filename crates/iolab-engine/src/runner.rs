@@ -392,6 +392,7 @@ impl<'a> SharedRun<'a> {
             start_ns: Some(start_ns),
             ramp_ns: self.ramp_ns,
             duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
+            drain_end: job.drain_end,
             interval_ns: SERIES_INTERVAL_NS,
             stop: self.ctl.stop,
             abort: Some(&self.abort),

@@ -78,22 +78,10 @@ fn the_search_settles_at_the_deepest_queue_that_meets_the_target() {
     };
     target.prepare(64, 4096).unwrap();
     let opts = DriveOptions {
-        start_ns: None,
-        ramp_ns: 0,
         duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
         interval_ns: 1_000_000_000,
-        stop: None,
-        abort: None,
-        progress: None,
-        continue_on_error: false,
-        verify: None,
-        end: None,
-        think: None,
-        flow: None,
-        end_at: None,
-        priorities: None,
         latency_target: job.latency_target.as_ref(),
-        sync: None,
+        ..DriveOptions::default()
     };
     let out = drive(&mut target, &clock, plan_workers(&job, 0), &opts).unwrap();
     let search = out.depth_search.expect("the search");

@@ -551,6 +551,7 @@ impl SimSetup {
             start_ns: None,
             ramp_ns: (job.ramp_s * 1e9) as u64,
             duration_ns: power_loss::duration_ns(job, self.power_cut),
+            drain_end: job.drain_end,
             interval_ns: SERIES_INTERVAL_NS,
             stop,
             abort: None,

@@ -278,22 +278,9 @@ mod tests {
         };
         target.prepare(32, 4096).unwrap();
         let opts = DriveOptions {
-            start_ns: None,
-            ramp_ns: 0,
             duration_ns: Some(200_000_000),
             interval_ns: 10_000_000,
-            stop: None,
-            abort: None,
-            progress: None,
-            continue_on_error: false,
-            verify: None,
-            end: None,
-            think: None,
-            flow: None,
-            end_at: None,
-            priorities: None,
-            latency_target: None,
-            sync: None,
+            ..DriveOptions::default()
         };
         let out = drive(&mut target, &clock, workers, &opts).unwrap();
         let measured = format!("{:?} {}", out.stats, out.measured_ns);

@@ -87,6 +87,7 @@ fn bad_values_name_the_key_and_the_fix() {
             "distribution",
             "drop random_map",
         ),
+        ("drain_end = true", "drain_end", "set duration_s"),
         ("rate_iops = 0.0002", "rate_iops", "one I/O per hour"),
         (
             "rate_bytes_per_s = 0",

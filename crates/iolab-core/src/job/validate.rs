@@ -58,6 +58,7 @@ pub(super) fn validate(spec: &JobSpec, hint: BufferedHint) -> Result<Job, JobErr
         seed: spec.seed.unwrap_or(1),
         continue_on_error: spec.continue_on_error.unwrap_or(false),
         random_map: spec.random_map.unwrap_or(false),
+        drain_end: spec.drain_end.unwrap_or(false),
         verify: spec.verify.unwrap_or_default(),
         distribution,
         start_delay_s,
@@ -252,6 +253,12 @@ impl Check<'_> {
                     format!("{seconds} s is more than the {MAX_SECONDS} s a run may last"),
                 ));
             }
+        }
+        if self.spec.drain_end == Some(true) && duration_s.is_none() {
+            return Err(self.fail(
+                "drain_end",
+                "only a timed job has an end to drain: set duration_s, or drop drain_end".into(),
+            ));
         }
         if ramp_s > 0.0 && duration_s.is_none() {
             // The ramp's I/Os would come out of the budget it is meant to measure (a ramp

@@ -20,7 +20,9 @@ pub struct Progress {
     pub lat_ns: AtomicU64,
 }
 
-/// How a drive ends.
+/// How a drive ends. The default: no ramp, no duration (until the sources run out), nothing
+/// watched, nothing shared.
+#[derive(Default)]
 pub struct DriveOptions<'a> {
     /// When the run starts on the clock (threads of one job share it, so they measure one
     /// window); `None`: when the drive begins.
@@ -29,6 +31,10 @@ pub struct DriveOptions<'a> {
     pub ramp_ns: u64,
     /// Measured time after the ramp; `None` runs until every source is exhausted.
     pub duration_ns: Option<u64>,
+    /// At the end of the duration, also count the I/Os still in flight as they complete and
+    /// measure up to the last of them, as fio does (the job's `drain_end`); otherwise only
+    /// those that complete within the duration count, over exactly the duration.
+    pub drain_end: bool,
     /// Width of the series bins.
     pub interval_ns: u64,
     /// Stop issuing when set (Ctrl-C); what completed is kept.

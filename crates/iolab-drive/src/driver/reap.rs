@@ -110,7 +110,8 @@ where
             s.ios += 1;
             s.over += u64::from(at.saturating_sub(f.origin_ns) > s.target_ns);
         }
-        let counted = at >= self.measure_start && self.end_ns.is_none_or(|e| at <= e);
+        let counted = at >= self.measure_start
+            && (self.opts.drain_end || self.end_ns.is_none_or(|e| at <= e));
         if counted {
             let latency = at.saturating_sub(f.origin_ns);
             tally.measured_ios += 1;

@@ -299,8 +299,12 @@ where
             (end, None) if self.ended => finished
                 .min(end.unwrap_or(u64::MAX))
                 .saturating_sub(measure_start),
-            // Timed: the full duration, unless the sources ran out first.
-            (Some(end), None) if finished >= end => end - measure_start,
+            // Timed: the full duration, unless the sources ran out first; drained, up to the
+            // last of the I/Os in flight at the end (fio's way).
+            (Some(end), None) if finished >= end && !self.opts.drain_end => end - measure_start,
+            (Some(end), None) if finished >= end => {
+                self.last_done_ns.max(end).saturating_sub(measure_start)
+            }
             _ => self.last_done_ns.saturating_sub(measure_start),
         };
         DriveOutcome {

@@ -216,22 +216,11 @@ fn drive_on_null(job: &Job, clock: &dyn Clock, stop: Option<&AtomicBool>) -> Dri
         .prepare(job.queue_depth, job.max_block() as usize)
         .unwrap();
     let opts = DriveOptions {
-        start_ns: None,
-        ramp_ns: 0,
         duration_ns: job.duration_s.map(|d| (d * 1e9) as u64),
         interval_ns: 1_000_000_000,
         stop,
-        abort: None,
-        progress: None,
-        continue_on_error: false,
-        verify: None,
-        end: None,
         think: job.schedule.think,
-        flow: None,
-        end_at: None,
-        priorities: None,
-        latency_target: None,
-        sync: None,
+        ..DriveOptions::default()
     };
     drive(&mut target, clock, plan_workers(job, 0), &opts).unwrap()
 }
@@ -260,22 +249,10 @@ fn a_job_ended_by_another_stops_issuing_and_is_complete() {
     let mut target = crate::null::NullTarget::new(j.span());
     target.prepare(1, 4096).unwrap();
     let opts = DriveOptions {
-        start_ns: None,
-        ramp_ns: 0,
         duration_ns: Some(60_000_000_000),
         interval_ns: 1_000_000_000,
-        stop: None,
-        abort: None,
-        progress: None,
-        continue_on_error: false,
-        verify: None,
         end: Some(&end),
-        think: None,
-        flow: None,
-        end_at: None,
-        priorities: None,
-        latency_target: None,
-        sync: None,
+        ..DriveOptions::default()
     };
     let clock = crate::clock::VirtualClock::new();
     let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
@@ -401,22 +378,8 @@ fn every_io_longer_than_10_ms_or_100_ms_is_counted_exactly() {
     };
     target.prepare(1, j.max_block() as usize).unwrap();
     let opts = DriveOptions {
-        start_ns: None,
-        ramp_ns: 0,
-        duration_ns: None,
         interval_ns: 1_000_000_000,
-        stop: None,
-        abort: None,
-        progress: None,
-        continue_on_error: false,
-        verify: None,
-        end: None,
-        think: None,
-        flow: None,
-        end_at: None,
-        priorities: None,
-        latency_target: None,
-        sync: None,
+        ..DriveOptions::default()
     };
     let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
     let r = out
@@ -539,22 +502,8 @@ fn drive_bursty(j: &Job, spare: u32) -> Bursty {
     target.prepare(slots, j.max_block() as usize).unwrap();
     let clock = crate::clock::VirtualClock::new();
     let opts = DriveOptions {
-        start_ns: None,
-        ramp_ns: 0,
-        duration_ns: None,
         interval_ns: 1_000_000_000,
-        stop: None,
-        abort: None,
-        progress: None,
-        continue_on_error: false,
-        verify: None,
-        end: None,
-        think: None,
-        flow: None,
-        end_at: None,
-        priorities: None,
-        latency_target: None,
-        sync: None,
+        ..DriveOptions::default()
     };
     let out = drive(&mut target, &clock, workers, &opts).unwrap();
     assert_eq!(out.stats.write.ios, j.ios_limit.unwrap());
@@ -613,4 +562,34 @@ fn only_jobs_that_write_generated_data_of_one_size_fill_ahead() {
         spare("access = \"randwrite\"\nbssplit = \"4k/50:64k/50\""),
         0
     );
+}
+
+#[test]
+fn a_drained_end_counts_the_ios_in_flight_at_the_end_over_the_time_they_took() {
+    // QD 4, every I/O 300 µs, 1 ms measured: three rounds complete within it (at 0.3, 0.6 and
+    // 0.9 ms); the fourth, issued at 0.9 ms, completes at 1.2 ms.
+    let run = |drain: bool| {
+        let j = job(&format!(
+            "queue_depth = 4\nduration_s = 0.001\ndrain_end = {drain}"
+        ));
+        let clock = crate::clock::VirtualClock::new();
+        let mut target = Scripted {
+            inner: crate::null::NullTarget::new(j.span()),
+            clock: clock.clone(),
+            latencies_ns: vec![300_000; 64],
+            submitted: 0,
+            pending: Vec::new(),
+        };
+        target.prepare(4, j.max_block() as usize).unwrap();
+        let opts = DriveOptions {
+            duration_ns: Some(1_000_000),
+            drain_end: j.drain_end,
+            interval_ns: 1_000_000_000,
+            ..DriveOptions::default()
+        };
+        let out = drive(&mut target, &clock, plan_workers(&j, 0), &opts).unwrap();
+        (out.stats.read.ios, out.measured_ns)
+    };
+    assert_eq!(run(false), (12, 1_000_000));
+    assert_eq!(run(true), (16, 1_200_000));
 }

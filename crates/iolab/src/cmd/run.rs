@@ -83,6 +83,10 @@ pub struct JobFlags {
     /// instead of drawing offsets with replacement [key: random_map].
     #[arg(long)]
     pub random_map: bool,
+    /// At the end of a timed job, count the I/Os still in flight as they complete, over the
+    /// time to the last of them, as fio does [key: drain_end].
+    #[arg(long)]
+    pub drain_end: bool,
     /// Count I/O errors and go on [key: continue_on_error].
     #[arg(long)]
     pub continue_on_error: bool,
@@ -158,6 +162,7 @@ impl JobFlags {
             seed: self.seed,
             continue_on_error: on(self.continue_on_error),
             random_map: on(self.random_map),
+            drain_end: on(self.drain_end),
             verify: self.verify,
             distribution: self.distribution.clone(),
             start_delay_s: self.start_delay_s,

@@ -124,6 +124,8 @@ fn time_and_budget(tr: &mut Tr, ctx: &Context, threads: u64, per_clone: Option<u
         match runtime {
             Some(r) => {
                 tr.job.spec.duration_s = Some(r);
+                // fio counts the I/Os in flight at the end as they complete.
+                tr.job.spec.drain_end = Some(true);
                 tr.from("duration_s", "runtime");
             }
             None => tr.problem(
@@ -137,6 +139,7 @@ fn time_and_budget(tr: &mut Tr, ctx: &Context, threads: u64, per_clone: Option<u
     } else {
         if let Some(r) = runtime {
             tr.job.spec.duration_s = Some(r);
+            tr.job.spec.drain_end = Some(true);
             tr.from("duration_s", "runtime");
         }
         byte_budget(tr, ctx, threads, per_clone, runtime, loops);
