@@ -9,8 +9,9 @@
 //! the token from 3.0), a 3-DW or 4-DW header and a 4-byte LCRC, optionally a 4-byte ECRC:
 //! 20 bytes with a 3-DW header, 24 with a 4-DW header (64-bit addresses). Posted-write efficiency
 //! is `payload / (payload + overhead)`: 86.5 % at 128 B and 92.8 % at 256 B with a 3-DW header
-//! (Intel quotes 92 % for 256 B). Reverse-direction ACK/flow-control DLLPs, read requests and SKP
-//! ordered sets cost a few percent more and are not included; observed ceilings are about 86 % of
+//! (Intel quotes 92 % for 256 B). SKP ordered sets take about 0.3 % of every lane
+//! ([`PcieGen::skp_fraction`]). Reverse-direction ACK/flow-control DLLPs and read requests travel
+//! against the data of a one-way stream and are not included; observed ceilings are about 86 % of
 //! the after-encoding rate (PCIe 3.0 x4 ≈ 3.4 GB/s).
 
 use crate::Encoding;
@@ -69,6 +70,19 @@ impl PcieGen {
         self as u8 + 1
     }
 
+    /// Fraction of each lane's symbol times taken by SKP ordered sets (clock compensation),
+    /// which every transmitter inserts whatever the traffic. Up to 2.x a 4-symbol SKP ordered
+    /// set every 1,180–1,538 symbol times; from 3.0 one 16-symbol SKP block every 370–375
+    /// 128b/130b blocks (PCI Express Base Specification, §4.2.7). The longest intervals are
+    /// taken, as pcie-bench's model does (Neugebauer et al., SIGCOMM 2018: `SKIP_Interval =
+    /// 1538`, `SKIP_Length = 4`).
+    pub fn skp_fraction(self) -> f64 {
+        match self {
+            PcieGen::Gen1 | PcieGen::Gen2 => 4.0 / (1538.0 + 4.0),
+            _ => 1.0 / (375.0 + 1.0),
+        }
+    }
+
     /// 8b/10b up to 2.x, 128b/130b from 3.0.
     pub fn encoding(self) -> Encoding {
         match self {
@@ -108,6 +122,22 @@ impl Default for TlpParams {
 }
 
 impl TlpParams {
+    /// Memory writes into host memory above 4 GiB: the PCI Express Base Specification
+    /// (§2.2.4.1) allows the 3-DW header only for addresses below 4 GiB, so a device writing a
+    /// 64-bit OS's buffers on a host with more RAM than that sends 4-DW headers (pcie-bench's
+    /// model assumes 64-bit addresses by default).
+    pub const HOST_MEMORY_WRITE: TlpParams = TlpParams {
+        header: TlpHeader::FourDw,
+        ecrc: false,
+    };
+
+    /// Completions with data, the TLPs that carry what a device reads from host memory: their
+    /// header is always 3 DW, whatever the address (PCI Express Base Specification, §2.2.9).
+    pub const COMPLETION: TlpParams = TlpParams {
+        header: TlpHeader::ThreeDw,
+        ecrc: false,
+    };
+
     /// Bytes each TLP adds to its payload: framing + sequence (4) + header (12/16) + LCRC (4)
     /// + ECRC (0/4).
     pub fn overhead_bytes(self) -> u32 {

@@ -138,3 +138,18 @@ fn serde_shape_is_stable() {
     let back: Link = serde_json::from_str(&j).unwrap();
     assert_eq!(back, Link::sata(SataGen::Gen3));
 }
+
+#[test]
+fn skp_ordered_sets_take_a_fixed_share_of_each_lane() {
+    // 4 symbols in every 1,542 up to 2.x; one 16-symbol block in every 376 from 3.0.
+    assert!(close(PcieGen::Gen1.skp_fraction(), 0.002594, 0.000001));
+    assert_eq!(PcieGen::Gen1.skp_fraction(), PcieGen::Gen2.skp_fraction());
+    assert!(close(PcieGen::Gen3.skp_fraction(), 0.002660, 0.000001));
+    assert_eq!(PcieGen::Gen3.skp_fraction(), PcieGen::Gen5.skp_fraction());
+}
+
+#[test]
+fn host_memory_writes_carry_64_bit_addresses_and_completions_do_not() {
+    assert_eq!(TlpParams::HOST_MEMORY_WRITE.overhead_bytes(), 24);
+    assert_eq!(TlpParams::COMPLETION.overhead_bytes(), 20);
+}

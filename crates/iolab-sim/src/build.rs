@@ -6,7 +6,7 @@ use crate::catalog::{
 };
 use crate::model::{
     build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, RamCache, Res, ResId, ResKind, SlcCache,
-    SsdParams, Tier, Vol, World,
+    SsdParams, Tier, Toward, Vol, World,
 };
 use crate::SimError;
 use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
@@ -93,8 +93,8 @@ impl Builder<'_> {
         };
         // Hop latency is paid once per direction, half each way.
         Hop {
-            down: Pipe::new(d, kind, mps, latency_ns / 2),
-            up: Pipe::new(u, kind, mps, latency_ns - latency_ns / 2),
+            down: Pipe::new(d, kind, mps, latency_ns / 2, Toward::Drive),
+            up: Pipe::new(u, kind, mps, latency_ns - latency_ns / 2, Toward::Host),
             name: label,
         }
     }

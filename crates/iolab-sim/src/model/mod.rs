@@ -30,7 +30,7 @@ mod tier;
 
 pub use hdd::{build_hdd, Hdd, HddParams};
 pub use power::{Energy, Power};
-pub use resource::{transfer, Pipe, Res, ResId, ResKind};
+pub use resource::{transfer, Pipe, Res, ResId, ResKind, Toward};
 pub use ssd::{build_ssd, stored_share, SlcCache, Ssd, SsdParams};
 pub use tier::{RamCache, Tier};
 

@@ -42,6 +42,15 @@ pub struct Res {
     pub group: String,
 }
 
+/// Which way a pipe carries data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Toward {
+    /// Commands and written data, from the host to the drive.
+    Drive,
+    /// Read data and completions, from the drive to the host.
+    Host,
+}
+
 /// A pipe: a resource with a transfer-time law `bytes × ns_per_byte + packets × per_packet_ns`.
 #[derive(Clone, Debug)]
 pub struct Pipe {
@@ -66,21 +75,33 @@ pub struct Pipe {
 
 impl Pipe {
     /// A pipe for a link, with the link math of `iolab-link` (encoding, TLP or FIS framing).
-    pub fn new(res: ResId, kind: LinkKind, mps: u32, hop_ns: u64) -> Pipe {
+    /// `toward` says which way it carries data: PCIe data toward the drive travels as
+    /// completions to the device's reads of host memory (3-DW headers), data toward the host
+    /// as the device's memory writes to 64-bit addresses (4-DW headers); SKP ordered sets take
+    /// their share of every PCIe lane either way.
+    pub fn new(res: ResId, kind: LinkKind, mps: u32, hop_ns: u64, toward: Toward) -> Pipe {
         match kind {
             LinkKind::Std(link) => {
+                let tlp = match toward {
+                    Toward::Drive => TlpParams::COMPLETION,
+                    Toward::Host => TlpParams::HOST_MEMORY_WRITE,
+                };
                 let framing = Framing {
                     payload_bytes: match link {
                         Link::Sata { .. } => iolab_link::SATA_MAX_FIS_PAYLOAD_BYTES,
                         _ => mps,
                     },
-                    tlp: TlpParams::default(),
+                    tlp,
                     fis_gap_ns: None,
                 };
+                // The share of symbol times left to TLPs once SKP ordered sets are sent.
+                let left = link
+                    .pcie_equivalent()
+                    .map_or(1.0, |(gen, _)| 1.0 - gen.skp_fraction());
                 let packet = framing.payload_bytes as u64;
-                let ns_per_byte = link.after_encoding().time_ns(1);
+                let ns_per_byte = link.after_encoding().time_ns(1) / left;
                 let per_packet_ns =
-                    link.transfer_ns(packet, &framing) - packet as f64 * ns_per_byte;
+                    link.transfer_ns(packet, &framing) / left - packet as f64 * ns_per_byte;
                 Pipe::with(res, ns_per_byte, packet, per_packet_ns, hop_ns)
             }
             LinkKind::Raw { bytes_per_s, .. } => {
@@ -226,4 +247,35 @@ pub(super) fn occupy(res: &mut [Res], id: ResId, start: u64, dur: u64) -> u64 {
 pub(super) fn reserve(res: &mut [Res], id: ResId, t: u64, dur: u64) -> u64 {
     let start = t.max(res[id as usize].busy_until);
     occupy(res, id, start, dur)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use iolab_link::PcieGen;
+
+    fn pipe(link: Link, mps: u32, toward: Toward) -> Pipe {
+        Pipe::new(0, LinkKind::Std(link), mps, 0, toward)
+    }
+
+    #[test]
+    fn read_data_pays_64_bit_write_headers_and_written_data_completion_headers() {
+        let link = Link::pcie(PcieGen::Gen2, 4);
+        let skp = 1.0 - PcieGen::Gen2.skp_fraction();
+        // 2,000 MB/s after 8b/10b; 256-byte TLPs with 24 bytes (host) or 20 (drive) around them.
+        let up = pipe(link, 256, Toward::Host).bytes_per_s() / 1e6;
+        let down = pipe(link, 256, Toward::Drive).bytes_per_s() / 1e6;
+        assert!((up - 2000.0 * 256.0 / 280.0 * skp).abs() < 0.01, "{up}");
+        assert!((down - 2000.0 * 256.0 / 276.0 * skp).abs() < 0.01, "{down}");
+        assert!(up < down);
+    }
+
+    #[test]
+    fn sata_has_no_tlps_or_skp_ordered_sets() {
+        let link = Link::sata(iolab_link::SataGen::Gen3);
+        let up = pipe(link, 256, Toward::Host);
+        let down = pipe(link, 256, Toward::Drive);
+        assert_eq!(up.bytes_per_s(), down.bytes_per_s());
+        assert_eq!(up.time(8192), down.time(8192));
+    }
 }
