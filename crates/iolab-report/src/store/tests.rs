@@ -34,24 +34,11 @@ fn job(name: &str, reads: u64, writes: u64, qd: u32) -> JobResult {
     }
     JobResult {
         name: name.into(),
-        job: spec.validate().unwrap(),
-        complete: true,
-        stop_reason: None,
         measured_ns,
-        ramp_ns: 0,
         read: stats.direction_summary(Direction::Read, measured_ns),
         write: stats.direction_summary(Direction::Write, measured_ns),
-        trim: None,
         series: stats.series(measured_ns),
-        cpu: Default::default(),
-        errors: Vec::new(),
-        latency_from_intended_start: false,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
+        ..JobResult::unmeasured(spec.validate().unwrap())
     }
 }
 
