@@ -28,6 +28,7 @@ pub mod metrics;
 pub mod model_info;
 pub mod pattern;
 pub mod prio;
+pub mod quick;
 pub mod result;
 pub mod rng;
 pub mod scale;

@@ -128,8 +128,6 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
     errors.sort_by_key(|e| e.errno);
     let stop_reason = parts.iter().find_map(|p| p.stop_reason.clone());
     JobResult {
-        name: job.name.clone(),
-        job: job.clone(),
         complete: parts.iter().all(|p| p.complete) && !parts.is_empty(),
         stop_reason,
         measured_ns,
@@ -151,11 +149,13 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         step: parts.first().and_then(|p| p.step.clone()),
         verify: merge_verify(parts.iter().filter_map(|p| p.verify.as_ref())),
         steady_stop: parts.first().and_then(|p| p.steady_stop.clone()),
+        test: parts.first().and_then(|p| p.test.clone()),
         latency_target: parts.first().and_then(|p| p.latency_target.clone()),
         syncs: parts.iter().filter_map(|p| p.syncs).reduce(|mut a, b| {
             a.merge(&b);
             a
         }),
+        ..JobResult::unmeasured(job.clone())
     }
 }
 
@@ -324,25 +324,11 @@ mod tests {
 
     fn job_result(job: &Job, stats: &RunStats, measured_ns: u64) -> JobResult {
         JobResult {
-            name: job.name.clone(),
-            job: job.clone(),
-            complete: true,
-            stop_reason: None,
             measured_ns,
-            ramp_ns: 0,
             read: stats.direction_summary(Direction::Read, measured_ns),
             write: stats.direction_summary(Direction::Write, measured_ns),
-            trim: None,
             series: stats.series(measured_ns),
-            cpu: CpuResult::default(),
-            errors: Vec::new(),
-            latency_from_intended_start: false,
-            repeats: Vec::new(),
-            step: None,
-            verify: None,
-            steady_stop: None,
-            latency_target: None,
-            syncs: None,
+            ..JobResult::unmeasured(job.clone())
         }
     }
 

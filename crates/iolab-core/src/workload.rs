@@ -94,8 +94,16 @@ pub fn worker_seed(seed: u64, index: u32) -> u64 {
 }
 
 impl IoGenerator {
-    /// The generator for worker `index` of `job` (whose span must be resolved).
+    /// The generator for worker `index` of `job` (whose span must be resolved); a zoned job's
+    /// worker gets a zone table of its own range.
     pub fn new(job: &Job, index: u32) -> Self {
+        Self::with_zones(job, index, None)
+    }
+
+    /// As [`IoGenerator::new`], the worker using `shared` as its zone table where given (the
+    /// one table of the zones the job's threads share: see `plan_workers`), instead of
+    /// building one of its own range.
+    pub fn with_zones(job: &Job, index: u32, shared: Option<SharedZones>) -> Self {
         let (start, end) = job.worker_range(index);
         let align = job.align();
         let table = |split: &[SizeShare]| {
@@ -189,7 +197,7 @@ impl IoGenerator {
             sprandom,
             trim: job.access.trims(),
             pending_write: None,
-            zoned: ZoneTable::for_range(job, (start, end)),
+            zoned: shared.or_else(|| ZoneTable::for_range(job, (start, end))),
         }
     }
 
@@ -197,11 +205,6 @@ impl IoGenerator {
     /// `trimwrite`): its byte budget counts the writes only.
     pub fn trims_then_writes(&self) -> bool {
         self.trim == TrimKind::ThenWrite
-    }
-
-    /// Makes this worker use `zones` (the table its job's threads share) instead of its own.
-    pub fn share_zones(&mut self, zones: SharedZones) {
-        self.zoned = Some(zones);
     }
 
     /// The largest block size of the split that is at most `bytes`, if any: what the last
@@ -423,6 +426,23 @@ mod tests {
         for pair in seen.windows(2) {
             assert!(pair[0].1 <= pair[1].0, "zones overlap: {seen:?}");
         }
+    }
+
+    #[test]
+    fn threads_of_one_span_use_the_zone_table_they_are_given() {
+        let j = job(
+            "access = \"randwrite\"\nthreads = 4\nzoned = { zone_size = \"1m\" }",
+            16 << 20,
+        );
+        let shared = ZoneTable::for_range(&j, j.worker_range(0)).unwrap();
+        let table = |g: &IoGenerator| g.zoned.clone().expect("a zoned job's worker has zones");
+        for w in 0..4 {
+            let g = IoGenerator::with_zones(&j, w, Some(shared.clone()));
+            assert!(std::sync::Arc::ptr_eq(&table(&g), &shared), "worker {w}");
+        }
+        // Without one, a worker builds the table of its own range.
+        let own = IoGenerator::new(&j, 0);
+        assert!(!std::sync::Arc::ptr_eq(&table(&own), &shared));
     }
 
     #[test]

@@ -12,9 +12,8 @@ fn job(text: &str, span: u64) -> Job {
 /// a write starts at its zone's write pointer and ends within the zone; a read ends below its
 /// zone's write pointer. Returns the table.
 fn run_checked(job: &Job, n: usize) -> SharedZones {
-    let mut gen = IoGenerator::new(job, 0);
     let zones = ZoneTable::for_range(job, job.worker_range(0)).unwrap();
-    gen.share_zones(zones.clone());
+    let mut gen = IoGenerator::with_zones(job, 0, Some(zones.clone()));
     for _ in 0..n {
         let before: Vec<_> = lock(&zones).write_pointers().collect();
         let r = gen.next_request();
@@ -78,11 +77,7 @@ fn open_zones_stay_within_max_open() {
     );
     let zones = ZoneTable::for_range(&j, j.worker_range(0)).unwrap();
     let mut gens: Vec<_> = (0..4)
-        .map(|i| {
-            let mut g = IoGenerator::new(&j, i);
-            g.share_zones(zones.clone());
-            g
-        })
+        .map(|i| IoGenerator::with_zones(&j, i, Some(zones.clone())))
         .collect();
     let mut written = std::collections::BTreeSet::new();
     for k in 0..4_000 {

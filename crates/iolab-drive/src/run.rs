@@ -88,8 +88,6 @@ pub fn job_result(
     cpu: CpuResult,
 ) -> JobResult {
     JobResult {
-        name: job.name.clone(),
-        job: job.clone(),
         complete: stop_reason.is_none(),
         stop_reason,
         measured_ns,
@@ -101,11 +99,6 @@ pub fn job_result(
         cpu,
         errors: stats.error_list(),
         latency_from_intended_start: paced,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
+        ..JobResult::unmeasured(job.clone())
     }
 }

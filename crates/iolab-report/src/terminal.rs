@@ -1,6 +1,7 @@
 //! Plain-text tables for a terminal: the CrystalDiskMark-like table of `iolab quick` and the
 //! per-job table of `iolab run`.
 
+use iolab_core::quick;
 use iolab_core::result::{DirectionResult, JobResult, RunResult, SteadyStateReport, TargetInfo};
 use iolab_core::size::human_size;
 use std::fmt::Write;
@@ -64,35 +65,12 @@ fn notes(r: &RunResult, out: &mut String) {
     }
 }
 
-/// The test label of a quick job (`SEQ1M Q8T1 read` → `SEQ1M Q8T1`) and which columns of the
-/// table its figures fill: (read, write). A mixed test (`… mix`) fills both with its parts.
-pub(crate) fn split_label(name: &str) -> (&str, (bool, bool)) {
-    match name.rsplit_once(' ') {
-        Some((label, "read")) => (label, (true, false)),
-        Some((label, "mix")) => (label, (true, true)),
-        Some((label, _)) => (label, (false, true)),
-        None => (name, (true, false)),
-    }
-}
-
-/// The job of a quick result whose figures fill the read (or the write) column of test `label`.
-pub(crate) fn quick_cell<'a>(
-    jobs: &'a [JobResult],
-    label: &str,
-    read: bool,
-) -> Option<&'a JobResult> {
-    jobs.iter().find(|j| {
-        let (l, (reads, writes)) = split_label(&j.name);
-        l == label && if read { reads } else { writes }
-    })
-}
-
 /// Why quick's test `label` was stopped before its last counted run ended, with what it
 /// measured, if it was: its figures are then of fewer or shorter runs than the others'.
 pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
     let j = [true, false]
         .into_iter()
-        .filter_map(|read| quick_cell(jobs, label, read))
+        .filter_map(|read| quick::cell(jobs, label, read))
         .find(|j| j.stop_reason.is_some())?;
     let runs = j.repeats.len().max(1);
     Some(format!(
@@ -102,22 +80,11 @@ pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
     ))
 }
 
-/// Whether a job's name is a CrystalDiskMark test's: `… read`, `… write` or `… mix` (quick's
-/// mixed test; the cdm suite's is named by its mix alone, and is not one of the grid's).
-pub(crate) fn is_test_job(name: &str) -> bool {
-    matches!(name.rsplit_once(' '), Some((_, "read" | "write" | "mix")))
-}
-
 /// CrystalDiskMark's grid: one row per test, read and write side by side, each with MB/s,
 /// IOPS and mean µs; a test stopped early is starred and said why under it.
 fn cdm_grid(out: &mut String, r: &RunResult) {
-    let mut labels: Vec<&str> = Vec::new();
-    for j in r.jobs.iter().filter(|j| is_test_job(&j.name)) {
-        let (label, _) = split_label(&j.name);
-        if !labels.contains(&label) {
-            labels.push(label);
-        }
-    }
+    let rows = quick::grid_rows([r.jobs.as_slice()]);
+    let labels: Vec<&str> = rows.iter().map(|row| row.label.as_str()).collect();
     // Wide enough for every label (a mixed test's is longer), so the columns line up.
     let w = labels
         .iter()
@@ -138,8 +105,7 @@ fn cdm_grid(out: &mut String, r: &RunResult) {
     );
     for &label in &labels {
         let cell = |read: bool| -> String {
-            quick_cell(&r.jobs, label, read)
-                .filter(|j| is_test_job(&j.name))
+            quick::cell(&r.jobs, label, read)
                 .map(|j| {
                     let d = if read { &j.read } else { &j.write };
                     format!(
@@ -435,7 +401,7 @@ fn suite_table_unescaped(r: &RunResult) -> String {
             let _ = writeln!(out, "    {line}");
         }
     }
-    if s.name == "cdm" && r.jobs.iter().any(|j| is_test_job(&j.name)) {
+    if s.name == "cdm" && !quick::tests_of(&r.jobs).is_empty() {
         let _ = writeln!(out, "\nCrystalDiskMark's grid (MB/s = 10^6 B/s)");
         cdm_grid(&mut out, r);
     }
@@ -532,24 +498,8 @@ mod tests {
     fn control_bytes_of_a_job_name_are_shown_as_escapes() {
         let j = JobResult {
             name: "evil\x1b]0;owned\x07\x1b[2J".into(),
-            job: iolab_core::job::JobSpec::default().validate().unwrap(),
-            complete: true,
             stop_reason: Some("stopped by \u{9b}31m".into()),
-            measured_ns: 0,
-            ramp_ns: 0,
-            read: DirectionResult::default(),
-            write: DirectionResult::default(),
-            trim: None,
-            series: Default::default(),
-            cpu: Default::default(),
-            errors: Vec::new(),
-            latency_from_intended_start: false,
-            repeats: Vec::new(),
-            step: None,
-            verify: None,
-            steady_stop: None,
-            latency_target: None,
-            syncs: None,
+            ..JobResult::unmeasured(iolab_core::job::JobSpec::default().validate().unwrap())
         };
         let block = job_block(&j, false);
         assert!(block.contains("evil\\x1b]0;owned\\x07\\x1b[2J"), "{block}");
@@ -565,27 +515,12 @@ mod tests {
     fn cpu_per_io_is_shown_only_when_io_was_done() {
         let mut j = JobResult {
             name: "j".into(),
-            job: iolab_core::job::JobSpec::default().validate().unwrap(),
             complete: false,
-            stop_reason: None,
-            measured_ns: 0,
-            ramp_ns: 0,
-            read: DirectionResult::default(),
-            write: DirectionResult::default(),
-            trim: None,
-            series: Default::default(),
             cpu: iolab_core::result::CpuResult {
                 user_s: 0.004,
                 system_s: 0.002,
             },
-            errors: Vec::new(),
-            latency_from_intended_start: false,
-            repeats: Vec::new(),
-            step: None,
-            verify: None,
-            steady_stop: None,
-            latency_target: None,
-            syncs: None,
+            ..JobResult::unmeasured(iolab_core::job::JobSpec::default().validate().unwrap())
         };
         // Interrupted before its first I/O: 6 ms of CPU is not "6,000 µs per I/O".
         let block = job_block(&j, false);

@@ -59,27 +59,15 @@ fn measured_job() -> JobResult {
     job.span_bytes = Some(64 << 20);
     JobResult {
         name: "mix 80/20".into(),
-        job,
-        complete: true,
-        stop_reason: None,
         measured_ns: seconds,
-        ramp_ns: 0,
         read: s.direction_summary(Direction::Read, seconds),
         write: s.direction_summary(Direction::Write, seconds),
-        trim: None,
         series: s.series(seconds),
         cpu: CpuResult {
             user_s: 0.4,
             system_s: 1.2,
         },
-        errors: Vec::new(),
-        latency_from_intended_start: false,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
+        ..JobResult::unmeasured(job)
     }
 }
 

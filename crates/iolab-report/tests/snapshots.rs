@@ -5,6 +5,8 @@
 mod common;
 
 use common::{check_snapshot, quick_result, run_result, suite_result};
+use iolab_core::job::Access;
+use iolab_core::quick::QuickTest;
 use iolab_core::result::RunResult;
 use iolab_report::{html::render_html, terminal};
 
@@ -27,6 +29,7 @@ fn a_mixed_quick_test_fills_both_columns_of_its_row() {
     let mut r = quick_result("/dev/sdx", "bench-host", 1.0);
     let mut mix = r.jobs[6].clone();
     mix.name = "RND4K Q1T1 R70/W30 mix".into();
+    mix.test = QuickTest::of_access("RND4K Q1T1 R70/W30", Access::RandRw);
     mix.write = mix.read.clone();
     mix.write.iops = 1234.0;
     r.jobs.push(mix);
@@ -39,6 +42,59 @@ fn a_mixed_quick_test_fills_both_columns_of_its_row() {
     let bars = |l: &str| l.find('|');
     let header = table.lines().find(|l| l.starts_with("Test")).unwrap();
     assert_eq!(bars(row), bars(header), "{table}");
+}
+
+/// A quick or cdm result written before jobs carried their CrystalDiskMark test (only their
+/// names said it) renders as one that carries them.
+#[test]
+fn results_written_before_typed_tests_render_the_same() {
+    let typed = quick_result("/dev/sdx", "bench-host", 1.0);
+    let mut cdm = typed.clone();
+    cdm.kind = "suite:cdm".into();
+    cdm.suite = Some(iolab_core::result::SuiteSummary {
+        name: "cdm".into(),
+        scale: 1.0,
+        ..Default::default()
+    });
+    for typed in [typed, cdm] {
+        // As an older iolab wrote it: the same JSON without the `test` keys.
+        let mut text = serde_json::to_value(&typed).unwrap();
+        for j in text["jobs"].as_array_mut().unwrap() {
+            assert!(j.as_object_mut().unwrap().remove("test").is_some());
+        }
+        let old: RunResult = serde_json::from_value(text).unwrap();
+        assert!(old.jobs.iter().all(|j| j.test.is_none()));
+        let table = |r: &RunResult| match r.suite {
+            Some(_) => terminal::suite_table(r),
+            None => terminal::quick_table(r),
+        };
+        assert_eq!(table(&old), table(&typed));
+        assert!(table(&old).contains("SEQ1M Q8T1"), "{}", table(&old));
+        assert_eq!(
+            render_html(std::slice::from_ref(&old)),
+            render_html(std::slice::from_ref(&typed))
+        );
+    }
+}
+
+/// The grid follows the jobs' typed tests, not their names.
+#[test]
+fn the_grid_reads_typed_tests_not_names() {
+    let mut r = quick_result("/dev/sdx", "bench-host", 1.0);
+    for (i, j) in r.jobs.iter_mut().enumerate() {
+        j.name = format!("job {i}");
+    }
+    let table = terminal::quick_table(&r);
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("SEQ1M Q8T1 ") && l.contains('|'))
+        .unwrap_or_else(|| panic!("{table}"));
+    assert!(row.contains("550.00") && row.contains("495.00"), "{table}");
+    let page = render_html(&[r]);
+    assert!(
+        page.contains("<td class=\"l\">RND4K Q1T1</td>"),
+        "no row of RND4K Q1T1"
+    );
 }
 
 #[test]

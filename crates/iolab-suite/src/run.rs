@@ -5,6 +5,7 @@ use crate::plan::{size_label, step_jobs, PlannedJob};
 use crate::score;
 use crate::spec::{FilesSpec, SteadySpec, StepSpec, SuiteSpec};
 use iolab_core::job::JobSpec;
+use iolab_core::quick::QuickTest;
 use iolab_core::result::{JobResult, SteadyStateReport, StepInfo, SuiteSummary, SweepValue};
 use iolab_core::size::{format_size, ByteSize};
 use iolab_core::steady;
@@ -117,7 +118,7 @@ pub fn run_suite(
                     chart: "table".into(),
                     ..StepInfo::default()
                 };
-                if let Err(why) = run_one(&mut run, exec, spec, info, on_job) {
+                if let Err(why) = run_one(&mut run, exec, spec, info, None, on_job) {
                     run.incomplete = Some(why);
                     break 'phases;
                 }
@@ -156,12 +157,14 @@ pub fn run_suite(
     run
 }
 
-/// Runs one job and records it; `Err` stops the suite, a skipped job is noted.
+/// Runs one job and records it, as CrystalDiskMark's test `cdm_test` where given; `Err` stops
+/// the suite, a skipped job is noted.
 fn run_one(
     run: &mut SuiteRun,
     exec: &mut dyn Executor,
     mut spec: JobSpec,
     info: StepInfo,
+    cdm_test: Option<&str>,
     on_job: &mut dyn FnMut(&JobResult),
 ) -> Result<(), String> {
     if exec.interrupted() {
@@ -185,6 +188,7 @@ fn run_one(
             return Err(format!("step '{}', job '{name}': {why}", info.step))
         }
     };
+    result.test = cdm_test.and_then(|label| QuickTest::of_access(label, result.job.access));
     result.step = Some(info);
     on_job(&result);
     let stop = (!result.complete).then(|| {
@@ -233,7 +237,7 @@ fn run_step(
                 sweep: j.sweep,
                 round: None,
             };
-            run_one(run, exec, j.spec, info, on_job)?;
+            run_one(run, exec, j.spec, info, step.cdm_test.as_deref(), on_job)?;
         }
         return Ok(());
     };
@@ -309,7 +313,7 @@ fn run_until_steady(
             let mut spec = j.spec.clone();
             spec.name = Some(format!("{} round {round}", spec.name.unwrap_or_default()));
             let recorded = run.jobs.len();
-            if let Err(e) = run_one(run, exec, spec, info, on_job) {
+            if let Err(e) = run_one(run, exec, spec, info, step.cdm_test.as_deref(), on_job) {
                 outcome = Err(e);
                 break;
             }
@@ -381,7 +385,7 @@ fn tracked_label(sweep: &[SweepValue]) -> Vec<String> {
 mod tests {
     use super::*;
     use iolab_core::job::JobSpec;
-    use iolab_core::result::{DirectionResult, SeriesResult};
+    use iolab_core::result::DirectionResult;
 
     /// Answers every job at once; write IOPS follow a script, so steady state can be steered.
     struct Scripted {
@@ -408,28 +412,12 @@ mod tests {
             let iops = self.write_iops.get(self.calls).copied().unwrap_or(1000.0);
             self.calls += 1;
             Ok(JobResult {
-                name: job.name.clone(),
-                job,
-                complete: true,
-                stop_reason: None,
                 measured_ns: 1,
-                ramp_ns: 0,
-                read: DirectionResult::default(),
                 write: DirectionResult {
                     iops,
                     ..DirectionResult::default()
                 },
-                trim: None,
-                series: SeriesResult::default(),
-                cpu: Default::default(),
-                errors: Vec::new(),
-                latency_from_intended_start: false,
-                repeats: Vec::new(),
-                verify: None,
-                steady_stop: None,
-                latency_target: None,
-                syncs: None,
-                step: None,
+                ..JobResult::unmeasured(job)
             })
         }
         fn purge(&mut self) -> Result<String, String> {
@@ -590,5 +578,37 @@ job = { access = "randread", duration_s = 1 }
         );
         assert_eq!(run.jobs.len(), 3);
         assert!(!run.summary.steady_state[0].attained);
+    }
+
+    #[test]
+    fn the_cdm_suites_tests_are_carried_by_their_results() {
+        use iolab_core::quick::{TestAccess, TestDirection};
+        let suite = crate::load("cdm").unwrap();
+        let mut exec = Scripted {
+            write_iops: Vec::new(),
+            calls: 0,
+            purges: 0,
+            fail_at: None,
+        };
+        let run = run_suite(&suite, 0.001, &mut exec, &mut |_| {});
+        assert_eq!(run.incomplete, None);
+        let test = |name: &str| {
+            let j = run.jobs.iter().find(|j| j.name == name).unwrap();
+            j.test.clone()
+        };
+        let t = test("SEQ128K Q32T1 write").unwrap();
+        assert_eq!(t.label, "SEQ128K Q32T1");
+        assert_eq!(
+            (t.access, t.direction),
+            (TestAccess::Seq, TestDirection::Write)
+        );
+        let t = test("RND4K Q32T16 read").unwrap();
+        assert_eq!(
+            (t.access, t.direction),
+            (TestAccess::Rnd, TestDirection::Read)
+        );
+        // The fill and the mix (a step of its own in reports) are no test of the grid.
+        assert_eq!(test("RND4K Q1T1 R70/W30"), None);
+        assert_eq!(run.jobs.iter().filter(|j| j.test.is_some()).count(), 12);
     }
 }

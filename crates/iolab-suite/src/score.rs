@@ -334,7 +334,7 @@ mod tests {
     use super::*;
     use crate::spec::SuiteSpec;
     use iolab_core::job::JobSpec;
-    use iolab_core::result::{DirectionResult, JobResult, SeriesResult, StepInfo, SweepValue};
+    use iolab_core::result::{DirectionResult, JobResult, StepInfo, SweepValue};
 
     /// A job result of `step` at sweep point `qd` with the given MB/s and IOPS.
     fn job(step: &str, qd: u32, read_mb: f64, write_mb: f64, iops: f64) -> JobResult {
@@ -344,11 +344,7 @@ mod tests {
         };
         JobResult {
             name: format!("{step} QD{qd}"),
-            job: spec.validate().unwrap(),
-            complete: true,
-            stop_reason: None,
             measured_ns: 1_000_000_000,
-            ramp_ns: 0,
             read: DirectionResult {
                 bw_mb_per_s: read_mb,
                 iops,
@@ -358,16 +354,6 @@ mod tests {
                 bw_mb_per_s: write_mb,
                 ..DirectionResult::default()
             },
-            trim: None,
-            series: SeriesResult::default(),
-            cpu: Default::default(),
-            errors: Vec::new(),
-            latency_from_intended_start: false,
-            repeats: Vec::new(),
-            verify: None,
-            steady_stop: None,
-            latency_target: None,
-            syncs: None,
             step: Some(StepInfo {
                 step: step.into(),
                 sweep: vec![SweepValue {
@@ -376,6 +362,7 @@ mod tests {
                 }],
                 ..StepInfo::default()
             }),
+            ..JobResult::unmeasured(spec.validate().unwrap())
         }
     }
 

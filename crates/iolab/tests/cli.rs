@@ -144,11 +144,19 @@ fn quick_on_a_temp_file_reports_eight_tests_and_removes_its_file() {
     let jobs = r["jobs"].as_array().unwrap();
     assert_eq!(jobs.len(), 8);
     for j in jobs {
-        let dir = if j["name"].as_str().unwrap().ends_with("read") {
-            "read"
+        // Each job names its CrystalDiskMark test, for reports to read instead of the name.
+        let name = j["name"].as_str().unwrap();
+        let dir = j["test"]["direction"].as_str().unwrap();
+        assert_eq!(
+            format!("{} {dir}", j["test"]["label"].as_str().unwrap()),
+            name
+        );
+        let access = if name.starts_with("SEQ") {
+            "seq"
         } else {
-            "write"
+            "rnd"
         };
+        assert_eq!(j["test"]["access"], access, "{name}");
         assert!(u(&j[dir]["ios"]) > 0, "{}", j["name"]);
         let repeats = j["repeats"].as_array().unwrap();
         assert_eq!(repeats.len(), 2);

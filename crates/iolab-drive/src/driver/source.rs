@@ -179,10 +179,7 @@ pub fn plan_workers(job: &Job, start_ns: u64) -> Vec<Worker> {
     };
     (0..n)
         .map(|i| {
-            let mut gen = IoGenerator::new(job, i);
-            if let Some(zones) = &shared_zones {
-                gen.share_zones(zones.clone());
-            }
+            let gen = IoGenerator::with_zones(job, i, shared_zones.clone());
             // Without a duration or a limit a job makes one pass over its span; a zoned job
             // that only reads below write pointers has nothing to read.
             let default_bytes = if job.nothing_to_read() {

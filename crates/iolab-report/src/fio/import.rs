@@ -15,8 +15,8 @@ use super::percentile_key;
 use iolab_core::hist::SparseHistogram;
 use iolab_core::job::{Access, Job, JobSpec};
 use iolab_core::result::{
-    CpuResult, DirectionResult, HostInfo, JobResult, LatencySummary, RunResult, SeriesResult,
-    TargetInfo, ToolInfo, SCHEMA_VERSION,
+    CpuResult, DirectionResult, HostInfo, JobResult, LatencySummary, RunResult, TargetInfo,
+    ToolInfo, SCHEMA_VERSION,
 };
 use iolab_core::size::{parse_size, ByteSize};
 use serde_json::{Map, Value};
@@ -329,7 +329,6 @@ fn convert_job(
         .map_or(0, |s| (s * 1e9) as u64);
     Ok(JobResult {
         name: name.to_string(),
-        job: spec,
         complete: error == 0,
         stop_reason: (error != 0).then(|| {
             format!(
@@ -342,16 +341,8 @@ fn convert_job(
         read,
         write,
         trim,
-        series: SeriesResult::default(),
         cpu,
-        errors: Vec::new(),
-        latency_from_intended_start: false,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
+        ..JobResult::unmeasured(spec)
     })
 }
 

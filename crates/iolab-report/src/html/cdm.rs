@@ -5,35 +5,21 @@
 
 use super::{ceilings, Figure, Run};
 use crate::svg::{bar_chart, esc, fmt_value, BarChart, BarSeries};
-pub(super) use crate::terminal::is_test_job;
-use crate::terminal::{quick_cell, quick_stop, split_label};
+use crate::terminal::quick_stop;
+use iolab_core::quick::{self, GridRow, TestAccess};
 use iolab_core::result::{DirectionResult, JobResult};
 use std::fmt::Write;
 
-/// The tests of a CrystalDiskMark-like result, in first-seen order: the labels of jobs named
-/// `LABEL read`, `LABEL write` or `LABEL mix` (quick's mixed test).
-pub(super) fn tests<'a>(group: &[Run<'a>]) -> Vec<&'a str> {
-    let mut tests: Vec<&str> = Vec::new();
-    for g in group {
-        for j in &g.r.jobs {
-            if !is_test_job(&j.name) {
-                continue;
-            }
-            let (l, _) = split_label(&j.name);
-            if !tests.contains(&l) {
-                tests.push(l);
-            }
-        }
-    }
-    tests
+/// The tests of CrystalDiskMark-like results, each once, in first-seen order.
+fn tests(group: &[Run]) -> Vec<GridRow> {
+    quick::grid_rows(group.iter().map(|g| g.r.jobs.as_slice()))
 }
 
 /// Sequential tests are read in MB/s; random ones in IOPS.
-fn figure_of(test: &str) -> Figure {
-    if test.starts_with("SEQ") {
-        Figure::Throughput
-    } else {
-        Figure::Iops
+fn figure_of(access: TestAccess) -> Figure {
+    match access {
+        TestAccess::Seq => Figure::Throughput,
+        TestAccess::Rnd => Figure::Iops,
     }
 }
 
@@ -45,9 +31,7 @@ fn value(d: &DirectionResult, f: Figure) -> f64 {
 }
 
 fn cell<'a>(jobs: &'a [JobResult], test: &str, read: bool) -> Option<&'a DirectionResult> {
-    quick_cell(jobs, test, read)
-        .filter(|j| is_test_job(&j.name))
-        .map(|j| if read { &j.read } else { &j.write })
+    quick::cell(jobs, test, read).map(|j| if read { &j.read } else { &j.write })
 }
 
 /// The grid and the two charts.
@@ -59,8 +43,8 @@ pub(super) fn grid_and_charts(out: &mut String, group: &[Run], subtitle: &str) {
     ] {
         let cats: Vec<&str> = tests
             .iter()
-            .copied()
-            .filter(|t| (figure_of(t) == Figure::Throughput) == pick)
+            .filter(|t| (figure_of(t.access) == Figure::Throughput) == pick)
+            .map(|t| t.label.as_str())
             .collect();
         if cats.is_empty() {
             continue;
@@ -95,13 +79,13 @@ pub(super) fn grid_and_charts(out: &mut String, group: &[Run], subtitle: &str) {
 }
 
 /// The widest value of each column kind (MB/s, IOPS) over every result, for the cells' bars.
-fn column_max(group: &[Run], tests: &[&str]) -> (f64, f64) {
+fn column_max(group: &[Run], tests: &[GridRow]) -> (f64, f64) {
     let mut mb: f64 = 0.0;
     let mut iops: f64 = 0.0;
     for g in group {
         for t in tests {
             for read in [true, false] {
-                if let Some(d) = cell(&g.r.jobs, t, read) {
+                if let Some(d) = cell(&g.r.jobs, &t.label, read) {
                     mb = mb.max(d.bw_mb_per_s);
                     iops = iops.max(d.iops);
                 }
@@ -126,7 +110,7 @@ fn bar_cell(v: f64, max: f64, main: bool) -> String {
     )
 }
 
-fn grid(out: &mut String, group: &[Run], tests: &[&str]) {
+fn grid(out: &mut String, group: &[Run], tests: &[GridRow]) {
     let (mb_max, iops_max) = column_max(group, tests);
     out.push_str("<table class=\"figures cdm\"><tr>");
     if group.len() > 1 {
@@ -139,13 +123,13 @@ fn grid(out: &mut String, group: &[Run], tests: &[&str]) {
             if group.len() > 1 {
                 let _ = write!(out, "<td class=\"l\">{}</td>", esc(g.label));
             }
-            let stop = quick_stop(&g.r.jobs, t)
+            let stop = quick_stop(&g.r.jobs, &t.label)
                 .map(|why| format!(" <span class=\"incomplete\">{}</span>", esc(&why)))
                 .unwrap_or_default();
-            let _ = write!(out, "<td class=\"l\">{}{stop}</td>", esc(t));
-            let seq = figure_of(t) == Figure::Throughput;
+            let _ = write!(out, "<td class=\"l\">{}{stop}</td>", esc(&t.label));
+            let seq = figure_of(t.access) == Figure::Throughput;
             for read in [true, false] {
-                match cell(&g.r.jobs, t, read) {
+                match cell(&g.r.jobs, &t.label, read) {
                     Some(d) => {
                         out.push_str(&bar_cell(d.bw_mb_per_s, mb_max, seq));
                         out.push_str(&bar_cell(d.iops, iops_max, !seq));
@@ -166,12 +150,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn test_jobs_and_bars() {
-        assert!(is_test_job("SEQ1M Q8T1 read"));
-        assert!(is_test_job("RND4K Q1T1 R70/W30 mix"));
-        assert!(!is_test_job("RND4K Q1T1 R70/W30"));
-        assert_eq!(figure_of("RND4K Q1T1"), Figure::Iops);
-        assert_eq!(figure_of("SEQ1M Q1T1"), Figure::Throughput);
+    fn figures_and_bars() {
+        assert_eq!(figure_of(TestAccess::Rnd), Figure::Iops);
+        assert_eq!(figure_of(TestAccess::Seq), Figure::Throughput);
         assert!(bar_cell(10.0, 10.0, true).contains("100%"));
         // A tenth of the widest fills three quarters: one decade is a quarter.
         assert!(bar_cell(1.0, 10.0, false).contains(" 75%"));

@@ -86,28 +86,13 @@ mod tests {
     fn job(ios: u64) -> JobResult {
         JobResult {
             name: "j".into(),
-            job: JobSpec::default().validate().unwrap(),
-            complete: true,
-            stop_reason: None,
             measured_ns: 2_000_000_000,
-            ramp_ns: 0,
             read: DirectionResult {
                 ios,
                 bytes: ios * 4096,
                 ..DirectionResult::default()
             },
-            write: DirectionResult::default(),
-            trim: None,
-            series: Default::default(),
-            cpu: Default::default(),
-            errors: Vec::new(),
-            latency_from_intended_start: false,
-            repeats: Vec::new(),
-            step: None,
-            verify: None,
-            steady_stop: None,
-            latency_target: None,
-            syncs: None,
+            ..JobResult::unmeasured(JobSpec::default().validate().unwrap())
         }
     }
 

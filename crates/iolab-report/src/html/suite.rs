@@ -7,6 +7,7 @@ use crate::svg::{
     scatter_chart, BarChart, BarSeries, Convergence, Heatmap, LineChart, ScatterChart, Series,
     XLabels, XScale,
 };
+use iolab_core::quick;
 use iolab_core::result::{JobResult, RunResult, SteadyStateReport};
 use iolab_core::window::{is_maximum, over_rounds, Window};
 use std::fmt::Write;
@@ -158,8 +159,14 @@ pub(super) fn suite_section(out: &mut String, group: &[Run]) {
         super::cdm::grid_and_charts(out, group, "each test run once for its measure time");
         out.push_str("</section>\n");
     }
+    // The steps the grid showed are not drawn again.
+    let grid_steps: Vec<&str> = group
+        .iter()
+        .flat_map(|g| quick::tests_of(&g.r.jobs))
+        .filter_map(|(_, j)| j.step.as_ref().map(|s| s.step.as_str()))
+        .collect();
     for b in blocks(group) {
-        if cdm && b.steps.iter().all(|s| super::cdm::is_test_job(s)) {
+        if cdm && b.steps.iter().all(|s| grid_steps.contains(&s.as_str())) {
             continue;
         }
         let title = if b.steps.len() == 1 {

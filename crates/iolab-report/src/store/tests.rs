@@ -34,24 +34,11 @@ fn job(name: &str, reads: u64, writes: u64, qd: u32) -> JobResult {
     }
     JobResult {
         name: name.into(),
-        job: spec.validate().unwrap(),
-        complete: true,
-        stop_reason: None,
         measured_ns,
-        ramp_ns: 0,
         read: stats.direction_summary(Direction::Read, measured_ns),
         write: stats.direction_summary(Direction::Write, measured_ns),
-        trim: None,
         series: stats.series(measured_ns),
-        cpu: Default::default(),
-        errors: Vec::new(),
-        latency_from_intended_start: false,
-        repeats: Vec::new(),
-        step: None,
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
+        ..JobResult::unmeasured(spec.validate().unwrap())
     }
 }
 
@@ -122,6 +109,16 @@ fn a_run_goes_in_and_comes_back_out_unchanged() {
     let exported = store.export(rec.id).unwrap();
     assert_eq!(exported, serde_json::to_string_pretty(&original).unwrap());
     assert_eq!(store.result(rec.id).unwrap(), original);
+    // A quick run's jobs keep the CrystalDiskMark test they carry.
+    let mut quick = run("quick", "/tmp/t.bin", 1_795_392_001.5, 1);
+    for j in &mut quick.jobs {
+        j.test = iolab_core::quick::QuickTest::of_access("RND4K Q1T1", j.job.access);
+    }
+    let mut other = Store::open(&path.with_extension("quick.sqlite")).unwrap();
+    let id = other.insert(&quick, 1_795_392_004.0).unwrap().id;
+    let back = other.result(id).unwrap();
+    assert!(back.jobs.iter().all(|j| j.test.is_some()));
+    assert_eq!(back, quick);
 
     let (runs, total) = store.list(&RunFilter::default()).unwrap();
     assert_eq!(total, 1);

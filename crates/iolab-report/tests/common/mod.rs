@@ -5,6 +5,7 @@
 
 use iolab_core::hist::SparseHistogram;
 use iolab_core::job::{Access, JobSpec};
+use iolab_core::quick::QuickTest;
 use iolab_core::result::*;
 use iolab_core::size::ByteSize;
 use std::path::{Path, PathBuf};
@@ -50,11 +51,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
     let lat_us = job.queue_depth as f64 * job.threads as f64 / iops * 1e6;
     let (ri, wi) = (iops * share, iops * (1.0 - share));
     JobResult {
-        name: job.name.clone(),
-        complete: true,
-        stop_reason: None,
         measured_ns: (seconds * 1e9) as u64,
-        ramp_ns: 0,
         read: if ri > 0.0 {
             direction(ri, block, lat_us, seconds)
         } else {
@@ -65,21 +62,12 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         } else {
             DirectionResult::default()
         },
-        trim: None,
-        series: SeriesResult::default(),
         cpu: CpuResult {
             user_s: seconds * 0.05,
             system_s: seconds * 0.2,
         },
-        errors: Vec::new(),
-        latency_from_intended_start: false,
-        repeats: Vec::new(),
-        verify: None,
-        steady_stop: None,
-        latency_target: None,
-        syncs: None,
         step,
-        job,
+        ..JobResult::unmeasured(job)
     }
 }
 
@@ -399,7 +387,7 @@ pub fn suite_result(target: &str, host: &str, speed: f64) -> RunResult {
     r
 }
 
-/// A `quick` result (CrystalDiskMark's four tests, read and write).
+/// A `quick` result (CrystalDiskMark's four tests, read and write), each job naming its test.
 pub fn quick_result(target: &str, host: &str, speed: f64) -> RunResult {
     let mut r = frame("quick", target, host);
     for (label, access_r, access_w, bs, qd, mbps) in [
@@ -437,6 +425,7 @@ pub fn quick_result(target: &str, host: &str, speed: f64) -> RunResult {
                 None,
             );
             j.repeats = vec![RepeatFigures::of(&j); 3];
+            j.test = QuickTest::of_access(label, access);
             r.jobs.push(j);
         }
     }

@@ -131,6 +131,10 @@ pub struct StepSpec {
     /// not scaled, since the span already is. Positive and finite.
     #[serde(default)]
     pub io_limit_spans: Option<f64>,
+    /// The CrystalDiskMark test the step is (`SEQ1M Q8T1`): its jobs' results carry it (a
+    /// [`iolab_core::quick::QuickTest`]), and reports show them in CrystalDiskMark's grid.
+    #[serde(default)]
+    pub cdm_test: Option<String>,
 }
 
 fn default_chart() -> String {

@@ -186,6 +186,14 @@ impl SuiteSpec {
                 ),
             ));
         }
+        if let Some(label) = &step.cdm_test {
+            if label.trim().is_empty() || step.files.is_some() {
+                return Err(fail(
+                    "cdm_test",
+                    "name the CrystalDiskMark test of a job step, as \"SEQ1M Q8T1\"".into(),
+                ));
+            }
+        }
         if let Some(f) = &step.files {
             return self.validate_files_step(step, f);
         }

@@ -88,8 +88,9 @@ pub struct QuickArgs {
     pub mpi: crate::mpi::ScaleFlags,
 }
 
-/// One CrystalDiskMark test.
-struct QuickTest {
+/// One CrystalDiskMark test as quick plans it; its results carry it as a
+/// [`iolab_core::quick::QuickTest`].
+struct PlannedTest {
     label: &'static str,
     random: bool,
     block: u64,
@@ -97,8 +98,8 @@ struct QuickTest {
     threads: u32,
 }
 
-fn tests(nvme: bool) -> Vec<QuickTest> {
-    let t = |label, random, block, qd, threads| QuickTest {
+fn tests(nvme: bool) -> Vec<PlannedTest> {
+    let t = |label, random, block, qd, threads| PlannedTest {
         label,
         random,
         block,
@@ -148,7 +149,7 @@ impl QuickArgs {
     }
 
     /// Every (job name, access, test) in run order: reads, then writes, then the mix.
-    fn plan(&self) -> Vec<(String, Access, QuickTest)> {
+    fn plan(&self) -> Vec<(String, Access, PlannedTest)> {
         let mut plan = Vec::new();
         for t in tests(self.nvme) {
             let access = if t.random {
@@ -168,7 +169,7 @@ impl QuickArgs {
                 plan.push((format!("{} write", t.label), access, t));
             }
             if self.mix {
-                let t = QuickTest {
+                let t = PlannedTest {
                     label: "RND4K Q1T1 R70/W30",
                     random: true,
                     block: 4096,
@@ -401,6 +402,7 @@ pub(crate) fn run_tests(args: &QuickArgs, runner: &mut dyn QuickRunner) -> Resul
         )?;
         if let Some(mut combined) = runner.combine(&job, &runs) {
             combined.job.span_bytes = Some(runner.size_bytes().min(args.size.0));
+            combined.test = iolab_core::quick::QuickTest::of_access(t.label, *access);
             out.jobs.push(combined);
         }
         if let Some(why) = warmup_cut {
