@@ -200,23 +200,7 @@ impl Target for UringTarget {
             .ring
             .as_mut()
             .expect("prepare() creates the ring before any I/O");
-        let mut unsent = ring.submission().len();
-        for _ in 0..calls {
-            if unsent == 0 {
-                break;
-            }
-            let n = per_call.min(unsent) as u32;
-            // SAFETY: no wait argument; `n` only limits how many queued entries are taken.
-            let sent = unsafe { ring.submitter().enter::<libc::sigset_t>(n, 0, 0, None) };
-            match sent {
-                Ok(0) => break,
-                Ok(_) => {}
-                // What the kernel did not take goes with the next reap.
-                Err(e) if is_transient(&e) => break,
-                Err(e) => return Err(e),
-            }
-            unsent = ring.submission().len();
-        }
+        let unsent = hand_over(ring, per_call, 0, calls)?;
         self.queued = unsent;
         Ok(())
     }
@@ -306,18 +290,8 @@ impl Target for UringTarget {
         let mut unsent = ring.submission().len();
         if self.unplugged {
             // Everything but the last few now, without waiting; those go with the wait below.
-            while unsent > UNPLUGGED_PER_ENTER.min(batch) {
-                let n = UNPLUGGED_PER_ENTER.min(batch) as u32;
-                // SAFETY: no wait argument; `n` only limits how many queued entries are taken.
-                let sent = unsafe { ring.submitter().enter::<libc::sigset_t>(n, 0, 0, None) };
-                match sent {
-                    Ok(0) => break,
-                    Ok(_) => {}
-                    Err(e) if is_transient(&e) => break,
-                    Err(e) => return Err(e),
-                }
-                unsent = ring.submission().len();
-            }
+            let per_call = UNPLUGGED_PER_ENTER.min(batch);
+            unsent = hand_over(ring, per_call, per_call, usize::MAX)?;
         }
         // More than a batch queued: hand it over a batch at a time, and stop as soon as
         // something completed, so that it is stamped now and its slot reused; the rest go with
@@ -452,6 +426,30 @@ fn timespec(ns: u64) -> types::Timespec {
     types::Timespec::new()
         .sec(ns / 1_000_000_000)
         .nsec((ns % 1_000_000_000) as u32)
+}
+
+/// Hands queued requests to the kernel, `per_call` per `io_uring_enter` and at most `calls`
+/// calls, without waiting for completions, until no more than `keep` are left queued or the
+/// kernel takes no more for now; returns how many are left.
+fn hand_over(ring: &mut IoUring, per_call: usize, keep: usize, calls: usize) -> io::Result<usize> {
+    let mut unsent = ring.submission().len();
+    for _ in 0..calls {
+        if unsent <= keep {
+            break;
+        }
+        let n = per_call.min(unsent) as u32;
+        // SAFETY: no wait argument; `n` only limits how many queued entries are taken.
+        let sent = unsafe { ring.submitter().enter::<libc::sigset_t>(n, 0, 0, None) };
+        match sent {
+            Ok(0) => break,
+            Ok(_) => {}
+            // What the kernel did not take goes with the next call.
+            Err(e) if is_transient(&e) => break,
+            Err(e) => return Err(e),
+        }
+        unsent = ring.submission().len();
+    }
+    Ok(unsent)
 }
 
 /// An `io_uring_enter` failure that only means "not now": a timeout or signal ended the wait,
