@@ -288,19 +288,15 @@ fn access(tr: &mut Tr) -> (bool, bool) {
         Some((b, m)) => (b.trim(), Some(m.trim().to_string())),
         None => (rw.trim(), None),
     };
-    let access = match base {
-        "read" => Access::Read,
-        "write" => Access::Write,
-        "randread" => Access::RandRead,
-        "randwrite" => Access::RandWrite,
-        "rw" | "readwrite" => Access::Rw,
-        "randrw" => Access::RandRw,
-        "trim" => Access::Trim,
-        "randtrim" => Access::RandTrim,
-        "trimwrite" => Access::TrimWrite,
-        "randtrimwrite" => Access::RandTrimWrite,
-        other => {
-            let other = other.to_string();
+    // fio's rw values are iolab's access names, less iolab's own aliases.
+    let parsed = match base {
+        "seqread" | "seqwrite" | "mixed" => None,
+        b => b.parse::<Access>().ok(),
+    };
+    let access = match parsed {
+        Some(a) => a,
+        None => {
+            let other = base.to_string();
             tr.problem("rw", format!("'{other}' is not one of fio's rw values"));
             Access::Read
         }
