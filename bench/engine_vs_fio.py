@@ -23,15 +23,23 @@ $TMPDIR): 4K random reads at QD 1, 4, 16, 32, 64 and 128, 4K random writes at QD
 sequential reads at QD8 and a 70/30 random mix at QD16; iolab/fio ratios of IOPS, mean and p99
 latency (fio with lat_percentiles, so both count from submission). Both tools pick offsets the
 same way: fio's default random map, and iolab's --random-map; and end timed runs the same way:
-fio counts the I/Os in flight at the end, as iolab's --drain-end does. "in flight" is each tool's IOPS times
-its mean latency (Little's law: the requests it kept at the device on average, iolab/fio), which
-tells a difference in how a tool issues from the device's own swings between rounds. Each run warms up RAMP seconds
-(default 2) first, and rounds alternate in ABBA order. MATRIX=only runs it alone, MATRIX=skip
-leaves it out.
+fio counts the I/Os in flight at the end, as iolab's --drain-end does. "in flight" is each tool's
+IOPS times its mean latency (Little's law: the requests it kept at the device on average,
+iolab/fio), which tells a difference in how a tool issues from the device's own swings between
+rounds. Each run warms up RAMP seconds (default 1), then measures MATRIX_SECONDS (default 1), in
+MATRIX_ROUNDS (default 30) rounds in ABBA order. "IOPS ratio 95 %" is a bootstrap interval of the
+median ratio: where the median of this many rounds could land on the device's swings alone (on the
+virtio disk here one tool's IOPS moves by up to 46 % from one round to the next). A gap outside it
+is the tool's; a target inside it needs more rounds to tell. bench/turnaround.py shows where each
+request's time goes at QD1. Then TOGETHER_ROUNDS (default 10) rounds run both tools at once on
+each point, each at the point's queue depth: the device serves both in the same moments, so what
+is left of a ratio is how the tools issue. A round count of 0 leaves its part out. MATRIX=only
+runs the matrix alone, MATRIX=skip leaves it out; MATRIX_RAW=file.json keeps every run's figures.
 """
 
 import json
 import os
+import random
 import resource
 import shutil
 import statistics
@@ -41,9 +49,16 @@ import tempfile
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SECONDS = float(os.environ.get("SECONDS", "5"))
-# Seconds each matrix run warms up before it measures (fio's ramp_time, iolab's --ramp): on the
-# virtio disk here, fio's own IOPS per half second rose from 28K to 54K over its first 3 s.
-RAMP = float(os.environ.get("RAMP", "2"))
+# Seconds each matrix run warms up before it measures (fio's ramp_time, iolab's --ramp). After an
+# idle spell, fio's own IOPS per half second on the virtio disk here rose from 28K to 54K over its
+# first 3 s; the matrix's runs follow each other without a pause, and each tool gets the same ramp.
+RAMP = float(os.environ.get("RAMP", "1"))
+# The matrix has its own rounds and length: the device swings from round to round, so many short
+# rounds tell more than a few long ones (30 rounds of 1 s: about 23 minutes for the nine points).
+MATRIX_ROUNDS = int(os.environ.get("MATRIX_ROUNDS", "30"))
+MATRIX_SECONDS = float(os.environ.get("MATRIX_SECONDS", "1"))
+# Rounds with both tools at once: the device's swings cancel within each round, so fewer do.
+TOGETHER_ROUNDS = int(os.environ.get("TOGETHER_ROUNDS", "10"))
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOLAB = os.path.join(ROOT, "target", "release", "iolab")
 
@@ -117,12 +132,15 @@ def run_fio(target, access, bs, qd, rate, result, psync=False):
             "lat_intended_us": d["lat_ns"]["mean"] / 1e3, "ios": d["total_ios"], "cpu": cpu}
 
 
-def matrix_iolab(target, access, bs, qd, read_pct, result):
-    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
+def matrix_iolab_cmd(target, access, bs, qd, read_pct, result):
+    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(MATRIX_SECONDS),
            "--ramp", str(RAMP), "--no-probe", "--random-map", "--drain-end", "--json", result, target]
     if read_pct is not None:
         cmd += ["--read-pct", str(read_pct)]
-    _, cpu = timed(cmd)
+    return cmd
+
+
+def matrix_iolab_figures(result, cpu):
     j = json.load(open(result))["jobs"][0]
     ios = j["read"]["ios"] + j["write"]["ios"]
     # Latency of the side that leads the job (reads where there are any).
@@ -133,14 +151,17 @@ def matrix_iolab(target, access, bs, qd, read_pct, result):
                              if j[k]["ios"])}
 
 
-def matrix_fio(target, access, bs, qd, read_pct, result):
+def matrix_fio_cmd(target, access, bs, qd, read_pct, result):
     cmd = ["fio", "--name=bench", f"--filename={target}", "--direct=1", f"--rw={access}",
-           f"--bs={bs}", "--time_based", f"--runtime={SECONDS}", f"--ramp_time={RAMP}",
+           f"--bs={bs}", "--time_based", f"--runtime={MATRIX_SECONDS}", f"--ramp_time={RAMP}",
            "--ioengine=io_uring", "--fixedbufs", "--registerfiles", f"--iodepth={qd}", "--lat_percentiles=1",
            "--output-format=json", f"--output={result}"]
     if read_pct is not None:
         cmd += [f"--rwmixread={read_pct}"]
-    _, cpu = timed(cmd)
+    return cmd
+
+
+def matrix_fio_figures(result, cpu):
     j = json.load(open(result))["jobs"][0]
     ios = j["read"]["total_ios"] + j["write"]["total_ios"]
     d = j["read"] if j["read"]["total_ios"] else j["write"]
@@ -151,32 +172,101 @@ def matrix_fio(target, access, bs, qd, read_pct, result):
                              if j[k]["total_ios"])}
 
 
+MATRIX_TOOLS = {"iolab": (matrix_iolab_cmd, matrix_iolab_figures), "fio": (matrix_fio_cmd, matrix_fio_figures)}
+
+
+def matrix_run(tool, target, point, result):
+    """One tool alone on one point of the matrix."""
+    cmd_of, figures_of = MATRIX_TOOLS[tool]
+    _, cpu = timed(cmd_of(target, *point, result))
+    return figures_of(result, cpu)
+
+
+def matrix_together(target, point, tmp):
+    """Both tools at once on one point, each with the point's queue depth: the device serves them
+    in the same moments, so its swings from one run to the next hit both alike."""
+    procs = {}
+    for tool, (cmd_of, _) in MATRIX_TOOLS.items():
+        err = open(os.path.join(tmp, f"{tool}.err"), "w+")
+        result = os.path.join(tmp, f"{tool}-together.json")
+        procs[tool] = (subprocess.Popen(cmd_of(target, *point, result), stdout=subprocess.DEVNULL,
+                                        stderr=err), err, result)
+    figures = {}
+    for tool, (proc, err, result) in procs.items():
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        err.seek(0)
+        if proc.returncode != 0:
+            sys.exit(f"{tool} failed together with the other tool: {err.read().strip()}")
+        figures[tool] = MATRIX_TOOLS[tool][1](result, usage.ru_utime + usage.ru_stime)
+        err.close()
+    return figures
+
+
 def device_matrix(target, tmp):
-    """iolab and fio alternating on each point; medians of ROUNDS rounds."""
-    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {ROUNDS} alternating "
-          f"rounds of {SECONDS:g} s after {RAMP:g} s of ramp, ABBA; medians of the tools' figures and of each "
+    """iolab and fio on each point, alone in alternating (ABBA) rounds, then both at once."""
+    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {MATRIX_ROUNDS} alternating "
+          f"rounds of {MATRIX_SECONDS:g} s after {RAMP:g} s of ramp, ABBA; medians of the tools' figures and of each "
           f"round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
-    print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
-          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
-          f"{'in flight':>12}")
-    for label, access, bs, qd, read_pct in DISK_MATRIX:
+    print_matrix_header()
+    raw = {"alone": {}, "together": {}}
+    for label, *point in DISK_MATRIX if MATRIX_ROUNDS else []:
         runs = {"iolab": [], "fio": []}
-        for r in range(ROUNDS):
+        for r in range(MATRIX_ROUNDS):
             # ABBA: a device that speeds up or slows down over the rounds favours neither tool.
             order = ("iolab", "fio") if r % 2 == 0 else ("fio", "iolab")
             for tool in order:
-                run = matrix_iolab if tool == "iolab" else matrix_fio
-                runs[tool].append(run(target, access, bs, qd, read_pct, os.path.join(tmp, f"{tool}.json")))
-        i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
-        # Ratios are the medians of each round's own ratio (iolab / fio, run back to back), so
-        # that the device's drift from round to round cancels; the range shows what is left.
-        ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
-        med = {k: statistics.median(v) for k, v in ratio.items()}
-        spread = f"{min(ratio['iops']):.2f}-{max(ratio['iops']):.2f}"
-        print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{med['iops']:>7.3f}"
-              f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{med['mean_us']:>7.3f}"
-              f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{med['p99_us']:>7.3f}"
-              f"{med['cpu_us_per_io']:>13.2f}{spread:>12}{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}", flush=True)
+                runs[tool].append(matrix_run(tool, target, point, os.path.join(tmp, f"{tool}.json")))
+        raw["alone"][label] = runs
+        keep_raw(raw)
+        print_matrix_row(label, runs)
+    print(f"\nthe same points with both tools at once on the file, each at the point's queue depth (the device "
+          f"sees twice it), {TOGETHER_ROUNDS} rounds of {MATRIX_SECONDS:g} s after {RAMP:g} s of ramp: the device serves "
+          f"both in the same moments, so a ratio away from 1 is how the tools issue, not the device's swings")
+    print_matrix_header()
+    for label, *point in DISK_MATRIX if TOGETHER_ROUNDS else []:
+        runs = {"iolab": [], "fio": []}
+        for _ in range(TOGETHER_ROUNDS):
+            for tool, figures in matrix_together(target, point, tmp).items():
+                runs[tool].append(figures)
+        raw["together"][label] = runs
+        keep_raw(raw)
+        print_matrix_row(label, runs)
+
+
+def keep_raw(raw):
+    if os.environ.get("MATRIX_RAW"):
+        with open(os.environ["MATRIX_RAW"], "w") as out:
+            json.dump(raw, out, indent=1)
+
+
+def print_matrix_header():
+    print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
+          f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
+          f"{'IOPS ratio 95 %':>16}{'in flight':>12}")
+
+
+def print_matrix_row(label, runs):
+    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
+    # Ratios are the medians of each round's own ratio (iolab / fio, run back to back or at once),
+    # so that the device's drift from round to round cancels; the range shows what is left.
+    ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
+    med = {k: statistics.median(v) for k, v in ratio.items()}
+    spread = f"{min(ratio['iops']):.2f}-{max(ratio['iops']):.2f}"
+    low, high = median_interval(ratio["iops"])
+    print(f"{label:<24}{i['iops']:>12.0f}{f['iops']:>12.0f}{med['iops']:>7.3f}"
+          f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{med['mean_us']:>7.3f}"
+          f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{med['p99_us']:>7.3f}"
+          f"{med['cpu_us_per_io']:>13.2f}{spread:>12}{low:>7.3f}-{high:<5.3f}"
+          f"{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}", flush=True)
+
+
+def median_interval(values, resamples=2000):
+    """A 95 % bootstrap interval of the median of values: how far the median of this many rounds
+    can move with the device's swings alone, so that a gap outside it is the tool's."""
+    rng = random.Random(0)
+    medians = sorted(statistics.median(rng.choices(values, k=len(values))) for _ in range(resamples))
+    return medians[int(0.025 * resamples)], medians[int(0.975 * resamples) - 1]
 
 
 def disk_file(tmp):

@@ -1,0 +1,147 @@
+#!/usr/bin/env python3
+"""Where each request's time goes at queue depth 1, iolab against fio, from the kernel's own clock.
+
+    sudo python3 bench/turnaround.py          # ROUNDS=4, BENCH_DIR=$TMPDIR
+
+At QD1 a tool's IOPS is 1 / (device time + the host's turnaround), so a tool that is slower at QD1
+either gets slower service from the device or adds time between a completion and its next request.
+This script runs both tools, in alternating order, on a 1 GiB file on the machine's disk (4K random
+reads, O_DIRECT, io_uring; fio with registered buffers and files, iolab with --random-map as fio's
+random map) and, half a second into each run's measurement, records the kernel's tracepoints for
+0.5 s: `block_rq_issue` / `block_rq_complete` and the tool's `io_uring_enter` calls. Per I/O it prints
+the medians of:
+
+- device:   block issue -> block completion (the device and its driver),
+- turn:     block completion -> the next block issue (everything the host adds),
+  - wake:   completion -> the tool's io_uring_enter returns (interrupt, task work, wake-up),
+  - user:   that return -> the tool's next io_uring_enter (the tool's own code),
+  - submit: that call -> the block issue (io_uring and the block layer).
+
+Needs root and tracefs (/sys/kernel/tracing); it changes the tracing settings and restores them.
+"""
+
+import json
+import os
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROUNDS = int(os.environ.get("ROUNDS", "4"))
+# Both tools repeat their offsets from run to run by default (iolab's seed 1, fio's randrepeat), so
+# each reads the same blocks every round; FRESH_OFFSETS=1 gives every run its own seed.
+FRESH_OFFSETS = os.environ.get("FRESH_OFFSETS") == "1"
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+IOLAB = os.path.join(ROOT, "target", "release", "iolab")
+TRACING = "/sys/kernel/tracing"
+EVENTS = ["block/block_rq_issue", "block/block_rq_complete",
+          "syscalls/sys_enter_io_uring_enter", "syscalls/sys_exit_io_uring_enter"]
+LINE = re.compile(r"\s*(\S+)-\d+\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (\w+)(.*)")
+
+
+def write(path, value):
+    with open(os.path.join(TRACING, path), "w") as f:
+        f.write(value)
+
+
+def traced(cmd):
+    """Runs cmd; returns the tracepoint lines of 0.5 s, 1.5 s after it started (past its ramp)."""
+    write("tracing_on", "0")
+    write("trace", "")
+    write("buffer_size_kb", "65536")
+    for e in EVENTS:
+        write(f"events/{e}/enable", "1")
+    try:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        time.sleep(1.5)
+        write("tracing_on", "1")
+        time.sleep(0.5)
+        write("tracing_on", "0")
+        _, err = proc.communicate()
+        if proc.returncode != 0:
+            sys.exit(f"{cmd[0]} failed: {err.strip()}")
+        with open(os.path.join(TRACING, "trace")) as f:
+            return f.read().splitlines()
+    finally:
+        for e in EVENTS:
+            write(f"events/{e}/enable", "0")
+        write("trace", "")
+
+
+def phases(lines, comm):
+    """Per-I/O phases (µs) of the process named comm: see the module's documentation."""
+    out = {"device": [], "turn": [], "wake": [], "user": [], "submit": []}
+    issue = complete = returned = entered = None
+    for line in lines:
+        m = LINE.match(line)
+        if not m:
+            continue
+        who, t, event, rest = m.group(1), float(m.group(2)) * 1e6, m.group(3), m.group(4)
+        mine = who.startswith(comm)
+        if event == "block_rq_issue":
+            if complete is not None:
+                out["turn"].append(t - complete)
+            if entered is not None and (issue is None or entered > issue):
+                out["submit"].append(t - entered)
+            issue = t
+        elif event == "block_rq_complete":
+            if issue is not None:
+                out["device"].append(t - issue)
+            complete = t
+        elif mine and event == "sys_io_uring_enter" and rest.startswith("("):
+            if returned is not None and (entered is None or entered < returned):
+                out["user"].append(t - returned)
+            entered = t
+        elif mine and event == "sys_io_uring_enter":
+            # fio calls twice per I/O (submit, then wait): the wake is the call that a completion ends.
+            if complete is not None and (returned is None or returned < complete):
+                out["wake"].append(t - complete)
+            returned = t
+    return out
+
+
+def main():
+    if os.geteuid() != 0 or not os.path.isdir(os.path.join(TRACING, "events")):
+        sys.exit("turnaround.py needs root and tracefs at /sys/kernel/tracing")
+    with tempfile.TemporaryDirectory() as tmp:
+        where = os.environ.get("BENCH_DIR", tempfile.gettempdir())
+        target = os.path.join(where, "iolab-turnaround.iolab-tmp")
+        subprocess.run([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--size", "1g",
+                        "--no-probe", "--ios-limit", "1", "--json", os.path.join(tmp, "mk.json"), target],
+                       check=True, capture_output=True)
+        try:
+            tools = {
+                "iolab": [IOLAB, "run", "--access", "randread", "--bs", "4k", "--qd", "1", "--duration", "2",
+                          "--ramp", "1", "--no-probe", "--random-map", "--json", os.path.join(tmp, "i.json"),
+                          target],
+                "fio": ["fio", "--name=turnaround", f"--filename={target}", "--direct=1", "--rw=randread",
+                        "--bs=4k", "--time_based", "--runtime=2", "--ramp_time=1", "--ioengine=io_uring",
+                        "--fixedbufs", "--registerfiles", "--iodepth=1", "--output-format=json",
+                        f"--output={os.path.join(tmp, 'f.json')}"],
+            }
+            got = {tool: {k: [] for k in ("device", "turn", "wake", "user", "submit", "ios")} for tool in tools}
+            for r in range(ROUNDS):
+                for tool in (("iolab", "fio") if r % 2 == 0 else ("fio", "iolab")):
+                    cmd = tools[tool]
+                    if FRESH_OFFSETS:
+                        cmd = cmd + ([f"--seed={1000 + r}"] if tool == "iolab" else [f"--randseed={1000 + r}"])
+                    p = phases(traced(cmd), tool)
+                    for k, v in p.items():
+                        if v:
+                            got[tool][k].append(statistics.median(v))
+                    got[tool]["ios"].append(len(p["device"]) * 2)
+            print(f"4K random reads at QD1 on {target}, {ROUNDS} alternating rounds, 0.5 s traced each; "
+                  "medians over rounds of each round's per-I/O median, µs (IOPS from the traced I/Os)")
+            print(f"{'tool':<7}{'IOPS':>8}{'device':>9}{'turn':>7}{'wake':>7}{'user':>7}{'submit':>8}")
+            for tool, g in got.items():
+                med = {k: statistics.median(v) if v else float("nan") for k, v in g.items()}
+                print(f"{tool:<7}{med['ios']:>8.0f}{med['device']:>9.1f}{med['turn']:>7.1f}{med['wake']:>7.1f}"
+                      f"{med['user']:>7.1f}{med['submit']:>8.1f}")
+        finally:
+            os.unlink(target)
+
+
+if __name__ == "__main__":
+    main()
