@@ -450,6 +450,19 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
     let n = d.nand.as_ref().expect("validated");
     let f = d.ftl.as_ref().expect("validated");
     let b = d.buffer.as_ref().expect("validated");
+    // A lockstep array is modelled as its ways: each way a die with the channels' pages side by
+    // side, on one channel as wide as all of them. A way then reads, programs and erases as
+    // one, and its energy is that of all its dies.
+    let gang = if n.lockstep { n.channels } else { 1 };
+    let mut power = power_of(d);
+    for w in [
+        &mut power.die_read_w,
+        &mut power.die_program_w,
+        &mut power.die_erase_w,
+        &mut power.channel_w,
+    ] {
+        *w *= gang as f64;
+    }
     SsdParams {
         name: d.name.clone(),
         size: d.capacity.as_ref().expect("validated").usable_bytes,
@@ -460,23 +473,23 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
         latency_ns: c.latency_ns,
         read_bps: c.read_bytes_per_s,
         write_bps: c.write_bytes_per_s,
-        channels: n.channels,
-        dies: n.dies,
+        channels: n.channels / gang,
+        dies: n.dies / gang,
         planes: n.planes,
-        page_bytes: n.page_bytes,
+        page_bytes: n.page_bytes * gang,
         pages_per_block: n.pages_per_block,
         blocks_per_plane: n.blocks_per_plane,
         read_ns: n.read_ns,
         program_ns: n.program_ns,
         mlc_pages: n.bits_per_cell == Some(2),
         erase_ns: n.erase_ns,
-        chan_bps: n.bus_mt_per_s * 1e6 * n.bus_bytes.unwrap_or(1) as f64,
+        chan_bps: n.bus_mt_per_s * 1e6 * n.bus_bytes.unwrap_or(1) as f64 * gang as f64,
         buffer_bytes: b.bytes,
         gc_free_blocks: f.gc_free_blocks.unwrap_or(2),
         compress: f.compression.as_deref() == Some("sandforce"),
         min_stored: f.min_stored_fraction.unwrap_or(0.1),
         trim: f.trim.unwrap_or(true),
-        power: power_of(d),
+        power,
         slc: d
             .slc_cache
             .as_ref()

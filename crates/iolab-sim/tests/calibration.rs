@@ -108,11 +108,23 @@ const KNOWN_OUT: &[(&str, &str)] = &[
     ),
     (
         "B (2011) force3 / 240/120 4K rand read QD32 (55-85 % faster)",
-        "both capacities stop at the controller's per-command time; the dies of the cited parts could serve more. OCZ specifies the Vertex 3 (the same SF-2281 and 25 nm 64 Gbit dies) at 20K random-read IOPS at 120 GB and 40K at 240 GB (Clubic), i.e. die-bound at ~800 us of die time per 4 KiB read, ten times tR, while QD1 reads take about a tR; no source says what holds a die that long, so it is not modelled",
+        "the lockstep ways (2 at 120 GB, 4 at 240 GB) each hold a read for a tR, so the 240 GB reads 1.9x as fast (50.5K against 26.4K IOPS) where the review found 1.6x (the Force GT's 1.75x is met); the asynchronous 240 GB would need another limit near 42K IOPS, and none is sourced",
     ),
     (
-        "B (2011) forcegt / 240/120 4K rand read QD32 (55-85 % faster)",
-        "as for the Force 3",
+        "OCZ via AnandTech (2011) SF-2200 lineup / Agility 3 120GB (force3-120): 4KB random read, 20K IOPS",
+        "OCZ's ratings grow by about 10K IOPS per way (8 dies 10K, 16 dies 20K, 32 dies 35-40K): about 100 us per read per way, where the L74A's typical tR (75 us, 57 / 93 us for lower and upper pages) and the way's data-out give 26.4K at 2 ways and 50.5-51.1K at 4; what adds the last quarter (ECC decoding, decompression, the firmware's own time per NAND read) is not public",
+    ),
+    (
+        "OCZ via AnandTech (2011) SF-2200 lineup / Vertex 3 120GB (forcegt-120): 4KB random read, 20K IOPS",
+        "as for the Agility 3 120GB",
+    ),
+    (
+        "OCZ via AnandTech (2011) SF-2200 lineup / Agility 3 240GB (force3-240): 4KB random read, 35K IOPS",
+        "as for the Agility 3 120GB, at 4 ways",
+    ),
+    (
+        "OCZ via AnandTech (2011) SF-2200 lineup / Vertex 3 240GB (forcegt-240): 4KB random read, 40K IOPS",
+        "as for the Agility 3 120GB, at 4 ways",
     ),
     (
         "D (2015) SSD 750 400 / spec seq read 128K QD32 (MB/s)",

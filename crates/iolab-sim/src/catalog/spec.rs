@@ -141,6 +141,12 @@ pub struct NandSpec {
     /// `sync` (ONFI NV-DDR, Toggle) or `async` (SDR) bus, for descriptions.
     #[serde(default)]
     pub bus: String,
+    /// The controller drives its channels in lockstep: every operation takes the die at the
+    /// same position on each channel (a way), each channel moving its share of the data, so
+    /// the array works as `dies / channels` ways of `channels` dies. Off by default (each die
+    /// on its own).
+    #[serde(default)]
+    pub lockstep: bool,
     /// Where these values come from.
     pub source: String,
 }
