@@ -126,6 +126,36 @@ fn the_slc_cache_holds_lpns_and_folds_only_current_copies() {
 }
 
 #[test]
+fn an_idle_drive_folds_its_slc_cache_at_the_arrays_sustained_program_rate() {
+    // Folding programs the array as a host write does: each die loads a unit over its
+    // channel, then programs it. The 2018 drive's array is Samsung's 600 MB/s after
+    // TurboWrite (970 EVO 500 GB), over 16 dies.
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, drive) = cat.drives.get("nvme2018-500").unwrap();
+    let mut res = Vec::new();
+    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let held = 1_000_000u64; // 4.1 GB, more than a second of folding
+    let slc = ssd.slc.as_mut().expect("the 2018 drive has an SLC cache");
+    for lpn in 0..held {
+        slc.note_write(lpn, true);
+    }
+    ssd.fold_slc(1_000_000_000); // every die idle for a second
+    let folded = held * 4096 - ssd.slc.as_ref().unwrap().used();
+    let unit = ssd.unit_bytes as f64;
+    let per_unit_ns = mean_of(ssd.program_ns) as f64 + unit * ssd.chan_ns_per_byte;
+    let expected = 1e9 / per_unit_ns * unit * ssd.dies.len() as f64;
+    assert!(
+        (folded as f64 - expected).abs() <= 4096.0,
+        "folded {folded} B, expected {expected}"
+    );
+    assert!(
+        (folded as f64 / 1e6 - 600.0).abs() < 1.0,
+        "{} MB/s",
+        folded as f64 / 1e6
+    );
+}
+
+#[test]
 fn mlc_page_times_keep_the_typical_time_as_their_mean() {
     assert_eq!(page_times(80_000, false, MLC_READ_US), [80_000, 80_000]);
     let [lower, upper] = page_times(1_300_000, true, MLC_PROGRAM_US);
