@@ -108,7 +108,7 @@ fn inconsistent_entries_are_rejected_naming_file_and_key() {
         "card.toml: card.queue_depth",
     );
     let slow_slc = include_str!("../../../catalog/drives/nvme2018-500.toml")
-        .replace("program_ns = 200000", "program_ns = 900000");
+        .replace("program_ns = 186990", "program_ns = 900000");
     assert_drive_refused(
         "user/drives/tlc.toml",
         &slow_slc,

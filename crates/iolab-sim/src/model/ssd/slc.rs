@@ -105,12 +105,15 @@ impl SlcCache {
 
 impl Ssd {
     /// Folds the SLC cache into the array for the time all dies have been idle before `at`,
-    /// at the array's program speed (every die programming). It takes no die time (the dies
-    /// had nothing else to do) and no energy: that would land in whichever test writes next.
+    /// at the array's program speed (every die programming: a unit's load over its channel,
+    /// then its tPROG, as a host write's program in `program_unit`). It takes no die time (the
+    /// dies had nothing else to do) and no energy: that would land in whichever test writes
+    /// next.
     pub(super) fn fold_slc(&mut self, at: u64) {
         let idle_from = self.die_free.latest();
         let unit_bytes = self.unit_bytes;
-        let program_ns = mean_of(self.program_ns);
+        let load_ns = (unit_bytes as f64 * self.chan_ns_per_byte) as u64;
+        let program_ns = mean_of(self.program_ns) + load_ns;
         let dies = self.dies.len() as u64;
         let Some(slc) = &mut self.slc else { return };
         let from = idle_from.max(slc.folded_to);

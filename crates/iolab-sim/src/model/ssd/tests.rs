@@ -126,6 +126,61 @@ fn the_slc_cache_holds_lpns_and_folds_only_current_copies() {
 }
 
 #[test]
+fn an_idle_drive_folds_its_slc_cache_at_the_arrays_sustained_program_rate() {
+    // Folding programs the array as a host write does: each die loads a unit over its
+    // channel, then programs it. The 2018 drive's array is Samsung's 600 MB/s after
+    // TurboWrite (970 EVO 500 GB), over 16 dies.
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, drive) = cat.drives.get("nvme2018-500").unwrap();
+    let mut res = Vec::new();
+    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let held = 1_000_000u64; // 4.1 GB, more than a second of folding
+    let slc = ssd.slc.as_mut().expect("the 2018 drive has an SLC cache");
+    for lpn in 0..held {
+        slc.note_write(lpn, true);
+    }
+    ssd.fold_slc(1_000_000_000); // every die idle for a second
+    let folded = held * 4096 - ssd.slc.as_ref().unwrap().used();
+    let unit = ssd.unit_bytes as f64;
+    let per_unit_ns = mean_of(ssd.program_ns) as f64 + unit * ssd.chan_ns_per_byte;
+    let expected = 1e9 / per_unit_ns * unit * ssd.dies.len() as f64;
+    assert!(
+        (folded as f64 - expected).abs() <= 4096.0,
+        "folded {folded} B, expected {expected}"
+    );
+    assert!(
+        (folded as f64 / 1e6 - 600.0).abs() < 1.0,
+        "{} MB/s",
+        folded as f64 / 1e6
+    );
+}
+
+#[test]
+fn the_2018_drives_slc_array_keeps_up_with_its_write_datapath() {
+    // Samsung's 2,300 MB/s inside TurboWrite (970 EVO 500 GB): every die loading a unit over
+    // its channel and programming it in SLC mode writes at least that, so a long burst is
+    // held by the controller's datapath, not by the dies.
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, drive) = cat.drives.get("nvme2018-500").unwrap();
+    let mut res = Vec::new();
+    let ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let slc = ssd.slc.as_ref().expect("the 2018 drive has an SLC cache");
+    let unit = ssd.unit_bytes as f64;
+    let per_unit_ns = slc.program_ns as f64 + unit * ssd.chan_ns_per_byte;
+    let dies_bps = ssd.dies.len() as f64 * unit / per_unit_ns * 1e9;
+    let datapath_bps = drive
+        .controller
+        .as_ref()
+        .unwrap()
+        .write_bytes_per_s
+        .unwrap();
+    assert!(
+        dies_bps >= datapath_bps * 0.999,
+        "SLC array {dies_bps} B/s against the datapath's {datapath_bps}"
+    );
+}
+
+#[test]
 fn mlc_page_times_keep_the_typical_time_as_their_mean() {
     assert_eq!(page_times(80_000, false, MLC_READ_US), [80_000, 80_000]);
     let [lower, upper] = page_times(1_300_000, true, MLC_PROGRAM_US);
