@@ -1,19 +1,39 @@
 //! Garbage collection on each die: page copies then erases, booked as separate NAND
 //! operations, and the collections in progress carried over an analytic steady state.
+//!
+//! A copy goes through the controller, not the die's on-chip COPYBACK: the page is read (tR),
+//! clocked out over the channel to the controller's ECC, clocked back in and programmed. NAND
+//! datasheets warn that copyback bypasses the external ECC, so bit errors from charge loss
+//! are carried over uncorrected and the number of copybacks of the same data should be
+//! limited (ST NAND128-A/NAND01G-A and Numonyx NAND01G-B2B datasheets, "Copy Back Program";
+//! Hynix H9TA4GH2GDMCPR, "Copy-Back Program"); a page an SSD relocates again and again under
+//! random writes would accumulate them. MQSim ships with `Use_Copyback_for_GC` false (its
+//! ssdconfig.xml), so its collections read and write through the channel too. Each copied
+//! program unit therefore holds its die for tR + data-out + data-in + tPROG and its channel
+//! for the two transfers, which the channel's other dies' host programs wait for.
 
 use super::*;
 use crate::ftl::GcCost;
 use crate::model::power::Energy;
 use crate::model::resource::{Res, ResId};
 
-/// Garbage collection booked on one die: page copies (tR + tPROG each), then erases. They are
-/// separate NAND operations, so a host read waits for the one in progress, not for the whole
-/// collection; every read taken in between pushes the rest of the collection back.
+/// About how long one booking of a collection's channel transfers lasts (see
+/// [`Ssd::book_copy_transfers`]): a modelling granularity, not a drive's parameter. One booking
+/// per copy would put a few thousand bookings per channel in the queue every program load
+/// searches while a drive collects flat out; a millisecond's worth (six copies of 16 KiB
+/// two-plane units on a 400 MT/s channel, one on a SandForce's slow asynchronous bus) holds
+/// a host read's data-out no longer than a few host program loads would.
+pub(super) const COPY_SLICE_NS: u64 = 1_000_000;
+
+/// Garbage collection booked on one die: page copies (tR, two transfers, tPROG each), then
+/// erases. They are separate NAND operations, so a host read waits for the one in progress,
+/// not for the whole collection; every read taken in between pushes the rest of the
+/// collection back.
 #[derive(Clone, Copy, Debug, Default)]
 pub(in crate::model) struct GcWork {
     /// Start of the first copy (moved back by the reads taken in between).
     pub(super) start: u64,
-    /// One copy: tR + tPROG.
+    /// One copy: tR, its data-out and data-in over the channel, tPROG.
     pub(super) copy_ns: u64,
     /// End of the copies; the erases follow.
     pub(super) copies_end: u64,
@@ -60,6 +80,11 @@ impl GcWork {
     }
 }
 
+/// The copies a collection books (from its start).
+pub(super) fn copies_of(gc: &GcWork) -> u64 {
+    (gc.copies_end - gc.start) / gc.copy_ns.max(1)
+}
+
 /// Collections in progress at an analytic steady state (see [`Ssd::stagger_collections`]):
 /// the share still to run of each, as busy time from `from`, and the energy and pages moved
 /// and erased of them all, charged as their time passes ([`Ssd::charge_carried`]).
@@ -83,20 +108,23 @@ impl Carried {
 }
 
 impl Ssd {
-    /// The booking of a collection that moves and erases `cost`, from `start`: copyback
-    /// within the die (read and program each moved page), then the erases. Moved pages are as
-    /// many lower as upper pages: the mean times apply. Also returns its die time for power.
+    /// The booking of a collection that moves and erases `cost`, from `start`: each moved
+    /// program unit read, carried through the controller and programmed (see the module
+    /// comment), then the erases. Moved pages are as many lower as upper pages: the mean
+    /// times apply. Also returns its die time for power (its channel time is booked apart, by
+    /// [`Ssd::book_copy_transfers`]).
     pub(super) fn collection(&self, cost: &GcCost, start: u64) -> (GcWork, Energy) {
         let ub = self.ftl.unit_bytes as u64;
         let ops = (cost.moved_units * ub).div_ceil(self.unit_bytes);
         let erases = (cost.erased_units * ub).div_ceil(self.block_bytes);
         let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
+        let copy_ns = read_ns + self.copy_transfer_ns() + program_ns;
         let gc = GcWork {
             start,
-            copy_ns: read_ns + program_ns,
-            copies_end: start + ops * (read_ns + program_ns),
+            copy_ns,
+            copies_end: start + ops * copy_ns,
             erase_ns: self.erase_ns,
-            end: start + ops * (read_ns + program_ns) + erases * self.erase_ns,
+            end: start + ops * copy_ns + erases * self.erase_ns,
             carried: false,
         };
         let energy = Energy {
@@ -105,6 +133,51 @@ impl Ssd {
             erase_ns: erases * self.erase_ns,
         };
         (gc, energy)
+    }
+
+    /// Channel time of one copied program unit: its data-out to the controller and its
+    /// data-in back to the die.
+    pub(super) fn copy_transfer_ns(&self) -> u64 {
+        2 * (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64
+    }
+
+    /// Books the channel transfers of the copies `gc` runs on die `die` from `from` on: a
+    /// collection's copies share the channel with the other dies' program loads and
+    /// read data-outs. They are booked in slices of about [`COPY_SLICE_NS`] (whole copies,
+    /// at least one), each within its copies' span at the die's turn among the channel's dies
+    /// (or in the first gap after it), so loads for other dies fit between them as they would
+    /// between single copies.
+    pub(super) fn book_copy_transfers(
+        &mut self,
+        res: &mut [Res],
+        die: u32,
+        gc: &GcWork,
+        from: u64,
+    ) {
+        let per_copy = self.copy_transfer_ns();
+        let from = from.max(gc.start);
+        if per_copy == 0 || gc.copy_ns == 0 || gc.copies_end <= from {
+            return;
+        }
+        let copies = (gc.copies_end - from).div_ceil(gc.copy_ns);
+        let chan = self.chan_of(die);
+        let per_slice = (COPY_SLICE_NS / per_copy).max(1);
+        // The dies of a channel take turns within a slice's span: collections that start
+        // together (those an analytic steady state leaves running) would otherwise stack their
+        // first slices on the channel while real transfers interleave copy by copy.
+        let ways = self.dies.len().div_ceil(self.chans.len()).max(1) as u64;
+        let way = die as u64 / self.chans.len() as u64;
+        let mut left = copies;
+        let mut t = from;
+        while left > 0 {
+            let n = left.min(per_slice);
+            let turn = way * (n * gc.copy_ns - n * per_copy) / ways;
+            // Nothing is forgotten here (`at` 0): the collection may be booked well ahead of
+            // the write that started it, and later loads keep the bookings apart.
+            self.load_channel(res, chan, 0, t + turn, n * per_copy);
+            t += n * gc.copy_ns;
+            left -= n;
+        }
     }
 
     /// Spreads the dies over the garbage-collection cycle of the steady state. An analytic
@@ -125,6 +198,8 @@ impl Ssd {
             charged_to: now,
             ..Carried::default()
         };
+        // Channel time of the carried copies' transfers, drawn with their dies' work.
+        let mut carried_chan_ns = 0u64;
         for d in 0..self.dies.len() {
             let cost = self.ftl.collect(d as u32);
             let (full, energy) = self.collection(&cost, 0);
@@ -145,13 +220,17 @@ impl Ssd {
                 self.ftl.counters.gc_units -= part(cost.moved_units);
                 self.ftl.counters.erased_units -= part(cost.erased_units);
                 self.replace_register_at(d as u32, now);
-                self.gc[d] = GcWork {
+                let gc = GcWork {
                     start: now,
                     copies_end: end.saturating_sub(full.end - full.copies_end).max(now),
                     end,
                     carried: true,
                     ..full
                 };
+                self.gc[d] = gc;
+                self.book_copy_transfers(res, d as u32, &gc, now);
+                carried_chan_ns +=
+                    (gc.copies_end - now).div_ceil(gc.copy_ns.max(1)) * self.copy_transfer_ns();
                 let r = &mut res[self.dies[d] as usize];
                 r.busy_until = r.busy_until.max(end);
                 self.die_free.raise(d, end);
@@ -164,7 +243,9 @@ impl Ssd {
             // The dies draw it evenly until their collections end.
             let c = &self.carried;
             let die_ns: u64 = c.die_busy.iter().map(|&(_, ns)| ns).sum();
-            let watts = self.power.joules(c.energy) * 1e9 / die_ns.max(1) as f64;
+            let joules =
+                self.power.joules(c.energy) + carried_chan_ns as f64 * self.power.channel_w / 1e9;
+            let watts = joules * 1e9 / die_ns.max(1) as f64;
             for &(_, ns) in &c.die_busy {
                 l.add_background(now, now + ns, watts);
             }

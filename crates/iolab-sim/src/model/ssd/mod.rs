@@ -22,8 +22,8 @@ mod tests;
 
 use booking::*;
 use buffer::WriteBuffer;
-use gc::Carried;
 pub(super) use gc::GcWork;
+use gc::{copies_of, Carried};
 pub(super) use nand::upper_page;
 use nand::*;
 pub(super) use partial::ReadFrom;
@@ -417,6 +417,18 @@ impl Ssd {
                     gc = self.collection(&cost, start).0;
                 }
             }
+            // The copies' channel transfers draw as they run, spread over the copies (a
+            // collection's die work is admitted at once; adding the channel's to that lump held
+            // host reads behind it, up to 12 ms on the SSD 750).
+            let chan_joules =
+                (copies_of(&gc) * self.copy_transfer_ns()) as f64 * self.power.channel_w / 1e9;
+            if let Some(l) = &mut self.power_limit {
+                if gc.copies_end > done && chan_joules > 0.0 {
+                    let watts = chan_joules * 1e9 / (gc.copies_end - done) as f64;
+                    l.add_background(done, gc.copies_end, watts);
+                }
+            }
+            self.book_copy_transfers(res, die, &gc, gc.start);
             let earlier = std::mem::replace(&mut self.gc[die as usize], gc);
             if earlier.end > done {
                 self.gc_replaced.retain(|(_, g)| g.end > done);

@@ -188,3 +188,55 @@ fn mlc_page_times_keep_the_typical_time_as_their_mean() {
     assert!(((lower + upper) / 2).abs_diff(1_300_000) <= 1);
     assert!((upper as f64 / lower as f64 - 1300.0 / 500.0).abs() < 1e-5);
 }
+
+#[test]
+fn a_collection_carries_each_copy_through_the_channel_where_other_dies_loads_wait_for_it() {
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, drive) = cat.drives.get("ssd750-400").unwrap();
+    let mut res = Vec::new();
+    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let lpns_per_unit = ssd.unit_bytes / 4096;
+    let copies = 20;
+    let cost = crate::ftl::GcCost {
+        moved_units: copies * lpns_per_unit,
+        erased_units: 0,
+    };
+    let (gc, energy) = ssd.collection(&cost, 1_000);
+    let xfer = (ssd.unit_bytes as f64 * ssd.chan_ns_per_byte) as u64;
+    assert!(xfer > 0);
+    let (t_r, t_prog) = (mean_of(ssd.read_ns), mean_of(ssd.program_ns));
+    assert_eq!(
+        gc.copy_ns,
+        t_r + 2 * xfer + t_prog,
+        "tR, out to the controller, back in, tPROG"
+    );
+    assert_eq!(gc.copies_end, 1_000 + copies * gc.copy_ns);
+    assert_eq!(copies_of(&gc), copies);
+    assert_eq!(
+        (energy.read_ns, energy.program_ns),
+        (copies * t_r, copies * t_prog),
+        "the transfers are channel time, not array time"
+    );
+    let chan = ssd.chan_of(0);
+    let before = res[chan as usize].busy_ns;
+    ssd.book_copy_transfers(&mut res, 0, &gc, gc.start);
+    assert_eq!(
+        res[chan as usize].busy_ns - before,
+        copies * 2 * xfer,
+        "each copy crosses the channel twice"
+    );
+    // A program load for another die of the channel, ready when the collection starts, waits
+    // for the first slice of transfers and then fits before the next.
+    let other = ssd.chans.len() as u32;
+    assert_eq!(ssd.chan_of(other), chan);
+    let slice = (gc::COPY_SLICE_NS / (2 * xfer)).clamp(1, copies) * 2 * xfer;
+    assert_eq!(
+        ssd.load_channel(&mut res, chan, 0, 1_000, xfer),
+        1_000 + slice + xfer
+    );
+    // Copies booked from part-way through the collection (the carried tail of one): only
+    // those still to run.
+    let before = res[chan as usize].busy_ns;
+    ssd.book_copy_transfers(&mut res, 0, &gc, gc.copies_end - 3 * gc.copy_ns);
+    assert_eq!(res[chan as usize].busy_ns - before, 3 * 2 * xfer);
+}
