@@ -33,7 +33,9 @@ virtio disk here one tool's IOPS moves by up to 46 % from one round to the next)
 is the tool's; a target inside it needs more rounds to tell. bench/turnaround.py shows where each
 request's time goes at QD1. Then TOGETHER_ROUNDS (default 10) rounds run both tools at once on
 each point, each at the point's queue depth: the device serves both in the same moments, so what
-is left of a ratio is how the tools issue. A round count of 0 leaves its part out. MATRIX=only
+is left of a ratio is how the tools issue. The tool launched second may end later and have the
+device alone for a moment, so rounds alternate which is launched first, and each order's median
+is printed too. A round count of 0 leaves its part out. MATRIX=only
 runs the matrix alone, MATRIX=skip leaves it out; MATRIX_RAW=file.json keeps every run's figures.
 """
 
@@ -182,11 +184,14 @@ def matrix_run(tool, target, point, result):
     return figures_of(result, cpu)
 
 
-def matrix_together(target, point, tmp):
+def matrix_together(target, point, tmp, first):
     """Both tools at once on one point, each with the point's queue depth: the device serves them
-    in the same moments, so its swings from one run to the next hit both alike."""
+    in the same moments, so its swings from one run to the next hit both alike. `first` is
+    launched first: a tool that starts issuing later also ends later and has the device to
+    itself for that tail, so rounds alternate the order and the table shows each order apart."""
     procs = {}
-    for tool, (cmd_of, _) in MATRIX_TOOLS.items():
+    for tool in sorted(MATRIX_TOOLS, key=lambda t: t != first):
+        cmd_of = MATRIX_TOOLS[tool][0]
         err = open(os.path.join(tmp, f"{tool}.err"), "w+")
         result = os.path.join(tmp, f"{tool}-together.json")
         procs[tool] = (subprocess.Popen(cmd_of(target, *point, result), stdout=subprocess.DEVNULL,
@@ -226,12 +231,17 @@ def device_matrix(target, tmp):
     print_matrix_header()
     for label, *point in DISK_MATRIX if TOGETHER_ROUNDS else []:
         runs = {"iolab": [], "fio": []}
-        for _ in range(TOGETHER_ROUNDS):
-            for tool, figures in matrix_together(target, point, tmp).items():
-                runs[tool].append(figures)
+        for r in range(TOGETHER_ROUNDS):
+            first = "iolab" if r % 2 == 0 else "fio"
+            for tool, figures in matrix_together(target, point, tmp, first).items():
+                runs[tool].append(dict(figures, first=first))
         raw["together"][label] = runs
         keep_raw(raw)
         print_matrix_row(label, runs)
+        by_order = {first: statistics.median(a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["fio"])
+                                             if a["first"] == first) for first in ("iolab", "fio")}
+        print(f"{'':<24}IOPS ratio with iolab launched first {by_order['iolab']:.3f}, "
+              f"with fio launched first {by_order['fio']:.3f}", flush=True)
 
 
 def keep_raw(raw):
@@ -247,7 +257,8 @@ def print_matrix_header():
 
 
 def print_matrix_row(label, runs):
-    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
+    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "first"}
+            for rs in (runs["iolab"], runs["fio"]))
     # Ratios are the medians of each round's own ratio (iolab / fio, run back to back or at once),
     # so that the device's drift from round to round cancels; the range shows what is left.
     ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
