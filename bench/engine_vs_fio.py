@@ -31,11 +31,10 @@ MATRIX_ROUNDS (default 30) rounds in ABBA order. "IOPS ratio 95 %" is a bootstra
 median ratio: where the median of this many rounds could land on the device's swings alone (on the
 virtio disk here one tool's IOPS moves by up to 46 % from one round to the next). A gap outside it
 is the tool's; a target inside it needs more rounds to tell. bench/turnaround.py shows where each
-request's time goes at QD1. Then TOGETHER_ROUNDS (default 10) rounds run both tools at once on
-each point, each at the point's queue depth: the device serves both in the same moments, so what
-is left of a ratio is how the tools issue. The tool launched second may end later and have the
-device alone for a moment, so rounds alternate which is launched first, and each order's median
-is printed too. A round count of 0 leaves its part out. MATRIX=only
+request's time goes at QD1. Then TOGETHER_ROUNDS (default 10) rounds measure each tool while the
+other runs beside it on the same file at the same depth, started first and outlasting the
+measurement (both measured at once would not do: fio starts issuing about 0.25 s after iolab, so
+its last 0.25 s would have the device to itself). A round count of 0 leaves its part out. MATRIX=only
 runs the matrix alone, MATRIX=skip leaves it out; MATRIX_RAW=file.json keeps every run's figures.
 """
 
@@ -48,6 +47,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SECONDS = float(os.environ.get("SECONDS", "5"))
@@ -61,6 +61,9 @@ MATRIX_ROUNDS = int(os.environ.get("MATRIX_ROUNDS", "30"))
 MATRIX_SECONDS = float(os.environ.get("MATRIX_SECONDS", "1"))
 # Rounds with both tools at once: the device's swings cancel within each round, so fewer do.
 TOGETHER_ROUNDS = int(os.environ.get("TOGETHER_ROUNDS", "10"))
+# How long the companion runs before the measured tool starts: past fio's own start (about
+# 0.25 s before it issues, on this machine).
+COMPANION_LEAD_S = 0.5
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 IOLAB = os.path.join(ROOT, "target", "release", "iolab")
 
@@ -134,8 +137,8 @@ def run_fio(target, access, bs, qd, rate, result, psync=False):
             "lat_intended_us": d["lat_ns"]["mean"] / 1e3, "ios": d["total_ios"], "cpu": cpu}
 
 
-def matrix_iolab_cmd(target, access, bs, qd, read_pct, result):
-    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(MATRIX_SECONDS),
+def matrix_iolab_cmd(target, access, bs, qd, read_pct, result, seconds=None):
+    cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(seconds or MATRIX_SECONDS),
            "--ramp", str(RAMP), "--no-probe", "--random-map", "--drain-end", "--json", result, target]
     if read_pct is not None:
         cmd += ["--read-pct", str(read_pct)]
@@ -153,9 +156,9 @@ def matrix_iolab_figures(result, cpu):
                              if j[k]["ios"])}
 
 
-def matrix_fio_cmd(target, access, bs, qd, read_pct, result):
+def matrix_fio_cmd(target, access, bs, qd, read_pct, result, seconds=None):
     cmd = ["fio", "--name=bench", f"--filename={target}", "--direct=1", f"--rw={access}",
-           f"--bs={bs}", "--time_based", f"--runtime={MATRIX_SECONDS}", f"--ramp_time={RAMP}",
+           f"--bs={bs}", "--time_based", f"--runtime={seconds or MATRIX_SECONDS}", f"--ramp_time={RAMP}",
            "--ioengine=io_uring", "--fixedbufs", "--registerfiles", f"--iodepth={qd}", "--lat_percentiles=1",
            "--output-format=json", f"--output={result}"]
     if read_pct is not None:
@@ -184,27 +187,24 @@ def matrix_run(tool, target, point, result):
     return figures_of(result, cpu)
 
 
-def matrix_together(target, point, tmp, first):
-    """Both tools at once on one point, each with the point's queue depth: the device serves them
-    in the same moments, so its swings from one run to the next hit both alike. `first` is
-    launched first: a tool that starts issuing later also ends later and has the device to
-    itself for that tail, so rounds alternate the order and the table shows each order apart."""
-    procs = {}
-    for tool in sorted(MATRIX_TOOLS, key=lambda t: t != first):
-        cmd_of = MATRIX_TOOLS[tool][0]
-        err = open(os.path.join(tmp, f"{tool}.err"), "w+")
-        result = os.path.join(tmp, f"{tool}-together.json")
-        procs[tool] = (subprocess.Popen(cmd_of(target, *point, result), stdout=subprocess.DEVNULL,
-                                        stderr=err), err, result)
+def matrix_together(target, point, tmp):
+    """Each tool measured while the other runs beside it on the same file, at the same depth.
+    The other (the companion) starts first and outlasts the measurement, so the measured
+    seconds never have the device to themselves: run side by side with both measured, fio,
+    which takes about 0.25 s longer to start issuing, had the device alone for its last 0.25 s
+    (a block-layer trace showed each 0.25 s of overlap shared 50/50)."""
     figures = {}
-    for tool, (proc, err, result) in procs.items():
-        _, status, usage = os.wait4(proc.pid, 0)
-        proc.returncode = os.waitstatus_to_exitcode(status)
-        err.seek(0)
-        if proc.returncode != 0:
-            sys.exit(f"{tool} failed together with the other tool: {err.read().strip()}")
-        figures[tool] = MATRIX_TOOLS[tool][1](result, usage.ru_utime + usage.ru_stime)
-        err.close()
+    for tool in MATRIX_TOOLS:
+        other = "fio" if tool == "iolab" else "iolab"
+        companion_cmd = MATRIX_TOOLS[other][0](target, *point, os.path.join(tmp, f"{other}-companion.json"),
+                                               seconds=MATRIX_SECONDS + COMPANION_LEAD_S + 2)
+        companion = subprocess.Popen(companion_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            time.sleep(COMPANION_LEAD_S)
+            figures[tool] = matrix_run(tool, target, point, os.path.join(tmp, f"{tool}.json"))
+        finally:
+            companion.terminate()
+            companion.wait()
     return figures
 
 
@@ -225,23 +225,18 @@ def device_matrix(target, tmp):
         raw["alone"][label] = runs
         keep_raw(raw)
         print_matrix_row(label, runs)
-    print(f"\nthe same points with both tools at once on the file, each at the point's queue depth (the device "
-          f"sees twice it), {TOGETHER_ROUNDS} rounds of {MATRIX_SECONDS:g} s after {RAMP:g} s of ramp: the device serves "
-          f"both in the same moments, so a ratio away from 1 is how the tools issue, not the device's swings")
+    print(f"\nthe same points, each tool measured while the other runs beside it on the file at the same depth "
+          f"(started {COMPANION_LEAD_S:g} s before and outlasting it), {TOGETHER_ROUNDS} rounds of {MATRIX_SECONDS:g} s "
+          f"after {RAMP:g} s of ramp: the device is shared alike in both measurements")
     print_matrix_header()
     for label, *point in DISK_MATRIX if TOGETHER_ROUNDS else []:
         runs = {"iolab": [], "fio": []}
-        for r in range(TOGETHER_ROUNDS):
-            first = "iolab" if r % 2 == 0 else "fio"
-            for tool, figures in matrix_together(target, point, tmp, first).items():
-                runs[tool].append(dict(figures, first=first))
+        for _ in range(TOGETHER_ROUNDS):
+            for tool, figures in matrix_together(target, point, tmp).items():
+                runs[tool].append(figures)
         raw["together"][label] = runs
         keep_raw(raw)
         print_matrix_row(label, runs)
-        by_order = {first: statistics.median(a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["fio"])
-                                             if a["first"] == first) for first in ("iolab", "fio")}
-        print(f"{'':<24}IOPS ratio with iolab launched first {by_order['iolab']:.3f}, "
-              f"with fio launched first {by_order['fio']:.3f}", flush=True)
 
 
 def keep_raw(raw):
@@ -257,8 +252,7 @@ def print_matrix_header():
 
 
 def print_matrix_row(label, runs):
-    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "first"}
-            for rs in (runs["iolab"], runs["fio"]))
+    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
     # Ratios are the medians of each round's own ratio (iolab / fio, run back to back or at once),
     # so that the device's drift from round to round cancels; the range shows what is left.
     ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
