@@ -29,12 +29,12 @@ import sys
 import tempfile
 import time
 
+from engine_vs_fio import IOLAB, disk_file
+
 ROUNDS = int(os.environ.get("ROUNDS", "4"))
 # Both tools repeat their offsets from run to run by default (iolab's seed 1, fio's randrepeat), so
 # each reads the same blocks every round; FRESH_OFFSETS=1 gives every run its own seed.
 FRESH_OFFSETS = os.environ.get("FRESH_OFFSETS") == "1"
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-IOLAB = os.path.join(ROOT, "target", "release", "iolab")
 TRACING = "/sys/kernel/tracing"
 EVENTS = ["block/block_rq_issue", "block/block_rq_complete",
           "syscalls/sys_enter_io_uring_enter", "syscalls/sys_exit_io_uring_enter"]
@@ -106,11 +106,7 @@ def main():
     if os.geteuid() != 0 or not os.path.isdir(os.path.join(TRACING, "events")):
         sys.exit("turnaround.py needs root and tracefs at /sys/kernel/tracing")
     with tempfile.TemporaryDirectory() as tmp:
-        where = os.environ.get("BENCH_DIR", tempfile.gettempdir())
-        target = os.path.join(where, "iolab-turnaround.iolab-tmp")
-        subprocess.run([IOLAB, "run", "--access", "write", "--bs", "1m", "--qd", "8", "--size", "1g",
-                        "--no-probe", "--ios-limit", "1", "--json", os.path.join(tmp, "mk.json"), target],
-                       check=True, capture_output=True)
+        target = disk_file(tmp)
         try:
             tools = {
                 "iolab": [IOLAB, "run", "--access", "randread", "--bs", "4k", "--qd", "1", "--duration", "2",

@@ -135,10 +135,16 @@ impl Ssd {
         (gc, energy)
     }
 
+    /// Channel time of one program unit's transfer between a die and the controller, either
+    /// way: a host write's load, a read's data-out, half of a copy's.
+    pub(super) fn unit_transfer_ns(&self) -> u64 {
+        (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64
+    }
+
     /// Channel time of one copied program unit: its data-out to the controller and its
     /// data-in back to the die.
     pub(super) fn copy_transfer_ns(&self) -> u64 {
-        2 * (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64
+        2 * self.unit_transfer_ns()
     }
 
     /// Books the channel transfers of the copies `gc` runs on die `die` from `from` on: a
@@ -146,18 +152,18 @@ impl Ssd {
     /// read data-outs. They are booked in slices of about [`COPY_SLICE_NS`] (whole copies,
     /// at least one), each within its copies' span at the die's turn among the channel's dies
     /// (or in the first gap after it), so loads for other dies fit between them as they would
-    /// between single copies.
+    /// between single copies. Returns the channel time booked.
     pub(super) fn book_copy_transfers(
         &mut self,
         res: &mut [Res],
         die: u32,
         gc: &GcWork,
         from: u64,
-    ) {
+    ) -> u64 {
         let per_copy = self.copy_transfer_ns();
         let from = from.max(gc.start);
         if per_copy == 0 || gc.copy_ns == 0 || gc.copies_end <= from {
-            return;
+            return 0;
         }
         let copies = (gc.copies_end - from).div_ceil(gc.copy_ns);
         let chan = self.chan_of(die);
@@ -178,6 +184,7 @@ impl Ssd {
             t += n * gc.copy_ns;
             left -= n;
         }
+        copies * per_copy
     }
 
     /// Spreads the dies over the garbage-collection cycle of the steady state. An analytic
@@ -228,9 +235,7 @@ impl Ssd {
                     ..full
                 };
                 self.gc[d] = gc;
-                self.book_copy_transfers(res, d as u32, &gc, now);
-                carried_chan_ns +=
-                    (gc.copies_end - now).div_ceil(gc.copy_ns.max(1)) * self.copy_transfer_ns();
+                carried_chan_ns += self.book_copy_transfers(res, d as u32, &gc, now);
                 let r = &mut res[self.dies[d] as usize];
                 r.busy_until = r.busy_until.max(end);
                 self.die_free.raise(d, end);

@@ -65,10 +65,7 @@ fn a_full_buffer_admits_writes_in_order_as_programs_free_it() {
 
 #[test]
 fn a_page_register_serves_its_unit_until_the_die_is_used_again() {
-    let cat = crate::catalog::Catalog::load(None).unwrap();
-    let (_, drive) = cat.drives.get("ssd750-400").unwrap();
-    let mut res = Vec::new();
-    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let (mut res, mut ssd) = probe_ssd("ssd750-400");
     let (unit, t_r) = ((5, 9), 50_000);
     let mut read = |unit, at| ssd.read_unit(&mut res, 0, unit, at, t_r);
     assert_eq!(read(unit, 0), 50_000, "the first read of a unit takes tR");
@@ -130,10 +127,7 @@ fn an_idle_drive_folds_its_slc_cache_at_the_arrays_sustained_program_rate() {
     // Folding programs the array as a host write does: each die loads a unit over its
     // channel, then programs it. The 2018 drive's array is Samsung's 600 MB/s after
     // TurboWrite (970 EVO 500 GB), over 16 dies.
-    let cat = crate::catalog::Catalog::load(None).unwrap();
-    let (_, drive) = cat.drives.get("nvme2018-500").unwrap();
-    let mut res = Vec::new();
-    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let (_, mut ssd) = probe_ssd("nvme2018-500");
     let held = 1_000_000u64; // 4.1 GB, more than a second of folding
     let slc = ssd.slc.as_mut().expect("the 2018 drive has an SLC cache");
     for lpn in 0..held {
@@ -191,10 +185,7 @@ fn mlc_page_times_keep_the_typical_time_as_their_mean() {
 
 #[test]
 fn a_collection_carries_each_copy_through_the_channel_where_other_dies_loads_wait_for_it() {
-    let cat = crate::catalog::Catalog::load(None).unwrap();
-    let (_, drive) = cat.drives.get("ssd750-400").unwrap();
-    let mut res = Vec::new();
-    let mut ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
+    let (mut res, mut ssd) = probe_ssd("ssd750-400");
     let lpns_per_unit = ssd.unit_bytes / 4096;
     let copies = 20;
     let cost = crate::ftl::GcCost {
@@ -239,4 +230,13 @@ fn a_collection_carries_each_copy_through_the_channel_where_other_dies_loads_wai
     let before = res[chan as usize].busy_ns;
     ssd.book_copy_transfers(&mut res, 0, &gc, gc.copies_end - 3 * gc.copy_ns);
     assert_eq!(res[chan as usize].busy_ns - before, 3 * 2 * xfer);
+}
+
+/// A catalog drive's model on its own, with its resources.
+fn probe_ssd(drive: &str) -> (Vec<Res>, Ssd) {
+    let cat = crate::catalog::Catalog::load(None).unwrap();
+    let (_, spec) = cat.drives.get(drive).unwrap();
+    let mut res = Vec::new();
+    let ssd = build_ssd(&mut res, crate::build::ssd_params(spec), "probe");
+    (res, ssd)
 }
