@@ -291,56 +291,101 @@ impl Runner<'_> {
             .unwrap_or_else(|e| panic!("{}: job {name}: {e}", self.set.name))
     }
 
-    fn measure(&mut self, m: &Measure) -> f64 {
-        let key = format!("{m:?}");
-        if !self.done.contains_key(&key) {
-            let figs = match m.kind {
-                Kind::Run => vec![run(&m.target, m.prep, &self.job(m), self.hint)],
-                Kind::Launches => launches(
-                    &m.target,
-                    m.prep,
-                    &self.job(m),
-                    m.runs.unwrap_or(1),
-                    m.idle_s.unwrap_or(0.0),
-                    self.hint,
-                ),
-                Kind::StorageBench => vec![bench(
-                    &m.target,
-                    m.profile.as_deref().unwrap_or("light"),
-                    m.requests.unwrap_or(80_000),
-                    m.prep == Prep::Steady,
-                    self.hint,
-                )],
-                Kind::Size | Kind::IdlePower => {
-                    let sim = open(&m.target, None).unwrap_or_else(|e| panic!("{}: {e}", m.target));
-                    let v = if m.kind == Kind::Size {
-                        sim.size_bytes() as f64
-                    } else {
-                        sim.idle_w()
-                    };
-                    vec![Fig {
-                        mb_s: v,
-                        iops: v,
-                        lat_us: v,
-                        watts: v,
-                        over_10ms: v,
-                    }]
-                }
-                Kind::Dmi3Ceiling => {
-                    let v = iolab_link::Link::dmi(iolab_link::DmiGen::Dmi3)
-                        .effective(256)
-                        .mb_per_s();
-                    vec![Fig {
-                        mb_s: v,
-                        iops: v,
-                        lat_us: v,
-                        watts: v,
-                        over_10ms: v,
-                    }]
-                }
-            };
-            self.done.insert(key.clone(), figs);
+    /// What a measurement's runs give: a pure function of the measurement (every run is
+    /// deterministic), so measurements run on any thread in any order.
+    fn compute(&self, m: &Measure) -> Vec<Fig> {
+        match m.kind {
+            Kind::Run => vec![run(&m.target, m.prep, &self.job(m), self.hint)],
+            Kind::Launches => launches(
+                &m.target,
+                m.prep,
+                &self.job(m),
+                m.runs.unwrap_or(1),
+                m.idle_s.unwrap_or(0.0),
+                self.hint,
+            ),
+            Kind::StorageBench => vec![bench(
+                &m.target,
+                m.profile.as_deref().unwrap_or("light"),
+                m.requests.unwrap_or(80_000),
+                m.prep == Prep::Steady,
+                self.hint,
+            )],
+            Kind::Size | Kind::IdlePower => {
+                let sim = open(&m.target, None).unwrap_or_else(|e| panic!("{}: {e}", m.target));
+                let v = if m.kind == Kind::Size {
+                    sim.size_bytes() as f64
+                } else {
+                    sim.idle_w()
+                };
+                vec![Fig {
+                    mb_s: v,
+                    iops: v,
+                    lat_us: v,
+                    watts: v,
+                    over_10ms: v,
+                }]
+            }
+            Kind::Dmi3Ceiling => {
+                let v = iolab_link::Link::dmi(iolab_link::DmiGen::Dmi3)
+                    .effective(256)
+                    .mb_per_s();
+                vec![Fig {
+                    mb_s: v,
+                    iops: v,
+                    lat_us: v,
+                    watts: v,
+                    over_10ms: v,
+                }]
+            }
         }
+    }
+
+    /// Runs every measurement `figures` need that has not run yet, spread over the machine's
+    /// cores (one model per thread), and keeps their results.
+    fn run_all(&mut self, figures: &[&Figure]) {
+        let mut todo: Vec<(String, &Measure)> = Vec::new();
+        for f in figures {
+            for m in f.measure.values() {
+                let key = format!("{m:?}");
+                if !self.done.contains_key(&key) && !todo.iter().any(|(k, _)| *k == key) {
+                    todo.push((key, m));
+                }
+            }
+        }
+        let threads = std::thread::available_parallelism()
+            .map_or(1, |n| n.get())
+            .min(todo.len());
+        let next = std::sync::atomic::AtomicUsize::new(0);
+        let this = &*self;
+        let results: Vec<(usize, Vec<Fig>)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..threads)
+                .map(|_| {
+                    scope.spawn(|| {
+                        let mut mine = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                            let Some((_, m)) = todo.get(i) else {
+                                break mine;
+                            };
+                            mine.push((i, this.compute(m)));
+                        }
+                    })
+                })
+                .collect();
+            workers
+                .into_iter()
+                .flat_map(|w| w.join().unwrap_or_else(|e| std::panic::resume_unwind(e)))
+                .collect()
+        });
+        for (i, figs) in results {
+            self.done.insert(todo[i].0.clone(), figs);
+        }
+    }
+
+    /// A measurement's value, from the runs [`run_all`](Self::run_all) made.
+    fn measure(&self, m: &Measure) -> f64 {
+        let key = format!("{m:?}");
         let figs = &self.done[&key];
         let pick = m.pick.unwrap_or(1).clamp(1, figs.len()) - 1;
         figs[pick].get(m.metric)
@@ -370,6 +415,8 @@ fn modelled(set: &FigureSet, indices: &[usize], hint: CacheHint) -> Vec<(usize, 
         done: HashMap::new(),
         hint,
     };
+    let figures: Vec<&Figure> = indices.iter().map(|&i| &set.figure[i]).collect();
+    runner.run_all(&figures);
     indices
         .iter()
         .map(|&i| {
