@@ -5,8 +5,8 @@ use crate::catalog::{
     PlatformSpec, PortSpec, RaidSpec,
 };
 use crate::model::{
-    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, RamCache, Res, ResId, ResKind, SlcCache,
-    SsdParams, Tier, Toward, Vol, World,
+    build_hdd, build_ssd, HddParams, Leaf, Pipe, Power, RamCache, Res, ResId, ResKind, SeqStreams,
+    SlcCache, SsdParams, Tier, Toward, Vol, World,
 };
 use crate::SimError;
 use iolab_link::{Link, DEFAULT_MAX_PAYLOAD_BYTES};
@@ -366,6 +366,12 @@ impl Builder<'_> {
             fast_bytes,
             slow_bytes,
         );
+        tier.streams = SeqStreams::new(t.seq_cutoff_bytes);
+        if t.promote_bytes_per_s > 0.0 {
+            // At least 1 ns, so a very fast rate still paces.
+            tier.promote_gap_ns =
+                ((t.extent_bytes as f64 / t.promote_bytes_per_s * 1e9) as u64).max(1);
+        }
         if t.ram_bytes > 0 {
             let res = self.new_res(ResKind::Memory, format!("{label} RAM layer"));
             let copy = Pipe::rate(res, t.ram_bytes_per_s);

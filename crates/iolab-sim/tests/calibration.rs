@@ -146,6 +146,18 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "E (2011) SF-1200 cards / RevoDrive x2 spec sustained seq write, compressible (MB/s)",
         "as for the RevoDrive's sustained write, and above the card's unmodelled ceiling",
     ),
+    (
+        "Weekly ASCII (2018) StoreMI / StoreMI Tier drive, CrystalDiskMark run 1 Seq Q32T1 read / HDD alone ('about HDD level': 1)",
+        "the paced mover (10 MiB/s, unsourced) has moved about a fifth of the 1 GiB file by run 1's fifth pass; how StoreMI decides when an extent is hot enough is not public, and a threshold chosen to hold run 1 at the disk's speed would be fitted to this figure",
+    ),
+    (
+        "Weekly ASCII (2018) StoreMI / >= StoreMI Tier drive, CrystalDiskMark run 1 Seq Q32T1 write / SSD alone ('close to the SSD': at least 0.8)",
+        "new writes land where their extent lies (the disk); the review's writes near the SSD's speed suggest StoreMI places new writes on the SSD, which no public document of StoreMI or FuzeDrive found states",
+    ),
+    (
+        "Weekly ASCII (2018) StoreMI / StoreMI Tier drive, CrystalDiskMark run 4 Seq Q32T1 read / SSD alone ('almost equal to the SSD': 1)",
+        "the mover's copies wait behind the benchmark's QD32 reads on the disk, so at 10 MiB/s the file is not all on the SSD by run 4; the rate is not public",
+    ),
 ];
 
 #[test]

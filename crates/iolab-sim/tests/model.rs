@@ -719,10 +719,11 @@ fn a_tiers_mover_does_not_wait_for_the_disk_cache_to_destage_the_hosts_writes() 
     // counted the destages of the host's writes as its own. With the disk destaging only once
     // it idles, those waited as long as a QD1 mixed stream kept it busy, and no extent moved:
     // 4 KiB random 50/50 reads and writes over 256 MiB ran at 230 read IOPS, the disk alone's
-    // 150, against 4000 with the hot extents promoted.
+    // 150, against 4000 with the hot extents promoted. (128 MiB since the mover keeps its
+    // 10 MiB/s busy or idle: some 13 s for the set.)
     let iops = |spec: &str| {
         let mut sim = open(spec, None).unwrap();
-        let text = "access = \"randrw\"\nsize = \"256m\"\nduration_s = 20";
+        let text = "access = \"randrw\"\nsize = \"128m\"\nduration_s = 20";
         sim.run_job(&job(text), None).unwrap().result.read.iops
     };
     let (tier, disk) = (iops("sim:storemi@x470"), iops("sim:hdd-7200@x470"));

@@ -314,6 +314,16 @@ pub struct TieredSpec {
     /// Copy rate of the RAM layer (bytes/s): what a hit costs. Needed with `ram_bytes`.
     #[serde(default)]
     pub ram_bytes_per_s: f64,
+    /// Sequential cutoff: a request that continues a sequential stream (same direction)
+    /// whose bytes, with its own, reach this many is not copied to the fast member and does
+    /// not count towards promotion; 0 for none.
+    #[serde(default)]
+    pub seq_cutoff_bytes: u64,
+    /// Tier mode: the mover's background rate (bytes/s), one extent at a time, paced
+    /// whether or not the host is busy; left out (0), the mover is unpaced (paced only
+    /// while the slow drive's writes wait).
+    #[serde(default)]
+    pub promote_bytes_per_s: f64,
     /// Where these values come from.
     pub source: String,
 }

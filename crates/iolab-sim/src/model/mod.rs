@@ -32,7 +32,7 @@ pub use hdd::{build_hdd, Hdd, HddParams};
 pub use power::{Energy, Power};
 pub use resource::{transfer, Pipe, Res, ResId, ResKind, Toward};
 pub use ssd::{build_ssd, stored_share, SlcCache, Ssd, SsdParams};
-pub use tier::{RamCache, Tier};
+pub use tier::{RamCache, SeqStreams, Tier};
 
 use crate::timeq::TimeQueue;
 use iolab_core::job::Direction;
@@ -500,7 +500,11 @@ impl World {
                     now = et;
                     self.process(et, ev);
                 }
-                _ => break,
+                // No event before `to`: a paced mover's next start is the next thing.
+                _ => match Self::next_paced_move(&self.vol) {
+                    Some(m) if m > now && m <= to => now = m,
+                    _ => break,
+                },
             }
         }
     }

@@ -37,8 +37,15 @@ pub struct Tier {
     pub slow_extents: u64,
     /// Promotions done.
     pub promotions: u64,
-    /// Tier mode: the mover starts no promotion before this time ([`MOVER_GAP_NS`]).
+    /// Tier mode: the mover starts no promotion before this time ([`MOVER_GAP_NS`], or
+    /// `promote_gap_ns`).
     next_move_at: u64,
+    /// Tier mode: the time between the starts of two promotions when the mover runs at a
+    /// set rate, busy or idle (an extent over the catalog's `promote_bytes_per_s`); 0 for
+    /// the unpaced mover.
+    pub promote_gap_ns: u64,
+    /// Sequential streams seen, for the cutoff.
+    pub streams: SeqStreams,
     /// Host RAM in front of both members, if any.
     pub ram: Option<RamCache>,
 }
@@ -151,6 +158,66 @@ impl RamCache {
     }
 }
 
+/// How many sequential streams the cutoff follows at once, the least recently continued
+/// giving way to a new one. Intel's open cache engine (Open CAS Framework, ocf_seq_cutoff.c)
+/// keeps such a fixed table; how many SRT keeps is not public. Eight follows every stream of
+/// the catalog's jobs (at most four workers, each one stream).
+const SEQ_STREAMS: usize = 8;
+
+/// The sequential cutoff of a cache (Intel's SRT avoids caching large chunks read
+/// sequentially, Tom's Hardware's Z68 review, 2011), as Intel's open cache engine does it
+/// (Open CAS Framework, ocf_seq_cutoff.c): a request that starts where a stream of the same
+/// direction ended continues it, and once the stream's bytes with the request's reach the
+/// threshold the request bypasses the cache; a request that continues no stream starts one
+/// in place of the least recently continued.
+#[derive(Clone, Debug)]
+pub struct SeqStreams {
+    threshold: u64,
+    /// (write, end offset, bytes so far, last used): the streams followed.
+    table: Vec<(bool, u64, u64, u64)>,
+    tick: u64,
+}
+
+impl SeqStreams {
+    /// No stream yet; `threshold` 0 turns the cutoff off.
+    pub fn new(threshold: u64) -> SeqStreams {
+        SeqStreams {
+            threshold,
+            table: Vec::with_capacity(SEQ_STREAMS),
+            tick: 0,
+        }
+    }
+
+    /// Whether a request of `len` bytes at `offset` bypasses the cache; records it.
+    pub fn bypass(&mut self, write: bool, offset: u64, len: u64) -> bool {
+        if self.threshold == 0 {
+            return false;
+        }
+        self.tick += 1;
+        let tick = self.tick;
+        let found = self
+            .table
+            .iter_mut()
+            .find(|s| s.0 == write && s.1 == offset);
+        match found {
+            Some(s) => {
+                let cut = s.2 + len >= self.threshold;
+                *s = (write, offset + len, s.2 + len, tick);
+                cut
+            }
+            None => {
+                let fresh = (write, offset + len, len, tick);
+                if self.table.len() < SEQ_STREAMS {
+                    self.table.push(fresh);
+                } else if let Some(old) = self.table.iter_mut().min_by_key(|s| s.3) {
+                    *old = fresh;
+                }
+                false
+            }
+        }
+    }
+}
+
 impl Tier {
     /// A tier or cache with every extent on the slow member at first (tier mode: extents past
     /// the slow member's end start on the fast one).
@@ -201,6 +268,8 @@ impl Tier {
             slow_extents,
             promotions: 0,
             next_move_at: 0,
+            promote_gap_ns: 0,
+            streams: SeqStreams::new(0),
             ram: None,
         }
     }
@@ -311,6 +380,8 @@ impl World {
         len: u64,
         t: u64,
     ) {
+        let bypass =
+            dir != Direction::Trim && tier.streams.bypass(dir == Direction::Write, offset, len);
         let mut off = offset;
         let end = offset + len;
         while off < end {
@@ -337,6 +408,10 @@ impl World {
                 let mut s = std::mem::replace(&mut tier.slow, Vol::Leaf(0));
                 self.vol_submit(&mut s, tag, dir, so, piece, t);
                 tier.slow = s;
+                if bypass {
+                    off += piece;
+                    continue;
+                }
                 let h = &mut tier.hits[e as usize];
                 *h = h.saturating_add(1);
                 if *h as u32 >= tier.promote_after && tier.fast_slots > 0 {
@@ -360,16 +435,35 @@ impl World {
     /// background: it starts the next copy only when none of its copies waits in the slow
     /// member's queue or write cache, so the host's commands are never stuck behind a backlog
     /// of copies (a demotion parked in the cache takes room the host's writes need).
+    /// At a set rate (`promote_gap_ns`), it starts a promotion only when the gap since the
+    /// last has passed, busy or idle.
     fn run_mover(&mut self, tier: &mut Tier, t: u64) {
+        let paced = tier.promote_gap_ns > 0;
         while !self.migration_queued(&tier.slow)
-            && (t >= tier.next_move_at || !self.writes_wait_for_room(&tier.slow))
+            && (t >= tier.next_move_at || (!paced && !self.writes_wait_for_room(&tier.slow)))
         {
             let Some(e) = tier.hot.pop_front() else {
                 break;
             };
             if !tier.loc[e as usize].0 {
                 self.promote(tier, e as u64, t);
-                tier.next_move_at = t + MOVER_GAP_NS;
+                tier.next_move_at = t + if paced {
+                    tier.promote_gap_ns
+                } else {
+                    MOVER_GAP_NS
+                };
+            }
+        }
+    }
+
+    /// When the first paced mover of `vol` with extents waiting may start its next
+    /// promotion: idle time has to reach it, as no host request will.
+    pub(super) fn next_paced_move(vol: &Vol) -> Option<u64> {
+        match vol {
+            Vol::Leaf(_) => None,
+            Vol::Raid { members, .. } => members.iter().filter_map(Self::next_paced_move).min(),
+            Vol::Tier(tier) => {
+                (tier.promote_gap_ns > 0 && !tier.hot.is_empty()).then_some(tier.next_move_at)
             }
         }
     }
@@ -488,6 +582,37 @@ mod tests {
         assert_eq!(whole_blocks(4096, 8192), 0b110);
         assert_eq!(whole_blocks(0, 128 * 1024), u32::MAX);
         assert_eq!(blocks(1, 3) & whole_blocks(4096, 4096), 0b10);
+    }
+
+    #[test]
+    fn a_sequential_stream_bypasses_the_cache_once_it_reaches_the_cutoff() {
+        let mut s = SeqStreams::new(1 << 20);
+        let k = 256 * 1024;
+        // The first request starts a stream; the stream with the fourth reaches 1 MiB.
+        let cut: Vec<bool> = (0..6).map(|i| s.bypass(false, i * k, k)).collect();
+        assert_eq!(cut, [false, false, false, true, true, true]);
+        // A write at the read stream's end is another direction: a new stream.
+        assert!(!s.bypass(true, 6 * k, k));
+        // Jumps continue no stream, however many.
+        assert!((0..20).all(|i| !s.bypass(false, (100 + 7 * i) * k, 4096)));
+        // Off: nothing bypasses.
+        let mut off = SeqStreams::new(0);
+        assert!((0..10).all(|i| !off.bypass(false, i * k, k)));
+    }
+
+    #[test]
+    fn the_least_recently_continued_stream_gives_way_to_a_new_one() {
+        let mut s = SeqStreams::new(1 << 20);
+        let m = 1 << 20;
+        // One stream per region, each a MiB long after its first request.
+        for r in 0..SEQ_STREAMS as u64 {
+            s.bypass(false, r * 1000 * m, m);
+        }
+        // Region 0 continues (and bypasses); a new region then takes region 1's place.
+        assert!(s.bypass(false, m, m));
+        s.bypass(false, 9999 * m, m);
+        assert!(!s.bypass(false, 1000 * m + m, m), "region 1 was forgotten");
+        assert!(s.bypass(false, 2 * m, m), "region 0 was kept");
     }
 
     #[test]

@@ -74,6 +74,21 @@ impl DriveSpec {
                 "a RAM layer needs its copy rate in bytes/s (e.g. half the memory's peak bandwidth)",
             ));
         }
+        if !(t.promote_bytes_per_s.is_finite() && t.promote_bytes_per_s >= 0.0) {
+            return Err(bad(
+                file,
+                "tiered.promote_bytes_per_s",
+                "the mover's rate in bytes/s: a positive number (leave it out for an unpaced mover)",
+            ));
+        }
+        if t.promote_bytes_per_s > 0.0 && t.mode != "tier" {
+            return Err(bad(
+                file,
+                "tiered.promote_bytes_per_s",
+                "only a tier (mode = \"tier\") moves extents in the background; a cache copies \
+                 what it reads as it reads it: remove the key",
+            ));
+        }
         Ok(())
     }
 }
