@@ -146,6 +146,14 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "E (2011) SF-1200 cards / RevoDrive x2 spec sustained seq write, compressible (MB/s)",
         "as for the RevoDrive's sustained write, and above the card's unmodelled ceiling",
     ),
+    (
+        "Maximum PC (2010) Barracuda XT 2TB / HD Tach random access time, writes, P55 on-board Marvell (7 ms)",
+        "past its first 128 writes (the cache's segments) each write waits for a destage, which the disk chooses shortest-positioning-first among the 32 oldest cached writes: 4.6 ms. How far this drive's firmware looks into its cache, how many write segments it keeps and how long HD Tach's access test runs are not published",
+    ),
+    (
+        "Maximum PC (2010) Barracuda XT 2TB / HD Tach average sustained write, on-board Marvell / Intel PCH port (Marvell slightly faster: over 1)",
+        "past the cache both ports write at the media rate; the job's 1 s lead-in is not past the 64 MB cache on the Intel port at 10 % and 30 % of the LBAs, where its longer command turnaround fills the cache more slowly (the Marvell port's 10 % point is at the media rate from its first second). How much of the buffer this drive gives sequential writes is not published",
+    ),
 ];
 
 #[test]
