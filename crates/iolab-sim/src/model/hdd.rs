@@ -727,3 +727,67 @@ impl Hdd {
         admitted
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk(segments: u32) -> Hdd {
+        build_hdd(
+            &mut Vec::new(),
+            HddParams {
+                name: "disk".into(),
+                size: 1 << 40,
+                rpm: 7200.0,
+                seek_track_ns: 800_000,
+                seek_full_ns: 18_000_000,
+                outer_bps: 150e6,
+                inner_bps: 75e6,
+                command_ns: 100_000,
+                write_cache_bytes: 64 << 20,
+                write_cache_segments: segments,
+                queue_depth: 32,
+                seed: 1,
+                power: Power::default(),
+            },
+            "disk",
+        )
+    }
+
+    /// Destages `offset`'s cached write as the actuator would.
+    fn destage(h: &mut Hdd, offset: u64) {
+        let i = h.queue.iter().position(|c| c.offset == offset).unwrap();
+        let cmd = h.queue.remove(i);
+        h.dirty_bytes -= cmd.len;
+        h.leave_segment(&cmd);
+    }
+
+    #[test]
+    fn a_run_of_writes_takes_one_segment_until_a_destage_splits_it() {
+        let mut h = disk(2);
+        // Three 4 KiB writes in a row are one run: one segment; one elsewhere is a second.
+        for offset in [0, 4096, 8192] {
+            assert!(h.cache_fits(offset, 4096, 0));
+            h.cache_write(offset, 4096, 0, false);
+        }
+        h.cache_write(1 << 30, 4096, 0, false);
+        assert_eq!(h.dirty_segments, 2);
+        // Full: a write elsewhere waits; one continuing a run still joins it.
+        assert!(!h.cache_fits(2 << 30, 4096, 0));
+        assert!(h.cache_fits(12288, 4096, 0));
+        h.cache_write(12288, 4096, 0, false);
+        assert_eq!(h.dirty_segments, 2);
+        // Destaging a run's head passes its segment on to the rest of the run.
+        destage(&mut h, 0);
+        assert_eq!(h.dirty_segments, 2);
+        // Destaging the middle of a run leaves two runs: three segments in use.
+        destage(&mut h, 8192);
+        assert_eq!(h.dirty_segments, 3);
+        // The last write of a run frees its segment.
+        for offset in [4096, 12288, 1 << 30] {
+            destage(&mut h, offset);
+        }
+        assert_eq!((h.dirty_segments, h.dirty_bytes), (0, 0));
+        assert!(h.cache_fits(2 << 30, 4096, 0));
+    }
+}
