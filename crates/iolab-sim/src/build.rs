@@ -253,6 +253,7 @@ impl Builder<'_> {
                     inner_bps: h.inner_bytes_per_s,
                     command_ns: h.command_ns,
                     write_cache_bytes: h.write_cache_bytes,
+                    write_cache_segments: h.write_cache_segments.unwrap_or(0),
                     queue_depth: h.queue_depth.unwrap_or(32),
                     seed: self.seed,
                     power: power_of(drive),

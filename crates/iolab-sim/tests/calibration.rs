@@ -158,6 +158,14 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "Weekly ASCII (2018) StoreMI / StoreMI Tier drive, CrystalDiskMark run 4 Seq Q32T1 read / SSD alone ('almost equal to the SSD': 1)",
         "the mover's copies wait behind the benchmark's QD32 reads on the disk, so at 10 MiB/s the file is not all on the SSD by run 4; the rate is not public",
     ),
+    (
+        "Maximum PC (2010) Barracuda XT 2TB / HD Tach random access time, writes, P55 on-board Marvell (7 ms)",
+        "past its first 128 writes (the cache's segments) each write waits for a destage, which the disk chooses shortest-positioning-first among the 32 oldest cached writes: 4.6 ms. How far this drive's firmware looks into its cache, how many write segments it keeps and how long HD Tach's access test runs are not published",
+    ),
+    (
+        "Maximum PC (2010) Barracuda XT 2TB / HD Tach average sustained write, on-board Marvell / Intel PCH port (Marvell slightly faster: over 1)",
+        "past the cache both ports write at the media rate; the job's 1 s lead-in is not past the 64 MB cache on the Intel port at 10 % and 30 % of the LBAs, where its longer command turnaround fills the cache more slowly (the Marvell port's 10 % point is at the media rate from its first second). How much of the buffer this drive gives sequential writes is not published",
+    ),
 ];
 
 #[test]

@@ -251,6 +251,10 @@ pub struct HddSpec {
     /// platters (write cache enabled, as drives ship); 0 or left out: written through.
     #[serde(default)]
     pub write_cache_bytes: u64,
+    /// How many separate runs of written data (segments) the write cache holds at most; a
+    /// write continuing one joins it. Left out: as many as its bytes allow.
+    #[serde(default)]
+    pub write_cache_segments: Option<u32>,
     /// Where these values come from.
     pub source: String,
 }

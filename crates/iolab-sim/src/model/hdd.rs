@@ -50,6 +50,13 @@ pub struct Hdd {
     /// The destage on the actuator: its end and its bytes.
     destage_end: u64,
     destage_bytes: u64,
+    /// Write cache: how many segments (runs of written data) it holds at most; 0: as many
+    /// as its bytes allow.
+    pub(super) cache_segments: u32,
+    /// Write cache: segments holding data not yet on the platters, but for the one the
+    /// destage on the actuator empties, which leaves at `destage_end` (`destage_frees`).
+    dirty_segments: u32,
+    destage_frees: bool,
     /// Writes waiting for room in the write cache: tag, offset, length.
     pub(super) cache_waiting: VecDeque<(u32, u64, u64)>,
     /// When the last command that was not a destage ends on the actuator: the cache destages
@@ -116,6 +123,9 @@ pub(super) struct HddCmd {
     pub(super) host_bytes: u32,
     /// Writes data the drive has already acknowledged from its write cache.
     pub(super) destage: bool,
+    /// A destage whose data continued a write still in the cache when it came: it shares
+    /// that write's segment of the cache.
+    pub(super) joins: bool,
     /// Part of a tier's copy (its read, or the destage of its write), which the tier's mover
     /// waits for; a destage of the host's writes is not, though its tag is [`INTERNAL`] too.
     pub(super) copy: bool,
@@ -158,6 +168,41 @@ impl Hdd {
             0
         };
         self.cache_bytes.saturating_sub(self.dirty_bytes + leaving)
+    }
+
+    /// Segments of the write cache in use at `t` (the destage on the actuator frees its
+    /// segment at its end).
+    fn segments_used(&self, t: u64) -> u32 {
+        self.dirty_segments + u32::from(t < self.destage_end && self.destage_frees)
+    }
+
+    /// Whether a write of `[offset, offset + len)` continues one still in the write cache:
+    /// the drive appends it to that write's segment (DiskSim's disk model, "Combine seq
+    /// writes"; Seagate's product manuals, "Caching write data": written data fills the
+    /// segment the write began in).
+    fn continues_cached(&self, offset: u64) -> bool {
+        self.queue
+            .iter()
+            .any(|c| c.destage && c.offset + c.len == offset)
+    }
+
+    /// Whether the write cache takes a write of `[offset, offset + len)` at `t`: room for its
+    /// bytes, and a segment for it unless it continues a cached write.
+    ///
+    /// A drive's buffer holds written data in segments, one per run of written sectors, and
+    /// allows only so many of them (DiskSim's disk model, "Maximum number of write
+    /// segments"; DIXtrac, which measures a drive's parameters through its interface,
+    /// extracted 128 for the Maxtor Atlas 10K V, an 8 MB-buffer drive, in the parameter set
+    /// DiskSim ships). So a burst of small random writes fills the cache after as many
+    /// writes as it has segments, not after 64 MB of them: from there each new write waits
+    /// for a destage to free a segment, and random writes go at the rate the disk destages
+    /// them (a seek and a rotational wait each, shortened by choosing among the cached
+    /// writes the one reached first).
+    pub(super) fn cache_fits(&self, offset: u64, len: u64, t: u64) -> bool {
+        self.cache_room(t) >= len
+            && (self.cache_segments == 0
+                || self.segments_used(t) < self.cache_segments
+                || self.continues_cached(offset))
     }
 
     /// Whether a write of `len` bytes that the write cache has no room for at `t` waits for
@@ -283,6 +328,8 @@ impl Hdd {
     /// copy wrote it); returns when the drive acknowledges it.
     pub(super) fn cache_write(&mut self, offset: u64, len: u64, t: u64, copy: bool) -> u64 {
         self.dirty_bytes += len;
+        let joins = self.continues_cached(offset);
+        self.dirty_segments += u32::from(!joins);
         self.queue.push(HddCmd {
             tag: INTERNAL,
             arrive: t,
@@ -290,6 +337,7 @@ impl Hdd {
             len,
             host_bytes: 0,
             destage: true,
+            joins,
             copy,
         });
         t + self.command_ns
@@ -316,6 +364,8 @@ pub struct HddParams {
     pub command_ns: u64,
     /// Write cache bytes (0: written through).
     pub write_cache_bytes: u64,
+    /// Write cache segments at most (0: as many as its bytes allow).
+    pub write_cache_segments: u32,
     /// Commands it queues and reorders (NCQ depth).
     pub queue_depth: u32,
     /// Seed of the rotational position.
@@ -438,6 +488,9 @@ pub fn build_hdd(res: &mut Vec<Res>, p: HddParams, group: &str) -> Hdd {
         dirty_bytes: 0,
         destage_end: 0,
         destage_bytes: 0,
+        cache_segments: p.write_cache_segments,
+        dirty_segments: 0,
+        destage_frees: false,
         cache_waiting: VecDeque::new(),
         host_end: 0,
         wake_at: None,
@@ -450,6 +503,13 @@ impl World {
     /// command queuing lets the drive choose: of the commands that have arrived, the one it
     /// reaches soonest (seek plus rotational wait); with one command queued that is FIFO.
     pub(super) fn hdd_dispatch(&mut self, li: u32, t: u64) {
+        // Writes that waited for room while the last command ran go in as it ends, before
+        // the drive chooses its next command.
+        let admitted = match &mut self.leaves[li as usize].dev {
+            Dev::Hdd(h) if !h.in_flight => h.admit_waiting(t),
+            _ => Vec::new(),
+        };
+        self.acknowledge_admitted(li, admitted);
         let Dev::Hdd(h) = &mut self.leaves[li as usize].dev else {
             return;
         };
@@ -495,6 +555,11 @@ impl World {
                 host_bytes: cmd.host_bytes,
             },
         );
+        self.acknowledge_admitted(li, admitted);
+    }
+
+    /// Acknowledges the writes hard disk `li` took into its write cache (tag, when in it).
+    fn acknowledge_admitted(&mut self, li: u32, admitted: Vec<(u32, u64)>) {
         for (tag, done) in admitted {
             let leaf = &self.leaves[li as usize];
             let done = done + leaf.status_ns;
@@ -600,6 +665,31 @@ impl Hdd {
         Some(next_host.map_or(idle_from, |a| a.min(idle_from)))
     }
 
+    /// Destage `cmd` leaves the queue: returns whether its segment of the write cache empties
+    /// with it. The rest of its run, if still cached, keeps the segment (a destage of a run's
+    /// head) or takes one of its own (a run split by a destage from its middle).
+    fn leave_segment(&mut self, cmd: &HddCmd) -> bool {
+        let rest = self
+            .queue
+            .iter_mut()
+            .find(|c| c.destage && c.joins && c.offset == cmd.offset + cmd.len);
+        let rest_stays = rest.is_some();
+        if let Some(rest) = rest {
+            rest.joins = false;
+        }
+        match (cmd.joins, rest_stays) {
+            (false, false) => {
+                self.dirty_segments -= 1;
+                true
+            }
+            (true, true) => {
+                self.dirty_segments += 1;
+                false
+            }
+            _ => false,
+        }
+    }
+
     /// Runs queued command `i` from `start`: returns it, when it ends, and the writes waiting
     /// for room in the write cache that go in as a destage ends (tag, when in the cache).
     fn run_command(
@@ -620,18 +710,90 @@ impl Hdd {
         if !cmd.destage {
             h.host_end = end;
         }
-        let mut admitted = Vec::new();
-        if cmd.destage {
-            h.dirty_bytes -= cmd.len;
-            (h.destage_end, h.destage_bytes) = (end, cmd.len);
-            while let Some(&(tag, offset, len)) = h.cache_waiting.front() {
-                if h.cache_room(end) < len {
-                    break;
-                }
-                h.cache_waiting.pop_front();
-                admitted.push((tag, h.cache_write(offset, len, end, tag == INTERNAL)));
-            }
+        if !cmd.destage {
+            return (cmd, end, Vec::new());
         }
-        (cmd, end, admitted)
+        h.dirty_bytes -= cmd.len;
+        let frees = h.leave_segment(&cmd);
+        (h.destage_end, h.destage_bytes, h.destage_frees) = (end, cmd.len, frees);
+        (cmd, end, h.admit_waiting(end))
+    }
+
+    /// Takes the writes waiting for room in the write cache that fit at `at` into it, in the
+    /// order they came: returns each one's tag and when it is in the cache.
+    fn admit_waiting(&mut self, at: u64) -> Vec<(u32, u64)> {
+        let mut admitted = Vec::new();
+        while let Some(&(tag, offset, len)) = self.cache_waiting.front() {
+            if !self.cache_fits(offset, len, at) {
+                break;
+            }
+            self.cache_waiting.pop_front();
+            admitted.push((tag, self.cache_write(offset, len, at, tag == INTERNAL)));
+        }
+        admitted
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn disk(segments: u32) -> Hdd {
+        build_hdd(
+            &mut Vec::new(),
+            HddParams {
+                name: "disk".into(),
+                size: 1 << 40,
+                rpm: 7200.0,
+                seek_track_ns: 800_000,
+                seek_full_ns: 18_000_000,
+                outer_bps: 150e6,
+                inner_bps: 75e6,
+                command_ns: 100_000,
+                write_cache_bytes: 64 << 20,
+                write_cache_segments: segments,
+                queue_depth: 32,
+                seed: 1,
+                power: Power::default(),
+            },
+            "disk",
+        )
+    }
+
+    /// Destages `offset`'s cached write as the actuator would.
+    fn destage(h: &mut Hdd, offset: u64) {
+        let i = h.queue.iter().position(|c| c.offset == offset).unwrap();
+        let cmd = h.queue.remove(i);
+        h.dirty_bytes -= cmd.len;
+        h.leave_segment(&cmd);
+    }
+
+    #[test]
+    fn a_run_of_writes_takes_one_segment_until_a_destage_splits_it() {
+        let mut h = disk(2);
+        // Three 4 KiB writes in a row are one run: one segment; one elsewhere is a second.
+        for offset in [0, 4096, 8192] {
+            assert!(h.cache_fits(offset, 4096, 0));
+            h.cache_write(offset, 4096, 0, false);
+        }
+        h.cache_write(1 << 30, 4096, 0, false);
+        assert_eq!(h.dirty_segments, 2);
+        // Full: a write elsewhere waits; one continuing a run still joins it.
+        assert!(!h.cache_fits(2 << 30, 4096, 0));
+        assert!(h.cache_fits(12288, 4096, 0));
+        h.cache_write(12288, 4096, 0, false);
+        assert_eq!(h.dirty_segments, 2);
+        // Destaging a run's head passes its segment on to the rest of the run.
+        destage(&mut h, 0);
+        assert_eq!(h.dirty_segments, 2);
+        // Destaging the middle of a run leaves two runs: three segments in use.
+        destage(&mut h, 8192);
+        assert_eq!(h.dirty_segments, 3);
+        // The last write of a run frees its segment.
+        for offset in [4096, 12288, 1 << 30] {
+            destage(&mut h, offset);
+        }
+        assert_eq!((h.dirty_segments, h.dirty_bytes), (0, 0));
+        assert!(h.cache_fits(2 << 30, 4096, 0));
     }
 }

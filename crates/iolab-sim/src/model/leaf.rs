@@ -277,7 +277,7 @@ impl LeafIo {
             len,
         } = self;
         let cached = dir == Direction::Write && len <= h.cache_bytes;
-        if cached && h.cache_waiting.is_empty() && h.cache_room(at) >= len {
+        if cached && h.cache_waiting.is_empty() && h.cache_fits(offset, len, at) {
             return Some(h.cache_write(offset, len, at, tag == INTERNAL));
         }
         if tag != INTERNAL {
@@ -321,6 +321,7 @@ impl LeafIo {
                     0
                 },
                 destage: false,
+                joins: false,
                 copy: tag == INTERNAL,
             });
         }

@@ -55,6 +55,13 @@ impl DriveSpec {
                 ),
             ));
         }
+        if h.write_cache_segments == Some(0) {
+            return Err(bad(
+                file,
+                "hdd.write_cache_segments",
+                "must be at least 1 (leave it out for a cache limited by its bytes alone)",
+            ));
+        }
         if h.inner_bytes_per_s > h.outer_bytes_per_s {
             return Err(bad(
                 file,
