@@ -118,6 +118,17 @@ struct Fig {
 }
 
 impl Fig {
+    /// A single number (a size, a power, a link's ceiling) whichever metric asks for it.
+    fn all(v: f64) -> Fig {
+        Fig {
+            mb_s: v,
+            iops: v,
+            lat_us: v,
+            watts: v,
+            over_10ms: v,
+        }
+    }
+
     fn get(&self, metric: Metric) -> f64 {
         match metric {
             Metric::MbS => self.mb_s,
@@ -318,25 +329,13 @@ impl Runner<'_> {
                 } else {
                     sim.idle_w()
                 };
-                vec![Fig {
-                    mb_s: v,
-                    iops: v,
-                    lat_us: v,
-                    watts: v,
-                    over_10ms: v,
-                }]
+                vec![Fig::all(v)]
             }
             Kind::Dmi3Ceiling => {
                 let v = iolab_link::Link::dmi(iolab_link::DmiGen::Dmi3)
                     .effective(256)
                     .mb_per_s();
-                vec![Fig {
-                    mb_s: v,
-                    iops: v,
-                    lat_us: v,
-                    watts: v,
-                    over_10ms: v,
-                }]
+                vec![Fig::all(v)]
             }
         }
     }
