@@ -665,10 +665,12 @@ impl Hdd {
         Some(next_host.map_or(idle_from, |a| a.min(idle_from)))
     }
 
-    /// Destage `cmd` leaves the queue: returns whether its segment of the write cache empties
-    /// with it. The rest of its run, if still cached, keeps the segment (a destage of a run's
-    /// head) or takes one of its own (a run split by a destage from its middle).
-    fn leave_segment(&mut self, cmd: &HddCmd) -> bool {
+    /// Destage `cmd` leaves the queue and its bytes the write cache: returns whether its
+    /// segment of the cache empties with it. The rest of its run, if still cached, keeps the
+    /// segment (a destage of a run's head) or takes one of its own (a run split by a destage
+    /// from its middle).
+    fn leave_cache(&mut self, cmd: &HddCmd) -> bool {
+        self.dirty_bytes -= cmd.len;
         let rest = self
             .queue
             .iter_mut()
@@ -709,12 +711,9 @@ impl Hdd {
         h.in_flight = true;
         if !cmd.destage {
             h.host_end = end;
-        }
-        if !cmd.destage {
             return (cmd, end, Vec::new());
         }
-        h.dirty_bytes -= cmd.len;
-        let frees = h.leave_segment(&cmd);
+        let frees = h.leave_cache(&cmd);
         (h.destage_end, h.destage_bytes, h.destage_frees) = (end, cmd.len, frees);
         (cmd, end, h.admit_waiting(end))
     }
@@ -764,8 +763,7 @@ mod tests {
     fn destage(h: &mut Hdd, offset: u64) {
         let i = h.queue.iter().position(|c| c.offset == offset).unwrap();
         let cmd = h.queue.remove(i);
-        h.dirty_bytes -= cmd.len;
-        h.leave_segment(&cmd);
+        h.leave_cache(&cmd);
     }
 
     #[test]

@@ -173,9 +173,21 @@ const SEQ_STREAMS: usize = 8;
 #[derive(Clone, Debug)]
 pub struct SeqStreams {
     threshold: u64,
-    /// (write, end offset, bytes so far, last used): the streams followed.
-    table: Vec<(bool, u64, u64, u64)>,
+    /// The streams followed.
+    table: Vec<Stream>,
     tick: u64,
+}
+
+/// One sequential stream the cutoff follows.
+#[derive(Clone, Copy, Debug)]
+struct Stream {
+    write: bool,
+    /// Where its next request would start.
+    end: u64,
+    /// Bytes it has moved so far.
+    bytes: u64,
+    /// When it was last continued (a count of requests seen).
+    used: u64,
 }
 
 impl SeqStreams {
@@ -198,18 +210,24 @@ impl SeqStreams {
         let found = self
             .table
             .iter_mut()
-            .find(|s| s.0 == write && s.1 == offset);
+            .find(|s| s.write == write && s.end == offset);
         match found {
             Some(s) => {
-                let cut = s.2 + len >= self.threshold;
-                *s = (write, offset + len, s.2 + len, tick);
-                cut
+                s.bytes += len;
+                s.end = offset + len;
+                s.used = tick;
+                s.bytes >= self.threshold
             }
             None => {
-                let fresh = (write, offset + len, len, tick);
+                let fresh = Stream {
+                    write,
+                    end: offset + len,
+                    bytes: len,
+                    used: tick,
+                };
                 if self.table.len() < SEQ_STREAMS {
                     self.table.push(fresh);
-                } else if let Some(old) = self.table.iter_mut().min_by_key(|s| s.3) {
+                } else if let Some(old) = self.table.iter_mut().min_by_key(|s| s.used) {
                     *old = fresh;
                 }
                 false
