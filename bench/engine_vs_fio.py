@@ -58,7 +58,8 @@ SECONDS = float(os.environ.get("SECONDS", "5"))
 # first 3 s; the matrix's runs follow each other without a pause, and each tool gets the same ramp.
 RAMP = float(os.environ.get("RAMP", "1"))
 # The matrix has its own rounds and length: the device swings from round to round, so many short
-# rounds tell more than a few long ones (30 rounds of 1 s: about 23 minutes for the nine points).
+# rounds tell more than a few long ones (30 rounds of 1 s: about 25 minutes for the nine points,
+# the warm-up reads included).
 MATRIX_ROUNDS = int(os.environ.get("MATRIX_ROUNDS", "30"))
 MATRIX_SECONDS = float(os.environ.get("MATRIX_SECONDS", "1"))
 # Rounds with both tools at once: the device's swings cancel within each round, so fewer do.
