@@ -26,7 +26,7 @@ same way: fio's default random map, and iolab's --random-map; and end timed runs
 fio counts the I/Os in flight at the end, as iolab's --drain-end does. "in flight" is each tool's
 IOPS times its mean latency (Little's law: the requests it kept at the device on average,
 iolab/fio), which tells a difference in how a tool issues from the device's own swings between
-rounds. Each run warms up RAMP seconds (default 1), then measures MATRIX_SECONDS (default 1), in
+rounds. Each run warms up RAMP seconds (default 1), then measures MATRIX_SECONDS (default 2), in
 MATRIX_ROUNDS (default 30) rounds in ABBA order; before each round the whole file is read once with
 O_DIRECT, so that the host's cache below a VM's disk holds every block for both tools alike
 (warm_cache_below says why). "IOPS ratio 95 %" is a bootstrap interval of the
@@ -37,7 +37,8 @@ request's time goes at QD1. Then TOGETHER_ROUNDS (default 10) rounds measure eac
 other runs beside it on the same file at the same depth, started first and outlasting the
 measurement (both measured at once would not do: fio starts issuing about 0.25 s after iolab, so
 its last 0.25 s would have the device to itself). A round count of 0 leaves its part out. MATRIX=only
-runs the matrix alone, MATRIX=skip leaves it out; MATRIX_RAW=file.json keeps every run's figures.
+runs the matrix alone, MATRIX=skip leaves it out; MATRIX_POINTS="4K randread QD1,4K randread QD4"
+runs only the points named; MATRIX_RAW=file.json keeps every run's figures.
 """
 
 import json
@@ -58,10 +59,12 @@ SECONDS = float(os.environ.get("SECONDS", "5"))
 # first 3 s; the matrix's runs follow each other without a pause, and each tool gets the same ramp.
 RAMP = float(os.environ.get("RAMP", "1"))
 # The matrix has its own rounds and length: the device swings from round to round, so many short
-# rounds tell more than a few long ones (30 rounds of 1 s: about 25 minutes for the nine points,
-# the warm-up reads included).
+# rounds tell more than a few long ones (30 rounds of 2 s: about 35 minutes for the nine points,
+# the warm-up reads included). Rounds of 1 s read iolab 6 % under fio at QD1 and 4 % at QD4 on
+# 2026-11-28 (30 rounds each), where rounds of 2 s an hour later read 0.997 and 0.981: no cause
+# was found, and the longer window is the one both tools' start and end matter least in.
 MATRIX_ROUNDS = int(os.environ.get("MATRIX_ROUNDS", "30"))
-MATRIX_SECONDS = float(os.environ.get("MATRIX_SECONDS", "1"))
+MATRIX_SECONDS = float(os.environ.get("MATRIX_SECONDS", "2"))
 # Rounds with both tools at once: the device's swings cancel within each round, so fewer do.
 TOGETHER_ROUNDS = int(os.environ.get("TOGETHER_ROUNDS", "10"))
 # How long the companion runs before the measured tool starts: past fio's own start (about
@@ -87,6 +90,21 @@ DISK_MATRIX = [(f"4K randread QD{qd}", "randread", "4k", qd, None) for qd in (1,
     ("128K read QD8", "read", "128k", 8, None),
     ("4K 70/30 randrw QD16", "randrw", "4k", 16, 70),
 ]
+
+
+def matrix_points():
+    """The matrix's points, or only those MATRIX_POINTS names ("4K randread QD1,4K randread QD4")."""
+    wanted = os.environ.get("MATRIX_POINTS")
+    if not wanted:
+        return DISK_MATRIX
+    labels = [p[0] for p in DISK_MATRIX]
+    unknown = [w for w in wanted.split(",") if w not in labels]
+    if unknown:
+        sys.exit(f"MATRIX_POINTS: no point {', '.join(map(repr, unknown))}; the points are: {', '.join(labels)}")
+    return [p for p in DISK_MATRIX if p[0] in wanted.split(",")]
+
+
+MATRIX_POINTS = matrix_points()
 FILE_POINTS = [
     ("file 4K randread QD8", "randread", "4k", 8, None),
     ("file 4K randread QD4 @5k IOPS", "randread", "4k", 4, 5000),
@@ -218,7 +236,7 @@ def device_matrix(target, tmp):
           f"round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
     print_matrix_header()
     raw = {"alone": {}, "together": {}}
-    for label, *point in DISK_MATRIX if MATRIX_ROUNDS else []:
+    for label, *point in MATRIX_POINTS if MATRIX_ROUNDS else []:
         runs = {"iolab": [], "fio": []}
         for r in range(MATRIX_ROUNDS):
             warm_cache_below(target)
@@ -233,7 +251,7 @@ def device_matrix(target, tmp):
           f"(started {COMPANION_LEAD_S:g} s before and outlasting it), {TOGETHER_ROUNDS} rounds of {MATRIX_SECONDS:g} s "
           f"after {RAMP:g} s of ramp: the device is shared alike in both measurements")
     print_matrix_header()
-    for label, *point in DISK_MATRIX if TOGETHER_ROUNDS else []:
+    for label, *point in MATRIX_POINTS if TOGETHER_ROUNDS else []:
         runs = {"iolab": [], "fio": []}
         for _ in range(TOGETHER_ROUNDS):
             for tool, figures in matrix_together(target, point, tmp).items():
