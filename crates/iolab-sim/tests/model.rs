@@ -2,11 +2,18 @@
 //! across jobs, fast preconditioning.
 
 use iolab_core::job::{Job, JobSpec};
+use iolab_core::result::JobResult;
 use iolab_sim::catalog::Catalog;
 use iolab_sim::{open, open_with, SimError, SimSetup};
 
 fn job(text: &str) -> Job {
     toml::from_str::<JobSpec>(text).unwrap().validate().unwrap()
+}
+
+/// One job on a fresh 7,200 rpm hard disk behind H67's SATA port.
+fn on_a_fresh_hdd(text: &str) -> JobResult {
+    let mut sim = open("sim:hdd-7200@h67", None).unwrap();
+    sim.run_job(&job(text), None).unwrap().result
 }
 
 #[test]
@@ -563,10 +570,7 @@ fn a_hard_disks_write_cache_holds_so_many_runs_of_writes_not_only_so_many_bytes(
     // 1,000 random 4 KiB writes (4 MB, far less than its 64 MB) fill it after 128: from there
     // each waits for a destage, a seek and a rotational wait shortened by choosing among the
     // cached writes, where all 1,000 used to be acknowledged from the cache at once.
-    let writes = |text: &str| {
-        let mut sim = open("sim:hdd-7200@h67", None).unwrap();
-        sim.run_job(&job(text), None).unwrap().result.write
-    };
+    let writes = |text: &str| on_a_fresh_hdd(text).write;
     let random = writes("access = \"randwrite\"\nios_limit = 1000");
     assert!(
         random.lat_ns.p50 > 1_000_000 && random.lat_ns.mean < 10e6,
@@ -690,10 +694,7 @@ fn a_queued_sequential_mix_takes_each_block_as_it_comes_round() {
 
 #[test]
 fn reads_of_what_the_look_ahead_read_come_from_the_buffer_whatever_ran_in_between() {
-    let reads = |text: &str| {
-        let mut sim = open("sim:hdd-7200@h67", None).unwrap();
-        sim.run_job(&job(text), None).unwrap().result.read
-    };
+    let reads = |text: &str| on_a_fresh_hdd(text).read;
     let alone = reads("access = \"read\"\nblock_size = \"4k\"\nduration_s = 2");
     // A sequential 4 KiB stream of reads and writes at QD1: a read waited for the destages of
     // the writes since the last read, which the disk (holding them until it idled) ran only
