@@ -39,8 +39,15 @@ measurement (both measured at once would not do: fio starts issuing about 0.25 s
 its last 0.25 s would have the device to itself). A round count of 0 leaves its part out. MATRIX=only
 runs the matrix alone, MATRIX=skip leaves it out; MATRIX_POINTS="4K randread QD1,4K randread QD4"
 runs only the points named; MATRIX_RAW=file.json keeps every run's figures.
+
+fio's engine is not always the device's measure: "fio CPUs" is its process's CPU time over the
+run's length, and on a 2-CPU VM it passed 1.3 at 100K IOPS. With T_IO_URING=path/to/fio/t/io_uring
+(see bench/t_io_uring.py) the read points also run fio's bare io_uring loop as a third tool, in
+rotating order, and print iolab's ratio to it: where fio's CPU is the limit, that loop and iolab
+read more than fio does.
 """
 
+import itertools
 import json
 import os
 import random
@@ -51,6 +58,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+from t_io_uring import iops as t_io_uring_iops
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 SECONDS = float(os.environ.get("SECONDS", "5"))
@@ -199,10 +208,31 @@ def matrix_fio_figures(result, cpu):
 
 
 MATRIX_TOOLS = {"iolab": (matrix_iolab_cmd, matrix_iolab_figures), "fio": (matrix_fio_cmd, matrix_fio_figures)}
+T_IO_URING = os.environ.get("T_IO_URING")
+
+
+def parse_size(text):
+    """Bytes of a block size as the matrix writes them ("4k", "128k")."""
+    units = {"k": 1 << 10, "m": 1 << 20}
+    return int(text[:-1]) * units[text[-1]] if text[-1] in units else int(text)
+
+
+def matrix_tools(point):
+    """The tools a point is measured with: iolab and fio, and t/io_uring (T_IO_URING) where it
+    can run the job (reads, whole seconds)."""
+    access, bs, qd, _ = point
+    reads = {"randread": True, "read": False}
+    if T_IO_URING and access in reads and float(MATRIX_SECONDS).is_integer() and float(RAMP).is_integer():
+        return ["iolab", "fio", "t/io_uring"]
+    return ["iolab", "fio"]
 
 
 def matrix_run(tool, target, point, result):
     """One tool alone on one point of the matrix."""
+    if tool == "t/io_uring":
+        access, bs, qd, _ = point
+        return {"iops": t_io_uring_iops(T_IO_URING, target, qd, parse_size(bs), random=access == "randread",
+                                        ramp_s=int(RAMP), measure_s=int(MATRIX_SECONDS))}
     cmd_of, figures_of = MATRIX_TOOLS[tool]
     _, cpu = timed(cmd_of(target, *point, result))
     return figures_of(result, cpu)
@@ -230,19 +260,21 @@ def matrix_together(target, point, tmp):
 
 
 def device_matrix(target, tmp):
-    """iolab and fio on each point, alone in alternating (ABBA) rounds, then both at once."""
-    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {MATRIX_ROUNDS} alternating "
-          f"rounds of {MATRIX_SECONDS:g} s after {RAMP:g} s of ramp, ABBA; medians of the tools' figures and of each "
-          f"round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
+    """iolab and fio (and t/io_uring) on each point, alone in rounds of rotating order, then iolab
+    and fio at once."""
+    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {MATRIX_ROUNDS} rounds of "
+          f"{MATRIX_SECONDS:g} s after {RAMP:g} s of ramp, the tools in rotating order (ABBA for two); medians of "
+          f"the tools' figures and of each round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
     print_matrix_header()
     raw = {"alone": {}, "together": {}}
     for label, *point in MATRIX_POINTS if MATRIX_ROUNDS else []:
-        runs = {"iolab": [], "fio": []}
+        # Every order of the tools in turn (ABBA for two): a device that speeds up or slows down
+        # over the rounds favours none of them.
+        orders = list(itertools.permutations(matrix_tools(point)))
+        runs = {tool: [] for tool in orders[0]}
         for r in range(MATRIX_ROUNDS):
             warm_cache_below(target)
-            # ABBA: a device that speeds up or slows down over the rounds favours neither tool.
-            order = ("iolab", "fio") if r % 2 == 0 else ("fio", "iolab")
-            for tool in order:
+            for tool in orders[r % len(orders)]:
                 runs[tool].append(matrix_run(tool, target, point, os.path.join(tmp, f"{tool}.json")))
         raw["alone"][label] = runs
         keep_raw(raw)
@@ -280,7 +312,8 @@ def keep_raw(raw):
 def print_matrix_header():
     print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
           f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
-          f"{'IOPS ratio 95 %':>16}{'in flight':>12}")
+          f"{'IOPS ratio 95 %':>16}{'in flight':>12}{'fio CPUs':>9}{'t/io_uring':>11}{'ratio':>7}"
+          f"{'95 %':>13}")
 
 
 def print_matrix_row(label, runs):
@@ -295,7 +328,19 @@ def print_matrix_row(label, runs):
           f"{i['mean_us']:>12.1f}{f['mean_us']:>10.1f}{med['mean_us']:>7.3f}"
           f"{i['p99_us']:>11.1f}{f['p99_us']:>9.1f}{med['p99_us']:>7.3f}"
           f"{med['cpu_us_per_io']:>13.2f}{spread:>12}{low:>7.3f}-{high:<5.3f}"
-          f"{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}", flush=True)
+          f"{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}"
+          f"{statistics.median(r['iops'] * r['cpu_us_per_io'] / 1e6 for r in runs['fio']):>9.2f}"
+          f"{reference_columns(runs)}", flush=True)
+
+
+def reference_columns(runs):
+    """t/io_uring's IOPS and iolab's ratio to it (median of rounds, 95 % interval), where it ran."""
+    if "t/io_uring" not in runs:
+        return ""
+    ratios = [a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["t/io_uring"])]
+    low, high = median_interval(ratios)
+    return (f"{statistics.median(r['iops'] for r in runs['t/io_uring']):>11.0f}"
+            f"{statistics.median(ratios):>7.3f}{low:>7.3f}-{high:<5.3f}")
 
 
 def median_interval(values, resamples=2000):

@@ -22,10 +22,11 @@ t/io_uring does). Not a test: ratios on a shared, noisy machine.
 import itertools
 import json
 import os
-import re
 import statistics
 import subprocess
 import tempfile
+
+from t_io_uring import iops as t_io_uring_iops
 
 IOLAB = os.environ.get("IOLAB", os.path.join(os.path.dirname(__file__), "..", "target", "release", "iolab"))
 QD = int(os.environ.get("QD", "1"))
@@ -54,12 +55,7 @@ def fio(path, tmp):
 
 
 def t_io_uring(path, _tmp):
-    out = subprocess.run([T_IO_URING, f"-d{QD}", "-s1", "-c1", "-b4096", "-p0", "-B1", "-F1", "-n1", "-O1",
-                          f"-r{RAMP_S + MEASURE_S + 1}", path], capture_output=True, text=True, check=False).stdout
-    per_second = [int(x) for x in re.findall(r"^IOPS=(\d+)", out, re.M)][RAMP_S:RAMP_S + MEASURE_S]
-    if len(per_second) < MEASURE_S:
-        raise SystemExit(f"{T_IO_URING} printed {len(per_second)} per-second figures, not {MEASURE_S}:\n{out}")
-    return statistics.mean(per_second)
+    return t_io_uring_iops(T_IO_URING, path, QD, ramp_s=RAMP_S, measure_s=MEASURE_S)
 
 
 def bench_file(tmp):
