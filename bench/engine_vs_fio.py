@@ -209,6 +209,9 @@ def matrix_fio_figures(result, cpu):
 
 MATRIX_TOOLS = {"iolab": (matrix_iolab_cmd, matrix_iolab_figures), "fio": (matrix_fio_cmd, matrix_fio_figures)}
 T_IO_URING = os.environ.get("T_IO_URING")
+if T_IO_URING and not (float(MATRIX_SECONDS).is_integer() and float(RAMP).is_integer()):
+    sys.exit(f"T_IO_URING: t/io_uring counts whole seconds; MATRIX_SECONDS ({MATRIX_SECONDS:g}) and RAMP "
+             f"({RAMP:g}) must be whole numbers of seconds with it")
 
 
 def parse_size(text):
@@ -219,10 +222,9 @@ def parse_size(text):
 
 def matrix_tools(point):
     """The tools a point is measured with: iolab and fio, and t/io_uring (T_IO_URING) where it
-    can run the job (reads, whole seconds)."""
-    access, bs, qd, _ = point
-    reads = {"randread": True, "read": False}
-    if T_IO_URING and access in reads and float(MATRIX_SECONDS).is_integer() and float(RAMP).is_integer():
+    can run the job: it only reads."""
+    access = point[0]
+    if T_IO_URING and access in ("randread", "read"):
         return ["iolab", "fio", "t/io_uring"]
     return ["iolab", "fio"]
 
