@@ -2,8 +2,8 @@
 
 fio's source tree builds `t/io_uring` (`./configure && make t/io_uring`): the bare io_uring read
 loop fio's author measures peak rates with, far lighter per I/O than fio's own io_uring engine.
-Where fio's engine, not the device, is the limit (on a 2-CPU VM, fio's process used 1.3 CPUs at
-100K IOPS), it tells what the device delivers. It reads only: random (offsets drawn with
+Where fio's engine, not the device, is the limit (fio's job thread near a whole CPU), it tells
+what the device delivers. It reads only: random (offsets drawn with
 replacement) or sequential.
 """
 
