@@ -46,6 +46,12 @@ here, 0.78 over a whole 3.4 s run at 105K IOPS, QD32). With T_IO_URING=path/to/f
 (see bench/t_io_uring.py) the read points also run fio's bare io_uring loop as a third tool, in
 rotating order, and print iolab's ratio to it: where fio's CPU is the limit, that loop and iolab
 read more than fio does.
+
+PIN_CPU=n runs every tool of the matrix (and its companions) under `taskset -c n`, all its
+threads on that CPU. Where each tool's I/O thread runs moves the low depths more than the tools
+do: on the 2-CPU VM here the disk's completions interrupt CPU 1 only (/proc/interrupts), and 4K
+random reads at QD1 went at 18-19.5K IOPS with either tool held on CPU 0 and 23-26K on CPU 1;
+left to the scheduler, a run lands on one or the other.
 """
 
 import itertools
@@ -210,6 +216,17 @@ def matrix_fio_figures(result, cpu):
 
 MATRIX_TOOLS = {"iolab": (matrix_iolab_cmd, matrix_iolab_figures), "fio": (matrix_fio_cmd, matrix_fio_figures)}
 T_IO_URING = os.environ.get("T_IO_URING")
+PIN_CPU = os.environ.get("PIN_CPU")
+if PIN_CPU and not (PIN_CPU.isdigit() and int(PIN_CPU) in os.sched_getaffinity(0)):
+    sys.exit(f"PIN_CPU: {PIN_CPU!r} is not one of the CPUs this script may run on: "
+             f"{', '.join(map(str, sorted(os.sched_getaffinity(0))))}")
+
+
+def pinned(cmd):
+    """cmd run on PIN_CPU alone, where that is set (see the module's documentation)."""
+    return ["taskset", "-c", PIN_CPU] + cmd if PIN_CPU else cmd
+
+
 if T_IO_URING and not (float(MATRIX_SECONDS).is_integer() and float(RAMP).is_integer()):
     sys.exit(f"T_IO_URING: t/io_uring counts whole seconds; MATRIX_SECONDS ({MATRIX_SECONDS:g}) and RAMP "
              f"({RAMP:g}) must be whole numbers of seconds with it")
@@ -235,10 +252,10 @@ def matrix_run(tool, target, point, result):
     if tool == "t/io_uring":
         access, bs, qd, _ = point
         return {"iops": t_io_uring_iops(T_IO_URING, target, qd, parse_size(bs), random=access == "randread",
-                                        ramp_s=int(RAMP), measure_s=int(MATRIX_SECONDS))}
+                                        ramp_s=int(RAMP), measure_s=int(MATRIX_SECONDS), wrap=pinned)}
     cmd_of, figures_of = MATRIX_TOOLS[tool]
     start = time.monotonic()
-    _, cpu = timed(cmd_of(target, *point, result))
+    _, cpu = timed(pinned(cmd_of(target, *point, result)))
     # CPUs the process kept busy over its life (start-up and ramp too, as its CPU time counts them).
     return figures_of(result, cpu) | {"cpus": cpu / (time.monotonic() - start)}
 
@@ -254,7 +271,7 @@ def matrix_together(target, point, tmp):
         other = "fio" if tool == "iolab" else "iolab"
         companion_cmd = MATRIX_TOOLS[other][0](target, *point, os.path.join(tmp, f"{other}-companion.json"),
                                                seconds=MATRIX_SECONDS + COMPANION_LEAD_S + 2)
-        companion = subprocess.Popen(companion_cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        companion = subprocess.Popen(pinned(companion_cmd), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
             time.sleep(COMPANION_LEAD_S)
             figures[tool] = matrix_run(tool, target, point, os.path.join(tmp, f"{tool}.json"))
@@ -267,7 +284,8 @@ def matrix_together(target, point, tmp):
 def device_matrix(target, tmp):
     """iolab and fio (and t/io_uring) on each point, alone in rounds of rotating order, then iolab
     and fio at once."""
-    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk), {MATRIX_ROUNDS} rounds of "
+    where = f", every tool on CPU {PIN_CPU}" if PIN_CPU else ""
+    print(f"\ndevice-bound matrix on {target} (1 GiB file on the machine's disk){where}, {MATRIX_ROUNDS} rounds of "
           f"{MATRIX_SECONDS:g} s after {RAMP:g} s of ramp, the tools in rotating order (ABBA for two); medians of "
           f"the tools' figures and of each round's ratios (target: IOPS within 3 %, mean within 5 %, p99 within 10 %)")
     print_matrix_header()
