@@ -206,6 +206,13 @@ pub struct JobSpec {
     /// NUMA nodes whose CPUs the job's threads run on: `0`, `0-1` (fio's `numa_cpu_nodes`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_nodes: Option<String>,
+    /// CPUs the job's threads run on: `1`, `0-3,6` (fio's `cpus_allowed`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    /// How the job's threads share `cpus`: `shared`, each on any of them (the default), or
+    /// `split`, thread i on the i-th CPU of the list, round robin (fio's `cpus_allowed_policy`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus_policy: Option<String>,
     /// Where the job's buffers live: `local`, `prefer:N`, `bind:NODES`, `interleave:NODES`
     /// (fio's `numa_mem_policy`).
     #[serde(default, skip_serializing_if = "Option::is_none")]

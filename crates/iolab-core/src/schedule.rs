@@ -81,6 +81,12 @@ pub struct Schedule {
     /// NUMA nodes whose CPUs its threads run on (`0`, `0-1`, `0,2`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu_nodes: Option<String>,
+    /// CPUs its threads run on (`1`, `0-3,6`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpus: Option<String>,
+    /// Each thread on one CPU of `cpus`, in turn, rather than all on any of them.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub cpus_split: bool,
     /// Where its buffers live: `default`, `local`, `prefer:N`, `bind:NODES`,
     /// `interleave:NODES`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -187,6 +193,31 @@ impl Schedule {
         if let Some(nodes) = &spec.cpu_nodes {
             parse_nodes(nodes).map_err(|e| fail("cpu_nodes", e))?;
         }
+        if let Some(cpus) = &spec.cpus {
+            parse_cpus(cpus).map_err(|e| fail("cpus", e))?;
+            if spec.cpu_nodes.is_some() {
+                return Err(fail(
+                    "cpus",
+                    "cpus and cpu_nodes both say where the job's threads run: give one".into(),
+                ));
+            }
+        }
+        let cpus_split = match spec.cpus_policy.as_deref().map(str::trim) {
+            None | Some("shared") => false,
+            Some("split") => true,
+            Some(other) => {
+                return Err(fail(
+                    "cpus_policy",
+                    format!("'{other}' is not a policy: use shared or split"),
+                ))
+            }
+        };
+        if spec.cpus_policy.is_some() && spec.cpus.is_none() {
+            return Err(fail(
+                "cpus_policy",
+                "it says how the job's threads share the CPUs of `cpus`: give cpus too".into(),
+            ));
+        }
         if let Some(policy) = &spec.mem_policy {
             MemPolicy::parse(policy).map_err(|e| fail("mem_policy", e))?;
         }
@@ -199,6 +230,8 @@ impl Schedule {
             think,
             flow,
             cpu_nodes: spec.cpu_nodes.clone(),
+            cpus: spec.cpus.clone(),
+            cpus_split,
             mem_policy: spec.mem_policy.clone(),
             engine: spec.engine.clone(),
         })
@@ -207,7 +240,17 @@ impl Schedule {
 
 /// A list of NUMA nodes as fio and numactl write it: `0`, `0-3`, `0,2-3`.
 pub fn parse_nodes(text: &str) -> Result<Vec<u32>, String> {
-    let bad = || format!("'{text}' is not a list of NUMA nodes (0, 0-1, 0,2)");
+    parse_list(text, "NUMA nodes (0, 0-1, 0,2)")
+}
+
+/// A list of CPUs as the kernel writes them (`1`, `0-3,6`), sorted, each once.
+pub fn parse_cpus(text: &str) -> Result<Vec<u32>, String> {
+    parse_list(text, "CPUs (1, 0-3, 0-3,6)")
+}
+
+/// Numbers and ranges of them, comma-separated, each below 1024 (the kernel's CPU_SETSIZE).
+fn parse_list(text: &str, what: &str) -> Result<Vec<u32>, String> {
+    let bad = || format!("'{text}' is not a list of {what}");
     let mut out = Vec::new();
     for part in text.split(',').map(str::trim) {
         let (lo, hi) = match part.split_once('-') {
@@ -323,5 +366,37 @@ mod tests {
         assert!(MemPolicy::parse("prefer:0-1").is_err());
         let e = Schedule::of(&spec("mem_policy = \"spread\""), "j").unwrap_err();
         assert_eq!(e.key, "mem_policy");
+    }
+
+    #[test]
+    fn cpus_and_their_policy_are_checked() {
+        assert_eq!(parse_cpus("0-3,6,2").unwrap(), [0, 1, 2, 3, 6]);
+        let s = Schedule::of(&spec("cpus = \"1\"\ncpus_policy = \"split\""), "j").unwrap();
+        assert_eq!((s.cpus.as_deref(), s.cpus_split), (Some("1"), true));
+        let s = Schedule::of(&spec("cpus = \"0-1\"\ncpus_policy = \"shared\""), "j").unwrap();
+        assert!(!s.cpus_split);
+        let refused = |text: &str| Schedule::of(&spec(text), "j").unwrap_err();
+        let e = refused("cpus = \"two\"");
+        assert_eq!(e.key, "cpus");
+        assert!(
+            e.message.contains("'two' is not a list of CPUs"),
+            "{}",
+            e.message
+        );
+        assert!(refused("cpus = \"1024\"")
+            .message
+            .contains("not a list of CPUs"));
+        let e = refused("cpus = \"0\"\ncpu_nodes = \"0\"");
+        assert_eq!(e.key, "cpus");
+        assert!(e.message.contains("give one"), "{}", e.message);
+        let e = refused("cpus = \"0\"\ncpus_policy = \"spread\"");
+        assert_eq!(
+            (e.key, e.message.as_str()),
+            (
+                "cpus_policy",
+                "'spread' is not a policy: use shared or split"
+            )
+        );
+        assert_eq!(refused("cpus_policy = \"split\"").key, "cpus_policy");
     }
 }

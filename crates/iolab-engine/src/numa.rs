@@ -1,10 +1,11 @@
-//! Where a job's threads run and its buffers live (fio's `numa_cpu_nodes` and
-//! `numa_mem_policy`): the CPUs of NUMA nodes, read from sysfs, and the memory policy set on
-//! each worker thread before it allocates its buffers.
+//! Where a job's threads run and its buffers live (fio's `numa_cpu_nodes`, `cpus_allowed`,
+//! `cpus_allowed_policy` and `numa_mem_policy`): the CPUs of NUMA nodes, read from sysfs, or
+//! CPUs by number, and the memory policy set on each worker thread before it allocates its
+//! buffers.
 
 use crate::sys;
 use iolab_core::job::Job;
-use iolab_core::schedule::{parse_nodes, MemPolicy};
+use iolab_core::schedule::{parse_cpus, parse_nodes, MemPolicy};
 use std::io;
 use std::path::Path;
 
@@ -15,6 +16,8 @@ const NODES: &str = "/sys/devices/system/node";
 #[derive(Debug)]
 pub struct Placement {
     cpus: Option<Vec<usize>>,
+    /// Each thread on one of `cpus` in turn (fio's `cpus_allowed_policy=split`).
+    split: bool,
     mem: Option<MemPolicy>,
 }
 
@@ -27,19 +30,23 @@ impl Placement {
     /// [`Placement::of`], with the nodes listed under `root`.
     fn on(job: &Job, root: &Path) -> io::Result<Option<Placement>> {
         let s = &job.schedule;
-        if s.cpu_nodes.is_none() && s.mem_policy.is_none() {
+        if s.cpu_nodes.is_none() && s.cpus.is_none() && s.mem_policy.is_none() {
             return Ok(None);
         }
         let invalid = |e: String| io::Error::new(io::ErrorKind::InvalidInput, e);
-        let cpus = match &s.cpu_nodes {
-            Some(text) => {
+        let cpus = match (&s.cpu_nodes, &s.cpus) {
+            (Some(text), _) => {
                 let mut cpus = Vec::new();
                 for node in parse_nodes(text).map_err(invalid)? {
                     cpus.extend(node_cpus(root, node, "cpu_nodes")?);
                 }
                 Some(cpus)
             }
-            None => None,
+            (None, Some(text)) => Some(usable_cpus(
+                parse_cpus(text).map_err(invalid)?,
+                &sys::allowed_cpus()?,
+            )?),
+            (None, None) => None,
         };
         let mem = match &s.mem_policy {
             Some(text) => {
@@ -51,12 +58,23 @@ impl Placement {
             }
             None => None,
         };
-        Ok(Some(Placement { cpus, mem }))
+        Ok(Some(Placement {
+            cpus,
+            split: s.cpus_split,
+            mem,
+        }))
     }
 
-    /// Applies the placement to the calling thread.
-    pub fn apply(&self) -> io::Result<()> {
-        if let Some(cpus) = &self.cpus {
+    /// Applies the placement to the calling thread, the job's `thread`-th (from 0).
+    pub fn apply(&self, thread: usize) -> io::Result<()> {
+        if let Some(all) = &self.cpus {
+            let one;
+            let cpus = if self.split && !all.is_empty() {
+                one = [all[thread % all.len()]];
+                &one[..]
+            } else {
+                all
+            };
             sys::set_thread_cpus(cpus)
                 .map_err(|e| io::Error::new(e.kind(), format!("binding to CPUs {cpus:?}: {e}")))?;
         }
@@ -117,6 +135,32 @@ fn node_cpus(root: &Path, node: u32, key: &str) -> io::Result<Vec<usize>> {
     }
 }
 
+/// `wanted` (the job's `cpus`), or an error naming those this process may not run on and those
+/// it may.
+fn usable_cpus(wanted: Vec<u32>, allowed: &[usize]) -> io::Result<Vec<usize>> {
+    let wanted: Vec<usize> = wanted.into_iter().map(|c| c as usize).collect();
+    let missing: Vec<String> = wanted
+        .iter()
+        .filter(|c| !allowed.contains(c))
+        .map(usize::to_string)
+        .collect();
+    if missing.is_empty() {
+        return Ok(wanted);
+    }
+    let have: Vec<String> = allowed.iter().map(usize::to_string).collect();
+    Err(io::Error::new(
+        io::ErrorKind::InvalidInput,
+        format!(
+            "cpus: CPU{} {} {} not among those this process may run on ({}); name CPUs from \
+             that list (nproc and taskset -p $$ show it)",
+            if missing.len() == 1 { "" } else { "s" },
+            missing.join(", "),
+            if missing.len() == 1 { "is" } else { "are" },
+            have.join(", ")
+        ),
+    ))
+}
+
 /// The kernel's CPU list form: `0-3,8,10-11`.
 fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
     let mut out = Vec::new();
@@ -171,9 +215,67 @@ mod tests {
             return;
         };
         // On a thread of its own, so the test's thread keeps its CPUs and memory policy.
-        std::thread::spawn(move || p.apply())
+        std::thread::spawn(move || p.apply(0))
             .join()
             .unwrap()
             .unwrap();
+    }
+
+    /// Where a thread the placement binds as the job's `thread`-th may run.
+    fn bound(p: &std::sync::Arc<Placement>, thread: usize) -> Vec<usize> {
+        let p = p.clone();
+        std::thread::spawn(move || {
+            p.apply(thread).unwrap();
+            sys::allowed_cpus().unwrap()
+        })
+        .join()
+        .unwrap()
+    }
+
+    #[test]
+    fn cpus_bind_every_thread_to_all_of_them_or_split_them_in_turn() {
+        let allowed = sys::allowed_cpus().unwrap();
+        let list = |cpus: &[usize]| {
+            cpus.iter()
+                .map(usize::to_string)
+                .collect::<Vec<_>>()
+                .join(",")
+        };
+        let shared = Placement::of(&job(&format!("cpus = \"{}\"", list(&allowed))))
+            .unwrap()
+            .unwrap();
+        let shared = std::sync::Arc::new(shared);
+        assert_eq!(bound(&shared, 0), allowed);
+        assert_eq!(bound(&shared, 5), allowed);
+        if allowed.len() < 2 {
+            println!("skipped the split: this process may run on one CPU only");
+            return;
+        }
+        let two = &allowed[..2];
+        let split = Placement::of(&job(&format!(
+            "cpus = \"{}\"\ncpus_policy = \"split\"",
+            list(two)
+        )))
+        .unwrap()
+        .unwrap();
+        let split = std::sync::Arc::new(split);
+        assert_eq!(bound(&split, 0), [two[0]]);
+        assert_eq!(bound(&split, 1), [two[1]]);
+        assert_eq!(bound(&split, 2), [two[0]]);
+    }
+
+    #[test]
+    fn cpus_this_process_may_not_use_are_named_with_those_it_may() {
+        let allowed = sys::allowed_cpus().unwrap();
+        let e = Placement::of(&job("cpus = \"1023\"")).unwrap_err();
+        let have: Vec<String> = allowed.iter().map(usize::to_string).collect();
+        assert_eq!(
+            e.to_string(),
+            format!(
+                "cpus: CPU 1023 is not among those this process may run on ({}); name CPUs \
+                 from that list (nproc and taskset -p $$ show it)",
+                have.join(", ")
+            )
+        );
     }
 }

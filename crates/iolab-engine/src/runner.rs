@@ -346,10 +346,10 @@ impl<'a> SharedRun<'a> {
         workers: Vec<Worker<S>>,
     ) -> Vec<WorkerHandle<'scope>> {
         let mut handles = Vec::with_capacity(workers.len());
-        for (t, w) in targets.into_iter().zip(workers) {
+        for (i, (t, w)) in targets.into_iter().zip(workers).enumerate() {
             let spawned = std::thread::Builder::new()
                 .stack_size(WORKER_STACK_BYTES)
-                .spawn_scoped(scope, move || self.worker_thread(t, w));
+                .spawn_scoped(scope, move || self.worker_thread(i, t, w));
             match spawned {
                 Ok(h) => handles.push(Ok(h)),
                 Err(e) => {
@@ -368,12 +368,13 @@ impl<'a> SharedRun<'a> {
     /// One worker thread: sets up its engine, waits at the gate, drives its worker.
     fn worker_thread<S: RequestSource>(
         &self,
+        index: usize,
         mut t: Box<dyn Target + Send>,
         mut worker: Worker<S>,
     ) -> io::Result<DriveOutcome> {
         sys::tighten_timer_slack();
         // Placed before its buffers are allocated, so they follow the policy.
-        let placed = self.placement.as_ref().map_or(Ok(()), |p| p.apply());
+        let placed = self.placement.as_ref().map_or(Ok(()), |p| p.apply(index));
         // The ring is built on the thread that uses it (SINGLE_ISSUER).
         if t.fills_ahead() {
             worker.spare_slots = fill_ahead_slots(self.job);

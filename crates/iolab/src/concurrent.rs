@@ -74,13 +74,13 @@ pub fn check(jobs: &[Job], on_model: bool) -> Result<()> {
         }
     }
     if on_model {
-        if let Some(job) = jobs
-            .iter()
-            .find(|j| j.schedule.cpu_nodes.is_some() || j.schedule.mem_policy.is_some())
-        {
+        if let Some(job) = jobs.iter().find(|j| {
+            let s = &j.schedule;
+            s.cpu_nodes.is_some() || s.cpus.is_some() || s.mem_policy.is_some()
+        }) {
             bail!(
-                "job '{}': cpu_nodes/mem_policy place a job's threads and buffers on this \
-                 machine's NUMA nodes; a model has neither: drop them",
+                "job '{}': cpus/cpu_nodes/mem_policy place a job's threads and buffers on this \
+                 machine's CPUs and NUMA nodes; a model has neither: drop them",
                 job.name
             );
         }

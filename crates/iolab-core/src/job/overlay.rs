@@ -65,6 +65,8 @@ impl JobSpec {
             flow_id,
             flow_sleep_s,
             cpu_nodes,
+            cpus,
+            cpus_policy,
             mem_policy
         );
         if top.block_size.is_some() && top.bssplit.is_none() {

@@ -7,8 +7,8 @@ mod placement;
 pub mod uring;
 
 pub use placement::{
-    set_thread_cpus, set_thread_mempolicy, MPOL_BIND, MPOL_DEFAULT, MPOL_INTERLEAVE, MPOL_LOCAL,
-    MPOL_PREFERRED,
+    allowed_cpus, set_thread_cpus, set_thread_mempolicy, MPOL_BIND, MPOL_DEFAULT, MPOL_INTERLEAVE,
+    MPOL_LOCAL, MPOL_PREFERRED,
 };
 
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};

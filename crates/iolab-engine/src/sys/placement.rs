@@ -22,6 +22,22 @@ pub fn set_thread_cpus(cpus: &[usize]) -> std::io::Result<()> {
     Ok(())
 }
 
+/// The CPUs the calling thread may run on (its affinity mask, which `taskset` or a cgroup
+/// narrows).
+pub fn allowed_cpus() -> std::io::Result<Vec<usize>> {
+    // SAFETY: a zeroed cpu_set_t is the empty set; sched_getaffinity writes at most its size,
+    // and CPU_ISSET reads indices below CPU_SETSIZE.
+    unsafe {
+        let mut set: libc::cpu_set_t = std::mem::zeroed();
+        if libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok((0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| libc::CPU_ISSET(c, &set))
+            .collect())
+    }
+}
+
 /// The memory policies of [`set_thread_mempolicy`].
 pub use libc::{MPOL_BIND, MPOL_DEFAULT, MPOL_INTERLEAVE, MPOL_LOCAL, MPOL_PREFERRED};
 

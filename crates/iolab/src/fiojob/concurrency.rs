@@ -1,9 +1,10 @@
 //! fio's options for jobs that run at the same time, and pauses within a job: the order of a
 //! file's jobs (`stonewall`, `new_group`, `wait_for`, `group_reporting`), `exitall` and
-//! `exit_what`, `thinktime` and its companions, `flow`, and `numa_cpu_nodes`/`numa_mem_policy`.
+//! `exit_what`, `thinktime` and its companions, `flow`, and where a job runs:
+//! `numa_cpu_nodes`, `cpus_allowed`, `cpus_allowed_policy` and `numa_mem_policy`.
 
 use super::translate::{FioJob, Problem, Tr};
-use iolab_core::schedule::{EndsOthers, MemPolicy, ThinkAfter};
+use iolab_core::schedule::{parse_cpus, parse_nodes, EndsOthers, MemPolicy, ThinkAfter};
 
 /// One job's keys.
 pub(super) fn job_keys(tr: &mut Tr) {
@@ -50,22 +51,47 @@ pub(super) fn job_keys(tr: &mut Tr) {
             tr.note(key, "no effect without flow");
         }
     }
-    if let Some(nodes) = tr.o.value("numa_cpu_nodes") {
-        match iolab_core::schedule::parse_nodes(nodes) {
-            Ok(_) => {
-                tr.job.spec.cpu_nodes = Some(nodes.trim().to_string());
-                tr.from("cpu_nodes", "numa_cpu_nodes");
+    if let Some(v) = checked(tr, "numa_cpu_nodes", "cpu_nodes", parse_nodes) {
+        tr.job.spec.cpu_nodes = Some(v);
+    }
+    if let Some(v) = checked(tr, "cpus_allowed", "cpus", parse_cpus) {
+        tr.job.spec.cpus = Some(v);
+    }
+    if let Some(policy) = tr.o.value("cpus_allowed_policy") {
+        match policy.trim() {
+            "shared" | "split" if tr.job.spec.cpus.is_some() => {
+                tr.job.spec.cpus_policy = Some(policy.trim().to_string());
+                tr.from("cpus_policy", "cpus_allowed_policy");
             }
-            Err(e) => tr.problem("numa_cpu_nodes", e),
+            "shared" | "split" => tr.note("cpus_allowed_policy", "no effect without cpus_allowed"),
+            other => tr.problem(
+                "cpus_allowed_policy",
+                format!("'{other}' is not a policy: use shared or split"),
+            ),
         }
     }
-    if let Some(policy) = tr.o.value("numa_mem_policy") {
-        match MemPolicy::parse(policy) {
-            Ok(_) => {
-                tr.job.spec.mem_policy = Some(policy.trim().to_string());
-                tr.from("mem_policy", "numa_mem_policy");
-            }
-            Err(e) => tr.problem("numa_mem_policy", e),
+    if let Some(v) = checked(tr, "numa_mem_policy", "mem_policy", MemPolicy::parse) {
+        tr.job.spec.mem_policy = Some(v);
+    }
+}
+
+/// fio's `key`, as iolab's job key `to` where `parse` takes it (as written, trimmed); a
+/// problem where it does not.
+fn checked<T>(
+    tr: &mut Tr,
+    key: &str,
+    to: &str,
+    parse: impl Fn(&str) -> Result<T, String>,
+) -> Option<String> {
+    let text = tr.o.value(key)?.trim().to_string();
+    match parse(&text) {
+        Ok(_) => {
+            tr.from(to, key);
+            Some(text)
+        }
+        Err(e) => {
+            tr.problem(key, e);
+            None
         }
     }
 }
@@ -228,6 +254,19 @@ mod tests {
         assert_eq!((s[1].flow, s[1].flow_id), (Some(8), Some(2)));
         assert_eq!(s[0].cpu_nodes.as_deref(), Some("0"));
         assert_eq!(s[0].mem_policy.as_deref(), Some("bind:0"));
+    }
+
+    #[test]
+    fn allowed_cpus_and_their_policy_become_job_keys() {
+        let s =
+            specs("[a]\nsize=1m\ncpus_allowed=0-1,3\ncpus_allowed_policy=split\n[b]\nsize=1m\n");
+        assert_eq!(s[0].cpus.as_deref(), Some("0-1,3"));
+        assert_eq!(s[0].cpus_policy.as_deref(), Some("split"));
+        assert!(s[0].clone().validate().unwrap().schedule.cpus_split);
+        assert_eq!(
+            (s[1].cpus.as_deref(), s[1].cpus_policy.as_deref()),
+            (None, None)
+        );
     }
 
     #[test]

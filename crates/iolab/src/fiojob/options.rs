@@ -98,6 +98,8 @@ pub const TRANSLATED: &[&str] = &[
     "flow_sleep",
     "numa_cpu_nodes",
     "numa_mem_policy",
+    "cpus_allowed",
+    "cpus_allowed_policy",
     "fsync",
     "fdatasync",
     "end_fsync",
@@ -215,9 +217,12 @@ pub fn refusal(key: &str) -> &'static str {
         return "iolab keeps no verify state between runs; its --verify-journal records what a \
                 run wrote for `iolab verify TARGET --journal FILE`";
     }
-    if starts("numa_") || starts("cpus_allowed") || key == "cpumask" {
-        return "iolab places a job's threads and memory by NUMA node only (numa_cpu_nodes, \
-                numa_mem_policy)";
+    if key == "cpumask" {
+        return "iolab takes the CPUs as a list, cpus_allowed (cpumask=0x5 is cpus_allowed=0,2)";
+    }
+    if starts("numa_") || starts("cpus_allowed") {
+        return "iolab places a job's threads by CPU list (cpus_allowed, cpus_allowed_policy) \
+                or NUMA node (numa_cpu_nodes) and its memory by numa_mem_policy";
     }
     if key == "zonecapacity" || key == "recover_zbd_write_error" {
         return "iolab's emulated zones (zonemode=zbd) have a capacity of their size and no \
