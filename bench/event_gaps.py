@@ -27,30 +27,19 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
 
 from engine_vs_fio import IOLAB, disk_file
+from kernel_trace import require, trimmed_mean, traced
 from t_io_uring import command as t_io_uring_command
 
 ROUNDS = int(os.environ.get("ROUNDS", "3"))
 CPU = int(os.environ.get("CPU", "1"))
 T_IO_URING = os.environ.get("T_IO_URING")
-TRACING = "/sys/kernel/tracing"
 EVENTS = ["io_uring/io_uring_submit_req", "io_uring/io_uring_complete", "block/block_bio_queue",
           "block/block_rq_insert", "block/block_rq_issue", "block/block_rq_complete",
           "irq/irq_handler_entry", "irq/softirq_entry", "sched/sched_wakeup", "sched/sched_switch"]
 # task-pid [cpu] flags timestamp: event: details
 LINE = re.compile(r"\s*.+?-\d+\s+\[\d+\]\s+\S+\s+(\d+): (\w+): (.*)")
-
-
-def write(path, value):
-    with open(os.path.join(TRACING, path), "w") as f:
-        f.write(value)
-
-
-def read(path):
-    with open(os.path.join(TRACING, path)) as f:
-        return f.read()
 
 
 def tsc_per_us():
@@ -62,42 +51,10 @@ def tsc_per_us():
     return float(m.group(1))
 
 
-def traced(cmd):
-    """Runs cmd; returns the trace lines of 0.3 s on CPU, 1.5 s after it started."""
-    saved = {p: read(p).strip() for p in ("trace_clock", "tracing_cpumask", "buffer_size_kb")}
-    saved["trace_clock"] = re.search(r"\[(\S+)\]", saved["trace_clock"]).group(1)
-    saved["buffer_size_kb"] = saved["buffer_size_kb"].split()[0]  # "7 (expanded: 1408)"
-    write("tracing_on", "0")
-    write("trace", "")
-    write("trace_clock", "x86-tsc")
-    write("tracing_cpumask", f"{1 << CPU:x}")
-    write("buffer_size_kb", "65536")
-    for e in EVENTS:
-        write(f"events/{e}/enable", "1")
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
-        write("tracing_on", "1")
-        time.sleep(0.3)
-        write("tracing_on", "0")
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            sys.exit(f"{cmd[3]} failed: {err.strip()}")
-        return read("trace").splitlines()
-    finally:
-        for e in EVENTS:
-            write(f"events/{e}/enable", "0")
-        write("trace", "")
-        for p, v in saved.items():
-            write(p, v)
-
-
 def kind(event, details):
     """An event's name, with what tells its cases apart: the interrupt's and softirq's number,
     and whether a switch goes to the idle task."""
-    if event == "irq_handler_entry":
-        return f"{event}:{details.split()[0]}"
-    if event == "softirq_entry":
+    if event in ("irq_handler_entry", "softirq_entry"):
         return f"{event}:{details.split()[0]}"
     if event == "sched_switch":
         return "sched_switch:idle" if "next_comm=swapper" in details else "sched_switch:task"
@@ -121,16 +78,8 @@ def steps(lines, ticks_per_us):
     return out, issued
 
 
-def trimmed_mean(values, cut=0.1):
-    v = sorted(values)
-    k = int(len(v) * cut)
-    kept = v[k:len(v) - k] or v
-    return sum(kept) / len(kept)
-
-
 def main():
-    if os.geteuid() != 0 or not os.path.isdir(os.path.join(TRACING, "events")):
-        sys.exit("event_gaps.py needs root and tracefs at /sys/kernel/tracing")
+    require("event_gaps.py")
     if not T_IO_URING:
         sys.exit("event_gaps.py: set T_IO_URING to fio's t/io_uring (see bench/t_io_uring.py)")
     if CPU not in os.sched_getaffinity(0):
@@ -151,7 +100,7 @@ def main():
             names = list(tools)
             for r in range(ROUNDS):
                 for tool in names[r % 2:] + names[:r % 2]:
-                    gaps, n = steps(traced(tools[tool]), ticks)
+                    gaps, n = steps(traced(tools[tool], EVENTS, 0.3, clock="x86-tsc", cpu=CPU, name=tool), ticks)
                     issued[tool].append(n)
                     for step, v in gaps.items():
                         per_request[tool][step].append(len(v) / max(n, 1))

@@ -25,16 +25,13 @@ submit-and-wait call.
 Needs root and tracefs (/sys/kernel/tracing); it changes the tracing settings and restores them.
 """
 
-import json
 import os
 import re
 import statistics
-import subprocess
-import sys
 import tempfile
-import time
 
 from engine_vs_fio import IOLAB, disk_file
+from kernel_trace import require, trimmed_mean, traced
 from t_io_uring import command as t_io_uring_command
 
 ROUNDS = int(os.environ.get("ROUNDS", "4"))
@@ -42,39 +39,9 @@ T_IO_URING = os.environ.get("T_IO_URING")
 # Both tools repeat their offsets from run to run by default (iolab's seed 1, fio's randrepeat), so
 # each reads the same blocks every round; FRESH_OFFSETS=1 gives every run its own seed.
 FRESH_OFFSETS = os.environ.get("FRESH_OFFSETS") == "1"
-TRACING = "/sys/kernel/tracing"
 EVENTS = ["block/block_rq_issue", "block/block_rq_complete",
           "syscalls/sys_enter_io_uring_enter", "syscalls/sys_exit_io_uring_enter"]
 LINE = re.compile(r"\s*(\S+)-\d+\s+\[\d+\]\s+\S+\s+(\d+\.\d+): (\w+)(.*)")
-
-
-def write(path, value):
-    with open(os.path.join(TRACING, path), "w") as f:
-        f.write(value)
-
-
-def traced(cmd):
-    """Runs cmd; returns the tracepoint lines of 0.5 s, 1.5 s after it started (past its ramp)."""
-    write("tracing_on", "0")
-    write("trace", "")
-    write("buffer_size_kb", "65536")
-    for e in EVENTS:
-        write(f"events/{e}/enable", "1")
-    try:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        time.sleep(1.5)
-        write("tracing_on", "1")
-        time.sleep(0.5)
-        write("tracing_on", "0")
-        _, err = proc.communicate()
-        if proc.returncode != 0:
-            sys.exit(f"{cmd[0]} failed: {err.strip()}")
-        with open(os.path.join(TRACING, "trace")) as f:
-            return f.read().splitlines()
-    finally:
-        for e in EVENTS:
-            write(f"events/{e}/enable", "0")
-        write("trace", "")
 
 
 def phases(lines, comm):
@@ -109,19 +76,8 @@ def phases(lines, comm):
     return out
 
 
-def trimmed_mean(values, cut=0.1):
-    """The mean of values without their lowest and highest tenth. Not the median: the trace's
-    timestamps are whole microseconds, and differences of whole microseconds have a median that
-    sticks to whole numbers where their mean does not."""
-    v = sorted(values)
-    k = int(len(v) * cut)
-    kept = v[k:len(v) - k] or v
-    return sum(kept) / len(kept)
-
-
 def main():
-    if os.geteuid() != 0 or not os.path.isdir(os.path.join(TRACING, "events")):
-        sys.exit("turnaround.py needs root and tracefs at /sys/kernel/tracing")
+    require("turnaround.py")
     with tempfile.TemporaryDirectory() as tmp:
         target = disk_file(tmp)
         try:
@@ -146,7 +102,7 @@ def main():
                     cmd = tools[tool]
                     if FRESH_OFFSETS and tool != "io_uring":
                         cmd = cmd + ([f"--seed={1000 + r}"] if tool == "iolab" else [f"--randseed={1000 + r}"])
-                    p = phases(traced(cmd), tool)
+                    p = phases(traced(cmd, EVENTS, 0.5), tool)
                     for k, v in p.items():
                         if v:
                             got[tool][k].append(trimmed_mean(v))

@@ -220,7 +220,7 @@ pub fn refusal(key: &str) -> &'static str {
     if key == "cpumask" {
         return "iolab takes the CPUs as a list, cpus_allowed (cpumask=0x5 is cpus_allowed=0,2)";
     }
-    if starts("numa_") || starts("cpus_allowed") {
+    if starts("numa_") {
         return "iolab places a job's threads by CPU list (cpus_allowed, cpus_allowed_policy) \
                 or NUMA node (numa_cpu_nodes) and its memory by numa_mem_policy";
     }
