@@ -45,7 +45,14 @@ wall time, start-up included; a fio job is one thread, so near 1 it is the limit
 here, 0.78 over a whole 3.4 s run at 105K IOPS, QD32). With T_IO_URING=path/to/fio/t/io_uring
 (see bench/t_io_uring.py) the read points also run fio's bare io_uring loop as a third tool, in
 rotating order, and print iolab's ratio to it: where fio's CPU is the limit, that loop and iolab
-read more than fio does.
+read more than fio does. "steal" is the median CPU time the hypervisor took from the machine
+during iolab's runs / fio's (CPUs over each run's wall time, from /proc/stat): a VM that loses
+CPU to its host gets its disk's I/O served later, so a point where one tool's runs had more of it
+than the other's compares the host's load, not the tools.
+
+The page-cache point reads the 1 GiB file buffered after reading it once (4K random, QD32): no
+device, the tools' and the kernel's CPU per I/O is the limit. With T_IO_URING, t/io_uring reads it
+too (buffered, its own batching: the whole depth submitted and reaped per call).
 
 PIN_CPU=n runs every tool of the matrix (and its companions) under `taskset -c n`, all its
 threads on that CPU. Where each tool's I/O thread runs moves the low depths more than the tools
@@ -121,6 +128,8 @@ def matrix_points():
 
 
 MATRIX_POINTS = matrix_points()
+# From the page cache: no device at all, the tools' and the kernel's CPU per I/O is the limit.
+PAGE_CACHE_POINTS = [("page cache 4K randread QD32", "randread", "4k", 32, None)]
 FILE_POINTS = [
     ("file 4K randread QD8", "randread", "4k", 8, None),
     ("file 4K randread QD4 @5k IOPS", "randread", "4k", 4, 5000),
@@ -140,11 +149,13 @@ def timed(cmd):
     return out.stdout, cpu
 
 
-def run_iolab(target, access, bs, qd, rate, result):
+def run_iolab(target, access, bs, qd, rate, result, buffered=False):
     cmd = [IOLAB, "run", "--access", access, "--bs", bs, "--qd", str(qd), "--duration", str(SECONDS),
            "--no-probe", "--json", result, target]
     if rate:
         cmd += ["--rate-iops", str(rate)]
+    if buffered:
+        cmd += ["--buffered"]
     _, cpu = timed(cmd)
     run = json.load(open(result))
     j = run["jobs"][0]
@@ -157,8 +168,11 @@ def run_iolab(target, access, bs, qd, rate, result):
             "engine": run["target"]["engine"]}
 
 
-def run_fio(target, access, bs, qd, rate, result, psync=False):
-    cmd = ["fio", "--name=bench", f"--filename={target}", "--direct=1", f"--rw={access}",
+def run_fio(target, access, bs, qd, rate, result, psync=False, buffered=False):
+    # Buffered: fio drops the file's pages from the cache before it starts unless told not to
+    # (its `invalidate`), and would read from the disk.
+    cmd = ["fio", "--name=bench", f"--filename={target}", f"--direct={int(not buffered)}",
+           f"--invalidate={int(not buffered)}", f"--rw={access}",
            f"--bs={bs}", "--time_based", f"--runtime={SECONDS}", "--norandommap",
            "--randrepeat=0", "--output-format=json", f"--output={result}"]
     if psync:
@@ -248,16 +262,27 @@ def matrix_tools(point):
 
 
 def matrix_run(tool, target, point, result):
-    """One tool alone on one point of the matrix."""
+    """One tool alone on one point of the matrix, with the CPU time the hypervisor took from this
+    machine meanwhile ("steal", CPUs over the run's wall time)."""
+    steal_before, start = steal_seconds(), time.monotonic()
     if tool == "t/io_uring":
         access, bs, qd, _ = point
-        return {"iops": t_io_uring_iops(T_IO_URING, target, qd, parse_size(bs), random=access == "randread",
-                                        ramp_s=int(RAMP), measure_s=int(MATRIX_SECONDS), wrap=pinned)}
-    cmd_of, figures_of = MATRIX_TOOLS[tool]
-    start = time.monotonic()
-    _, cpu = timed(pinned(cmd_of(target, *point, result)))
-    # CPUs the process kept busy over its life (start-up and ramp too, as its CPU time counts them).
-    return figures_of(result, cpu) | {"cpus": cpu / (time.monotonic() - start)}
+        figures = {"iops": t_io_uring_iops(T_IO_URING, target, qd, parse_size(bs), random=access == "randread",
+                                           ramp_s=int(RAMP), measure_s=int(MATRIX_SECONDS), wrap=pinned)}
+    else:
+        cmd_of, figures_of = MATRIX_TOOLS[tool]
+        _, cpu = timed(pinned(cmd_of(target, *point, result)))
+        # CPUs the process kept busy over its life (start-up and ramp too, as its CPU time counts them).
+        figures = figures_of(result, cpu) | {"cpus": cpu / (time.monotonic() - start)}
+    return figures | {"steal": (steal_seconds() - steal_before) / (time.monotonic() - start)}
+
+
+def steal_seconds():
+    """The machine's steal time so far (/proc/stat's first line, USER_HZ ticks): on a VM, time
+    the host gave its CPUs to others. A VM whose CPUs are busy gets its virtual disk's I/O served
+    later (README, "A quiet machine"), so a round with more steal than the others is suspect."""
+    fields = open("/proc/stat").readline().split()
+    return int(fields[8]) / os.sysconf("SC_CLK_TCK") if len(fields) > 8 else 0.0
 
 
 def matrix_together(target, point, tmp):
@@ -335,12 +360,13 @@ def keep_raw(raw):
 def print_matrix_header():
     print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
           f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
-          f"{'IOPS ratio 95 %':>16}{'in flight':>12}{'fio CPUs':>9}{'t/io_uring':>11}{'ratio':>7}"
+          f"{'IOPS ratio 95 %':>16}{'in flight':>12}{'fio CPUs':>9}{'steal':>11}{'t/io_uring':>11}{'ratio':>7}"
           f"{'95 %':>13}")
 
 
 def print_matrix_row(label, runs):
-    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0]} for rs in (runs["iolab"], runs["fio"]))
+    i, f = ({k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "steal"}
+            for rs in (runs["iolab"], runs["fio"]))
     # Ratios are the medians of each round's own ratio (iolab / fio, run back to back or at once),
     # so that the device's drift from round to round cancels; the range shows what is left.
     ratio = {k: [a[k] / b[k] for a, b in zip(runs["iolab"], runs["fio"])] for k in i}
@@ -353,6 +379,8 @@ def print_matrix_row(label, runs):
           f"{med['cpu_us_per_io']:>13.2f}{spread:>12}{low:>7.3f}-{high:<5.3f}"
           f"{i['in_flight']:>6.1f}/{f['in_flight']:<5.1f}"
           f"{statistics.median(r['cpus'] for r in runs['fio']):>9.2f}"
+          f"{statistics.median(r['steal'] for r in runs['iolab']):>6.3f}/"
+          f"{statistics.median(r['steal'] for r in runs['fio']):<5.3f}"
           f"{reference_columns(runs)}", flush=True)
 
 
@@ -384,21 +412,32 @@ def disk_file(tmp):
     return fill
 
 
-def measure(target, points, tmp, with_psync=False):
+def measure(target, points, tmp, with_psync=False, buffered=False):
+    """Each point in ROUNDS alternating rounds; buffered: from the page cache (the file is read
+    into it before each round), with fio's t/io_uring as a third tool where T_IO_URING is given."""
     rows = []
     for label, access, bs, qd, rate in points:
         runs = {"iolab": [], "fio": []}
         if with_psync:
             runs["fio psync"] = []
         for _ in range(ROUNDS):
-            runs["iolab"].append(run_iolab(target, access, bs, qd, rate, os.path.join(tmp, "i.json")))
-            runs["fio"].append(run_fio(target, access, bs, qd, rate, os.path.join(tmp, "f.json")))
+            if buffered:
+                sh(["dd", f"if={target}", "of=/dev/null", "bs=1M", "status=none"])
+            runs["iolab"].append(run_iolab(target, access, bs, qd, rate, os.path.join(tmp, "i.json"), buffered))
+            runs["fio"].append(run_fio(target, access, bs, qd, rate, os.path.join(tmp, "f.json"),
+                                       buffered=buffered))
             if with_psync:
                 runs["fio psync"].append(
                     run_fio(target, access, bs, qd, rate, os.path.join(tmp, "f.json"), psync=True))
+            if buffered and T_IO_URING:
+                runs.setdefault("t/io_uring", []).append(
+                    {"iops": t_io_uring_iops(T_IO_URING, target, qd, parse_size(bs), access == "randread",
+                                             ramp_s=1, measure_s=max(1, round(SECONDS)), direct=False)})
         med = {tool: {k: statistics.median(r[k] for r in rs) for k in rs[0] if k != "engine"}
                for tool, rs in runs.items()}
-        for tool in med:
+        for tool in ("iolab", "fio", "fio psync"):
+            if tool not in med:
+                continue
             med[tool]["cpu_us_per_io"] = statistics.median(r["cpu"] / r["ios"] * 1e6 for r in runs[tool])
         med["iolab"]["engine"] = runs["iolab"][0]["engine"]
         rows.append((label, med))
@@ -418,6 +457,10 @@ def print_rows(title, rows):
               f"{i['cpu_us_per_io'] / f['cpu_us_per_io']:>7.2f}"
               f"{i['lat_us']:>14.1f}{f['lat_us']:>12.1f}{i['mbs'] / f['mbs']:>11.3f}"
               f"{i['lat_intended_us']:>34.1f}  {i['engine']}")
+        if "t/io_uring" in m:
+            t = m["t/io_uring"]["iops"]
+            print(f"  {'':<29}fio's t/io_uring {t:>10.0f} IOPS; iolab/t-io_uring {i['iops'] / t:.2f}"
+                  f" (each tool's median; t/io_uring's first second left out as its ramp)")
     if any("fio psync" in m for _, m in rows):
         print("  against fio's psync engine with numjobs = queue depth (its best choice on this device):")
         for label, m in rows:
@@ -463,6 +506,9 @@ def main():
         fill = disk_file(tmp)
         try:
             print_rows(f"file on the machine's disk ({fill}, 1 GiB)", measure(fill, FILE_POINTS, tmp))
+            print_rows("the same file read from the page cache (buffered; CPU-bound: target IOPS ratio >= 1.3, "
+                       "and with T_IO_URING >= 0.93 of fio's t/io_uring)",
+                       measure(fill, PAGE_CACHE_POINTS, tmp, buffered=True))
             if os.environ.get("MATRIX") != "skip":
                 device_matrix(fill, tmp)
         finally:

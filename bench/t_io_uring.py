@@ -14,18 +14,21 @@ import subprocess
 _SCALE = {"": 1, "K": 1e3, "M": 1e6}
 
 
-def command(binary, path, qd, block_bytes=4096, random=True, seconds=4):
-    """t/io_uring reading path for whole seconds: registered buffers and file, O_DIRECT, no
-    polling, one submission and one completion per call (as fio's engine and iolab hand them
-    over)."""
-    return [binary, f"-d{qd}", "-s1", "-c1", f"-b{block_bytes}", "-p0", "-B1", "-F1", "-n1", "-O1",
-            f"-R{int(random)}", f"-r{seconds}", path]
+def command(binary, path, qd, block_bytes=4096, random=True, seconds=4, direct=True):
+    """t/io_uring reading path for whole seconds: registered buffers and file, no polling.
+    Direct (O_DIRECT): one submission and one completion per call, as fio's engine and iolab hand
+    them over to a device. Buffered (from the page cache, where the CPU is the limit): its own
+    peak-rate batching, the whole depth submitted and reaped per call."""
+    batch = 1 if direct else qd
+    return [binary, f"-d{qd}", f"-s{batch}", f"-c{batch}", f"-b{block_bytes}", "-p0", "-B1", "-F1", "-n1",
+            f"-O{int(direct)}", f"-R{int(random)}", f"-r{seconds}", path]
 
 
-def iops(binary, path, qd, block_bytes=4096, random=True, ramp_s=1, measure_s=2, wrap=lambda cmd: cmd):
+def iops(binary, path, qd, block_bytes=4096, random=True, ramp_s=1, measure_s=2, wrap=lambda cmd: cmd,
+         direct=True):
     """Mean IOPS over measure_s whole seconds after ramp_s, from t/io_uring's per-second lines;
     wrap(cmd) is what runs (a `taskset` in front, say)."""
-    cmd = wrap(command(binary, path, qd, block_bytes, random, ramp_s + measure_s + 1))
+    cmd = wrap(command(binary, path, qd, block_bytes, random, ramp_s + measure_s + 1, direct))
     out = subprocess.run(cmd, capture_output=True, text=True, check=False).stdout
     per_second = [float(n) * _SCALE[unit] for n, unit in re.findall(r"^IOPS=([\d.]+)([KM]?),", out, re.M)]
     per_second = per_second[ramp_s:ramp_s + measure_s]

@@ -139,9 +139,11 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
             .any(|p| p.trim.is_some())
             .then(|| merge_direction(parts.iter().filter_map(|p| p.trim.as_ref()), measured_ns)),
         series: merge_series(parts.iter().map(|p| &p.series)),
+        // The others' share is left out: ranks on one host count each other as others.
         cpu: CpuResult {
             user_s: parts.iter().map(|p| p.cpu.user_s).sum(),
             system_s: parts.iter().map(|p| p.cpu.system_s).sum(),
+            ..CpuResult::default()
         },
         errors,
         latency_from_intended_start: parts.iter().any(|p| p.latency_from_intended_start),

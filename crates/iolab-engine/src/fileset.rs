@@ -116,7 +116,7 @@ pub fn run_file_op(
     let mut stats = RunStats::new(crate::runner::SERIES_INTERVAL_NS);
     let mut buf = vec![0u8; CHUNK];
     let mut data = DataGenerator::with(DataKind::Random, 0.0, 0.0, seed);
-    let cpu_before = sys::process_cpu_seconds();
+    let cpu_before = sys::cpu_reading();
     let start = Instant::now();
     for i in 0..set.count {
         let t0 = Instant::now();
@@ -165,7 +165,7 @@ pub fn run_file_op(
         }
     }
     let measured = start.elapsed().as_nanos() as u64;
-    let cpu_after = sys::process_cpu_seconds();
+    let cpu_after = sys::cpu_reading();
     let access = match op {
         FileOp::Create => Access::Write,
         FileOp::Read => Access::Read,
@@ -188,10 +188,7 @@ pub fn run_file_op(
         0,
         false,
         None,
-        CpuResult {
-            user_s: cpu_after.0 - cpu_before.0,
-            system_s: cpu_after.1 - cpu_before.1,
-        },
+        CpuResult::between(cpu_before, cpu_after),
     ))
 }
 

@@ -12,7 +12,7 @@ use crate::target::Target;
 use iolab_core::job::Job;
 use iolab_core::lat_target::{DepthSearch, LatencyTargetOutcome};
 use iolab_core::prio::Priorities;
-use iolab_core::result::{CpuResult, JobResult, RepeatFigures};
+use iolab_core::result::{CpuReading, CpuResult, JobResult, RepeatFigures};
 use iolab_core::steady_stop::SteadyStopOutcome;
 pub use iolab_drive::clock::unix_now_ns;
 pub use iolab_drive::run::{job_result, JobRun, RunControl, SERIES_INTERVAL_NS};
@@ -69,15 +69,7 @@ fn run_engine<S: RequestSource + Send>(
             for w in &mut workers {
                 w.queue_depth = 1;
             }
-            run_threads(
-                target,
-                engine,
-                job,
-                workers,
-                ctl,
-                verify,
-                &sys::process_cpu_seconds,
-            )
+            run_threads(target, engine, job, workers, ctl, verify, &sys::cpu_reading)
         }
         EngineChoice::PsyncPerSlot => {
             // Each worker's queue slots become threads that take turns at its request source,
@@ -109,25 +101,11 @@ fn run_engine<S: RequestSource + Send>(
                     spare_slots: 0,
                 })
                 .collect();
-            run_threads(
-                target,
-                engine,
-                job,
-                threads,
-                ctl,
-                verify,
-                &sys::process_cpu_seconds,
-            )
+            run_threads(target, engine, job, threads, ctl, verify, &sys::cpu_reading)
         }
-        EngineChoice::Uring | EngineChoice::Auto => run_threads(
-            target,
-            engine,
-            job,
-            workers,
-            ctl,
-            verify,
-            &sys::process_cpu_seconds,
-        ),
+        EngineChoice::Uring | EngineChoice::Auto => {
+            run_threads(target, engine, job, workers, ctl, verify, &sys::cpu_reading)
+        }
     }
 }
 
@@ -166,8 +144,8 @@ fn lock<S>(m: &Mutex<S>) -> std::sync::MutexGuard<'_, S> {
 /// psync-per-slot engine may start hundreds of threads.
 const WORKER_STACK_BYTES: usize = 256 << 10;
 
-/// User and system CPU seconds so far (the process's; tests count something else).
-type CpuSeconds<'a> = dyn Fn() -> (f64, f64) + Sync + 'a;
+/// CPU time so far: the process's and the machine's (tests count something else).
+type CpuSeconds<'a> = dyn Fn() -> CpuReading + Sync + 'a;
 
 /// How often the spawning thread looks whether a job's threads all ended while it waits for
 /// the end of their ramp.
@@ -215,11 +193,7 @@ fn run_threads<S: RequestSource + Send>(
             .collect();
         (cpu_before, outcomes, steady)
     });
-    let cpu_after = cpu();
-    let cpu = CpuResult {
-        user_s: cpu_after.0 - cpu_before.0,
-        system_s: cpu_after.1 - cpu_before.1,
-    };
+    let cpu = CpuResult::between(cpu_before, cpu());
     let mut run = merge_outcomes(job, outcomes, cpu)?;
     run.result.steady_stop = steady;
     Ok(run)
@@ -589,10 +563,7 @@ pub fn mean_of_repeats(job: &Job, runs: &[JobRun]) -> Option<JobResult> {
         runs.iter().map(|r| r.result.ramp_ns).sum(),
         runs.iter().any(|r| r.result.latency_from_intended_start),
         stop_reason,
-        CpuResult {
-            user_s: runs.iter().map(|r| r.result.cpu.user_s).sum(),
-            system_s: runs.iter().map(|r| r.result.cpu.system_s).sum(),
-        },
+        CpuResult::sum(runs.iter().map(|r| &r.result.cpu)),
     );
     // Each run weighs by the time it measured, so a last run cut short counts for the time it
     // ran, not as a whole run (equal runs: the plain mean, as KDiskMark's).
@@ -664,6 +635,38 @@ mod tests {
         run_job(&target, &job, RunControl::default())
             .unwrap()
             .result
+    }
+
+    #[test]
+    fn a_run_counts_what_other_processes_did_on_the_machine_meanwhile() {
+        // A busy loop in another process for the whole run: its user time is the others',
+        // not the run's own. Ended on drop, also when the test fails.
+        struct Busy(std::process::Child);
+        impl Drop for Busy {
+            fn drop(&mut self) {
+                let _ = self.0.kill();
+                let _ = self.0.wait();
+            }
+        }
+        let busy = Busy(
+            std::process::Command::new("sh")
+                .args(["-c", "while :; do :; done"])
+                .spawn()
+                .unwrap(),
+        );
+        let r = run_on_file(
+            "size = \"8m\"\nduration_s = 0.5\nqueue_depth = 1",
+            EngineChoice::Uring,
+        );
+        drop(busy);
+        assert!(r.complete, "{:?}", r.stop_reason);
+        let others = r.cpu.others_user_s.expect("Linux has /proc/stat");
+        assert!(r.cpu.steal_s.is_some());
+        // Half a second at most; a tenth of it even on a crowded machine.
+        assert!(
+            (0.05..=1.0).contains(&others),
+            "others' user time {others} s"
+        );
     }
 
     /// A last run cut short counts for the time it ran: two runs of 1 s at 1000 and 2000
@@ -841,7 +844,10 @@ mod tests {
             EngineChoice::Auto,
         );
         let progress = Progress::default();
-        let ios_as_cpu = || (progress.ios.load(Ordering::Relaxed) as f64 * 1e-6, 0.0);
+        let ios_as_cpu = || CpuReading {
+            user_s: progress.ios.load(Ordering::Relaxed) as f64 * 1e-6,
+            ..CpuReading::default()
+        };
         let ctl = RunControl {
             progress: Some(&progress),
             ..RunControl::default()

@@ -259,6 +259,15 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             "cpu   user {:.2} s, system {:.2} s ({per_io}){from_intended}",
             j.cpu.user_s, j.cpu.system_s,
         );
+        if let Some((others, steal)) = j.cpu.busy_machine(j.measured_ns as f64 / 1e9) {
+            let _ = writeln!(
+                out,
+                "busy  while this measured, other processes kept {others:.2} CPUs busy and the \
+                 hypervisor took {steal:.2} (steal): they compete for the CPUs a fast device \
+                 needs, and on a VM slow its virtual disk; figures from a quiet machine compare \
+                 better"
+            );
+        }
     }
     if let Some(s) = &j.syncs {
         let _ = writeln!(
@@ -512,6 +521,39 @@ mod tests {
     }
 
     #[test]
+    fn a_busy_machine_is_named_and_a_quiet_one_is_not() {
+        let mut j = JobResult {
+            name: "j".into(),
+            measured_ns: 2_000_000_000,
+            cpu: iolab_core::result::CpuResult {
+                user_s: 0.4,
+                system_s: 1.2,
+                others_user_s: Some(1.6),
+                steal_s: Some(0.1),
+            },
+            ..JobResult::unmeasured(iolab_core::job::JobSpec::default().validate().unwrap())
+        };
+        j.read.ios = 100_000;
+        let block = job_block(&j, false);
+        assert!(
+            block.contains(
+                "other processes kept 0.80 CPUs busy and the hypervisor took 0.05 (steal)"
+            ),
+            "{block}"
+        );
+        // Under a tenth of a CPU together: nothing to say.
+        j.cpu.others_user_s = Some(0.1);
+        j.cpu.steal_s = Some(0.05);
+        assert!(!job_block(&j, false).contains("busy "));
+        // Steal alone is enough.
+        j.cpu.steal_s = Some(0.3);
+        assert!(job_block(&j, false).contains("took 0.15 (steal)"));
+        // Not measured (an imported result): nothing said.
+        j.cpu.others_user_s = None;
+        assert!(!job_block(&j, false).contains("busy "));
+    }
+
+    #[test]
     fn cpu_per_io_is_shown_only_when_io_was_done() {
         let mut j = JobResult {
             name: "j".into(),
@@ -519,6 +561,7 @@ mod tests {
             cpu: iolab_core::result::CpuResult {
                 user_s: 0.004,
                 system_s: 0.002,
+                ..Default::default()
             },
             ..JobResult::unmeasured(iolab_core::job::JobSpec::default().validate().unwrap())
         };

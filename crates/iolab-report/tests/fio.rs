@@ -66,6 +66,7 @@ fn measured_job() -> JobResult {
         cpu: CpuResult {
             user_s: 0.4,
             system_s: 1.2,
+            ..CpuResult::default()
         },
         ..JobResult::unmeasured(job)
     }

@@ -591,10 +591,7 @@ impl SimSetup {
             out.stopped_by,
             // Virtual time: host CPU time of the simulation is not the modelled host's, and a
             // varying figure would break byte-identical results for a seed.
-            CpuResult {
-                user_s: 0.0,
-                system_s: 0.0,
-            },
+            CpuResult::default(),
         );
         if let Some(v) = &verifier {
             result.verify = Some(power_loss::check(&self.world, v, self.power_cut, cut_ns));

@@ -27,6 +27,21 @@ pub fn process_cpu_seconds() -> (f64, f64) {
     (secs(usage.ru_utime), secs(usage.ru_stime))
 }
 
+/// This process's CPU time and, where /proc/stat tells it, the whole machine's.
+pub fn cpu_reading() -> iolab_core::result::CpuReading {
+    let (user_s, system_s) = process_cpu_seconds();
+    // SAFETY: sysconf only reads a system constant.
+    let ticks_per_s = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    let machine = std::fs::read_to_string("/proc/stat")
+        .ok()
+        .and_then(|text| crate::host::machine_cpu(&text, ticks_per_s as f64));
+    iolab_core::result::CpuReading {
+        user_s,
+        system_s,
+        machine,
+    }
+}
+
 /// Set by SIGINT/SIGTERM; runs poll it and stop issuing, then save what they measured.
 pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 

@@ -317,6 +317,7 @@ fn convert_job(
     let cpu = CpuResult {
         user_s: num(job.get("usr_cpu")).unwrap_or(0.0) / 100.0 * secs,
         system_s: num(job.get("sys_cpu")).unwrap_or(0.0) / 100.0 * secs,
+        ..CpuResult::default()
     };
     let error = job.get("error").and_then(Value::as_i64).unwrap_or(0);
     let (read, write) = match job.get("mixed") {

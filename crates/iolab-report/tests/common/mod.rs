@@ -65,6 +65,7 @@ pub fn job(spec: JobSpec, iops: f64, seconds: f64, step: Option<StepInfo>) -> Jo
         cpu: CpuResult {
             user_s: seconds * 0.05,
             system_s: seconds * 0.2,
+            ..CpuResult::default()
         },
         step,
         ..JobResult::unmeasured(job)
