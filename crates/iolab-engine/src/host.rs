@@ -48,17 +48,17 @@ pub fn machine_cpu(proc_stat: &str, ticks_per_s: f64) -> Option<MachineCpu> {
     }
     // user nice system idle iowait irq softirq steal (guest and guest_nice, part of user and
     // nice already, follow).
-    let ticks: Vec<f64> = fields
+    let ticks: Vec<u64> = fields
         .take(8)
-        .map(|f| f.parse::<u64>().map(|t| t as f64))
+        .map(str::parse)
         .collect::<Result<_, _>>()
         .ok()?;
-    let &[user, nice, .., steal] = ticks.as_slice() else {
+    let [user, nice, _, _, _, _, _, steal] = ticks[..] else {
         return None;
     };
-    (ticks.len() == 8).then(|| MachineCpu {
-        user_s: (user + nice) / ticks_per_s,
-        steal_s: steal / ticks_per_s,
+    Some(MachineCpu {
+        user_s: (user + nice) as f64 / ticks_per_s,
+        steal_s: steal as f64 / ticks_per_s,
     })
 }
 

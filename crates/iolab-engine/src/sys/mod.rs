@@ -14,7 +14,7 @@ pub use placement::{
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 /// User and system CPU seconds of the whole process so far.
-pub fn process_cpu_seconds() -> (f64, f64) {
+fn process_cpu_seconds() -> (f64, f64) {
     // SAFETY: getrusage writes into the zeroed struct we own; RUSAGE_SELF is always valid.
     let usage = unsafe {
         let mut u: libc::rusage = std::mem::zeroed();
