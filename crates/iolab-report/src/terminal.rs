@@ -80,6 +80,19 @@ pub(crate) fn quick_stop(jobs: &[JobResult], label: &str) -> Option<String> {
     ))
 }
 
+/// What a busy machine did while `j` measured, where it was busy enough to say
+/// ([`iolab_core::result::CpuResult::busy_machine`]).
+fn busy_machine(j: &JobResult) -> Option<String> {
+    let (others, steal) = j.cpu.busy_machine(j.measured_ns as f64 / 1e9)?;
+    Some(format!(
+        "other processes kept {others:.2} CPUs busy and the hypervisor took {steal:.2} (steal)"
+    ))
+}
+
+/// Why a busy machine matters to the figures beside it.
+const BUSY_MACHINE_COST: &str = "they compete for the CPUs a fast device needs, and on a VM slow \
+     its virtual disk; figures from a quiet machine compare better";
+
 /// CrystalDiskMark's grid: one row per test, read and write side by side, each with MB/s,
 /// IOPS and mean µs; a test stopped early is starred and said why under it.
 fn cdm_grid(out: &mut String, r: &RunResult) {
@@ -123,6 +136,18 @@ fn cdm_grid(out: &mut String, r: &RunResult) {
             label.to_string()
         };
         let _ = writeln!(out, "{marked:<w$}|{} |{}", cell(true), cell(false));
+    }
+    let mut busy_tests = 0;
+    for label in &labels {
+        for (read, side) in [(true, "read"), (false, "write")] {
+            if let Some(busy) = quick::cell(&r.jobs, label, read).and_then(busy_machine) {
+                let _ = writeln!(out, "busy  while {label} {side} measured, {busy}");
+                busy_tests += 1;
+            }
+        }
+    }
+    if busy_tests > 0 {
+        let _ = writeln!(out, "busy  {BUSY_MACHINE_COST}");
     }
     for label in &labels {
         if let Some(why) = quick_stop(&r.jobs, label) {
@@ -259,13 +284,10 @@ fn job_block_unescaped(j: &JobResult, modelled: bool) -> String {
             "cpu   user {:.2} s, system {:.2} s ({per_io}){from_intended}",
             j.cpu.user_s, j.cpu.system_s,
         );
-        if let Some((others, steal)) = j.cpu.busy_machine(j.measured_ns as f64 / 1e9) {
+        if let Some(busy) = busy_machine(j) {
             let _ = writeln!(
                 out,
-                "busy  while this measured, other processes kept {others:.2} CPUs busy and the \
-                 hypervisor took {steal:.2} (steal): they compete for the CPUs a fast device \
-                 needs, and on a VM slow its virtual disk; figures from a quiet machine compare \
-                 better"
+                "busy  while this measured, {busy}: {BUSY_MACHINE_COST}"
             );
         }
     }

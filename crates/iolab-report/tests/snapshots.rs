@@ -198,3 +198,26 @@ fn the_cdm_suite_shows_crystaldiskmarks_grid_on_the_terminal() {
 fn model_info(v: serde_json::Value) -> iolab_core::model_info::ModelInfo {
     serde_json::from_value(v).expect("a model description")
 }
+
+#[test]
+fn a_busy_machine_is_named_under_the_quick_grid() {
+    let mut r = quick_result("/dev/sdx", "bench-host", 1.0);
+    assert!(!terminal::quick_table(&r).contains("busy"));
+    let j = r
+        .jobs
+        .iter_mut()
+        .find(|j| j.name == "RND4K Q1T1 write")
+        .unwrap();
+    let measured_s = j.measured_ns as f64 / 1e9;
+    j.cpu.others_user_s = Some(0.5 * measured_s);
+    j.cpu.steal_s = Some(0.25 * measured_s);
+    let table = terminal::quick_table(&r);
+    assert!(
+        table.contains(
+            "busy  while RND4K Q1T1 write measured, other processes kept 0.50 CPUs busy and \
+             the hypervisor took 0.25 (steal)\n"
+        ),
+        "{table}"
+    );
+    assert_eq!(table.matches("busy  they compete").count(), 1, "{table}");
+}
