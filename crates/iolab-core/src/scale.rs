@@ -141,9 +141,9 @@ pub fn merge_job_results(job: &Job, parts: &[&JobResult]) -> JobResult {
         series: merge_series(parts.iter().map(|p| &p.series)),
         // The others' share is left out: ranks on one host count each other as others.
         cpu: CpuResult {
-            user_s: parts.iter().map(|p| p.cpu.user_s).sum(),
-            system_s: parts.iter().map(|p| p.cpu.system_s).sum(),
-            ..CpuResult::default()
+            others_user_s: None,
+            steal_s: None,
+            ..CpuResult::sum(parts.iter().map(|p| &p.cpu))
         },
         errors,
         latency_from_intended_start: parts.iter().any(|p| p.latency_from_intended_start),

@@ -97,13 +97,11 @@ impl Placement {
 fn node_cpus(root: &Path, node: u32, key: &str) -> io::Result<Vec<usize>> {
     let list = root.join(format!("node{node}")).join("cpulist");
     match std::fs::read_to_string(&list) {
-        Ok(text) => parse_cpu_list(text.trim()).ok_or_else(|| {
-            io::Error::other(format!(
-                "{}: '{}' is not a CPU list",
-                list.display(),
-                text.trim()
-            ))
-        }),
+        // A node with memory only lists no CPUs.
+        Ok(text) if text.trim().is_empty() => Ok(Vec::new()),
+        Ok(text) => parse_cpus(text.trim())
+            .map(|cpus| cpus.into_iter().map(|c| c as usize).collect())
+            .map_err(|e| io::Error::other(format!("{}: {e}", list.display()))),
         Err(_) => {
             let mut have: Vec<u32> = std::fs::read_dir(root)
                 .map(|d| {
@@ -159,17 +157,6 @@ fn usable_cpus(wanted: Vec<u32>, allowed: &[usize]) -> io::Result<Vec<usize>> {
             have.join(", ")
         ),
     ))
-}
-
-/// The kernel's CPU list form: `0-3,8,10-11`.
-fn parse_cpu_list(text: &str) -> Option<Vec<usize>> {
-    let mut out = Vec::new();
-    for part in text.split(',').filter(|p| !p.is_empty()) {
-        let (a, b) = part.split_once('-').unwrap_or((part, part));
-        let (a, b): (usize, usize) = (a.parse().ok()?, b.parse().ok()?);
-        out.extend(a..=b);
-    }
-    Some(out)
 }
 
 #[cfg(test)]
