@@ -249,13 +249,18 @@ pub fn drive_and_platform(target: &str) -> (String, String) {
     (drive.to_string(), platform.to_string())
 }
 
-/// A drive's family: its catalog name without the capacity and what follows
-/// (`ssd750-1200` → `ssd750`, `revodrive-120-jbod` → `revodrive`, `revodrive-x2-100` →
-/// `revodrive-x2`).
+/// A drive's family: its catalog name without the capacity, or the channel count of a card's
+/// member, and what follows (`ssd750-1200` → `ssd750`, `revodrive-120-jbod` → `revodrive`,
+/// `revodrive-x2-100` → `revodrive-x2`, `sf1200-4ch` → `sf1200`): an IBIS's 4-channel member
+/// is the same controller, firmware and flash as the other SF-1200s, as a 25 GB one is.
 pub fn drive_family(drive: &str) -> String {
+    let is_variant = |part: &str| {
+        let digits = part.strip_suffix("ch").unwrap_or(part);
+        !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit())
+    };
     let mut out: Vec<&str> = Vec::new();
     for part in drive.split('-') {
-        if part.chars().all(|c| c.is_ascii_digit()) && !out.is_empty() {
+        if is_variant(part) && !out.is_empty() {
             break;
         }
         out.push(part);
@@ -476,7 +481,9 @@ mod tests {
         assert_eq!(drive_family("revodrive-120-jbod"), "revodrive");
         assert_eq!(drive_family("revodrive-x2-100"), "revodrive-x2");
         assert_eq!(drive_family("vertex-le-100"), "vertex-le");
-        assert_eq!(drive_family("sf1200-4ch"), "sf1200-4ch");
+        assert_eq!(drive_family("sf1200-4ch"), "sf1200");
+        assert_eq!(drive_family("storemi-ram"), "storemi-ram");
+        assert_eq!(drive_family("nvme2018-500"), "nvme2018");
         assert_eq!(
             drive_and_platform("sim:c300-256@x58/ioh-marvell"),
             ("c300-256".into(), "x58".into())
