@@ -667,8 +667,26 @@ impl Job {
             }
             Some(_) => Ok(()),
             None => {
-                let span = target_bytes - self.offset_bytes;
-                self.set_span(span - span % MIN_DIRECT_ALIGN)
+                let room = target_bytes - self.offset_bytes;
+                let span = room - room % MIN_DIRECT_ALIGN;
+                let max_block = self.max_block();
+                if span < max_block {
+                    // No size was given: the target's own size is what is too small, and
+                    // "make size at least the block size" would point at a file to grow.
+                    let from = if self.offset_bytes == 0 {
+                        String::new()
+                    } else {
+                        format!(" past offset {}", format_size(self.offset_bytes))
+                    };
+                    return Err(self.error(
+                        "size",
+                        format!(
+                            "the target holds {room} bytes{from}, less than one block of {};                              use a smaller block size (--bs) or a larger target",
+                            format_size(max_block)
+                        ),
+                    ));
+                }
+                self.set_span(span)
             }
         }
     }

@@ -57,6 +57,13 @@ fn bad_values_name_the_key_and_the_fix() {
         ),
         ("ramp_s = 1e12\nduration_s = 1", "ramp_s", "more than"),
         ("duration_s = 1e12", "duration_s", "more than"),
+        // Written as a power of ten, not 309 digits.
+        ("duration_s = 1e308", "duration_s", "1e308 s is more than"),
+        (
+            "duration_s = 200000000",
+            "duration_s",
+            "200000000 s is more than",
+        ),
         ("io_limit = 1000", "io_limit", "less than one block"),
         (
             "offset = \"1m\"\nsize = \"18446744073708503040\"",
@@ -324,4 +331,16 @@ fn span_past_the_end_is_refused() {
     let mut job = JobSpec::default().validate().unwrap();
     job.resolve_span(1 << 30).unwrap();
     assert_eq!(job.span(), 1 << 30);
+    // No size given and a target smaller than a block: the target is named, not a size to
+    // grow it to.
+    let mut job = JobSpec::default().validate().unwrap();
+    let e = job.resolve_span(12).unwrap_err();
+    assert_eq!(e.key, "size");
+    assert!(
+        e.message.contains("the target holds 12 bytes") && e.message.contains("--bs"),
+        "{e}"
+    );
+    let mut job = spec("offset = \"1m\"").validate().unwrap();
+    let e = job.resolve_span((1 << 20) + 100).unwrap_err();
+    assert!(e.message.contains("100 bytes past offset 1m"), "{e}");
 }

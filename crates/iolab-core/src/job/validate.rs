@@ -248,9 +248,15 @@ impl Check<'_> {
             ("ramp_s", ramp_s),
         ] {
             if seconds > MAX_SECONDS {
+                // 1e308 written out is 309 digits: past the limit, a power of ten reads better.
+                let given = if seconds < 1e12 {
+                    format!("{seconds}")
+                } else {
+                    format!("{seconds:e}")
+                };
                 return Err(self.fail(
                     key,
-                    format!("{seconds} s is more than the {MAX_SECONDS} s a run may last"),
+                    format!("{given} s is more than the {MAX_SECONDS} s a run may last"),
                 ));
             }
         }
