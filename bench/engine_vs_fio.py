@@ -51,6 +51,13 @@ CPU to its host gets its disk's I/O served later, so a point where one tool's ru
 than the other's compares the host's load, not the tools. After the matrix, its IOPS ratios are
 printed again at equal steal (see print_steal_adjusted): an estimate, beside the raw ratios.
 
+FIO_AA=1 adds fio a second time, the same command ("fio again"), as one more tool in the
+rotation, and prints fio again / fio ("fio A/A", median of rounds and its 95 % interval) beside
+iolab / fio, and after the matrix at equal steal too: fio against itself is what the device and
+the host alone make of a ratio, the floor under which no tool's gap can be told. In 6 rounds on
+the virtio disk here it read 0.95-1.09, more than 3 % off 1 at 6 of the 9 points (iolab / fio:
+0.99-1.15, at 3).
+
 The page-cache point reads the 1 GiB file buffered after reading it once (4K random, QD32): no
 device, the tools' and the kernel's CPU per I/O is the limit. With T_IO_URING, t/io_uring reads it
 too (buffered, its own batching: the whole depth submitted and reaped per call).
@@ -230,6 +237,11 @@ def matrix_fio_figures(result, cpu):
 
 
 MATRIX_TOOLS = {"iolab": (matrix_iolab_cmd, matrix_iolab_figures), "fio": (matrix_fio_cmd, matrix_fio_figures)}
+# FIO_AA=1: fio a second time, the very same command, as one more tool in the rotation ("fio
+# again"): fio against itself is the matrix's noise floor, what "within 3 %" can be told from.
+FIO_AA = os.environ.get("FIO_AA") == "1"
+if FIO_AA:
+    MATRIX_TOOLS["fio again"] = MATRIX_TOOLS["fio"]
 T_IO_URING = os.environ.get("T_IO_URING")
 PIN_CPU = os.environ.get("PIN_CPU")
 if PIN_CPU and not (PIN_CPU.isdigit() and int(PIN_CPU) in os.sched_getaffinity(0)):
@@ -254,12 +266,12 @@ def parse_size(text):
 
 
 def matrix_tools(point):
-    """The tools a point is measured with: iolab and fio, and t/io_uring (T_IO_URING) where it
-    can run the job: it only reads."""
-    access = point[0]
-    if T_IO_URING and access in ("randread", "read"):
-        return ["iolab", "fio", "t/io_uring"]
-    return ["iolab", "fio"]
+    """The tools a point is measured with: iolab and fio, fio again (FIO_AA), and t/io_uring
+    (T_IO_URING) where it can run the job: it only reads."""
+    tools = ["iolab", "fio"] + (["fio again"] if FIO_AA else [])
+    if T_IO_URING and point[0] in ("randread", "read"):
+        tools.append("t/io_uring")
+    return tools
 
 
 def matrix_run(tool, target, point, result):
@@ -293,7 +305,7 @@ def matrix_together(target, point, tmp):
     which takes about 0.25 s longer to start issuing, had the device alone for its last 0.25 s
     (a block-layer trace showed each 0.25 s of overlap shared 50/50)."""
     figures = {}
-    for tool in MATRIX_TOOLS:
+    for tool in ("iolab", "fio"):
         other = "fio" if tool == "iolab" else "iolab"
         companion_cmd = MATRIX_TOOLS[other][0](target, *point, os.path.join(tmp, f"{other}-companion.json"),
                                                seconds=MATRIX_SECONDS + COMPANION_LEAD_S + 2)
@@ -329,6 +341,8 @@ def device_matrix(target, tmp):
         keep_raw(raw)
         print_matrix_row(label, runs)
     print_steal_adjusted(raw["alone"])
+    if FIO_AA:
+        print_steal_adjusted(raw["alone"], "fio again")
     print(f"\nthe same points, each tool measured while the other runs beside it on the file at the same depth "
           f"(started {COMPANION_LEAD_S:g} s before and outlasting it), {TOGETHER_ROUNDS} rounds of {MATRIX_SECONDS:g} s "
           f"after {RAMP:g} s of ramp: the device is shared alike in both measurements")
@@ -343,15 +357,16 @@ def device_matrix(target, tmp):
         print_matrix_row(label, runs)
 
 
-def print_steal_adjusted(alone):
-    """The IOPS ratios again, at equal steal: each round's iolab/fio ratio less a slope times how
-    much more steal fio's run had than iolab's (one least-squares slope over every point's rounds,
-    each point about its own mean). On the VM here a run with more steal reads less (README, "A
-    quiet machine"), and fio, with more CPU per I/O, had more in 76 of 108 rounds of a 12-round
-    matrix, so part of a raw ratio over 1 is the host's. An estimate from this run's own rounds,
-    not a measurement: both columns are printed."""
-    pairs = {label: ([f["steal"] - i["steal"] for i, f in zip(runs["iolab"], runs["fio"])],
-                     [i["iops"] / f["iops"] for i, f in zip(runs["iolab"], runs["fio"])])
+def print_steal_adjusted(alone, tool="iolab"):
+    """The IOPS ratios again, at equal steal: each round's tool/fio ratio less a slope times how
+    much more steal fio's run had than the tool's (one least-squares slope over every point's
+    rounds, each point about its own mean). On the VM here a run with more steal reads less
+    (README, "A quiet machine"), and fio, with more CPU per I/O, had more in 76 of 108 rounds of a
+    12-round matrix, so part of a raw ratio over 1 is the host's. An estimate from this run's own
+    rounds, not a measurement: both columns are printed. `tool` is iolab, or fio again (FIO_AA):
+    fio against itself, where any ratio off 1 is the device's and the host's."""
+    pairs = {label: ([f["steal"] - i["steal"] for i, f in zip(runs[tool], runs["fio"])],
+                     [i["iops"] / f["iops"] for i, f in zip(runs[tool], runs["fio"])])
              for label, runs in alone.items()}
     if sum(len(d) for d, _ in pairs.values()) < 3:
         return
@@ -365,7 +380,7 @@ def print_steal_adjusted(alone):
     slope = num / den
     xs = [x for d, _ in pairs.values() for x in d]
     ys = [y for _, r in pairs.values() for y in r]
-    print(f"\nIOPS ratios at equal steal: fio's run had more steal than iolab's in {sum(x > 0 for x in xs)} of "
+    print(f"\n{tool}/fio IOPS ratios at equal steal: fio's run had more steal than {tool}'s in {sum(x > 0 for x in xs)} of "
           f"{len(xs)} rounds; the ratio moves by {slope * 0.01:+.3f} per 0.01 CPU more steal on fio's side "
           f"(correlation {statistics.correlation(xs, ys):.2f})")
     for label, (d, r) in pairs.items():
@@ -392,8 +407,9 @@ def keep_raw(raw):
 def print_matrix_header():
     print(f"{'point':<24}{'iolab IOPS':>12}{'fio IOPS':>12}{'ratio':>7}{'iolab mean':>12}{'fio mean':>10}"
           f"{'ratio':>7}{'iolab p99':>11}{'fio p99':>9}{'ratio':>7}{'CPU/IO ratio':>13}{'IOPS range':>12}"
-          f"{'IOPS ratio 95 %':>16}{'in flight':>12}{'fio CPUs':>9}{'steal':>11}{'t/io_uring':>11}{'ratio':>7}"
-          f"{'95 %':>13}")
+          f"{'IOPS ratio 95 %':>16}{'in flight':>12}{'fio CPUs':>9}{'steal':>11}"
+          + (f"{'fio A/A':>8}{'95 %':>13}" if FIO_AA else "")
+          + (f"{'t/io_uring':>11}{'ratio':>7}{'95 %':>13}" if T_IO_URING else ""))
 
 
 def print_matrix_row(label, runs):
@@ -417,13 +433,21 @@ def print_matrix_row(label, runs):
 
 
 def reference_columns(runs):
-    """t/io_uring's IOPS and iolab's ratio to it (median of rounds, 95 % interval), where it ran."""
-    if "t/io_uring" not in runs:
-        return ""
-    ratios = [a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["t/io_uring"])]
-    low, high = median_interval(ratios)
-    return (f"{statistics.median(r['iops'] for r in runs['t/io_uring']):>11.0f}"
-            f"{statistics.median(ratios):>7.3f}{low:>7.3f}-{high:<5.3f}")
+    """fio against itself (FIO_AA: fio again / fio, median of rounds, 95 % interval), and
+    t/io_uring's IOPS and iolab's ratio to it, where they ran."""
+    out = ""
+    if "fio again" in runs:
+        ratios = [a["iops"] / b["iops"] for a, b in zip(runs["fio again"], runs["fio"])]
+        low, high = median_interval(ratios)
+        out += f"{statistics.median(ratios):>8.3f}{low:>7.3f}-{high:<5.3f}"
+    if "t/io_uring" in runs:
+        ratios = [a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["t/io_uring"])]
+        low, high = median_interval(ratios)
+        out += (f"{statistics.median(r['iops'] for r in runs['t/io_uring']):>11.0f}"
+                f"{statistics.median(ratios):>7.3f}{low:>7.3f}-{high:<5.3f}")
+    elif T_IO_URING:
+        out += f"{'—':>11}{'':>7}{'':>13}"
+    return out
 
 
 def median_interval(values, resamples=2000):
