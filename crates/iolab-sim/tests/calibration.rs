@@ -281,7 +281,8 @@ fn validation_figures_cover_the_catalog_and_hold_their_recorded_state() {
     // The set's reach (issue 38): every drive family and platform of the built-in catalog,
     // from independent sources, with steady-state figures and queue-depth curves.
     let catalog = iolab_sim::catalog::Catalog::load(None).expect("built-in catalog");
-    let uncovered: Vec<String> = catalog
+    // A set: a family is named once however many of its drives the catalog has.
+    let uncovered: BTreeSet<String> = catalog
         .drives
         .keys()
         .map(|d| iolab_sim::figures::drive_family(d))
