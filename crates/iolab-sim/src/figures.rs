@@ -50,7 +50,8 @@ pub enum Prep {
     /// Secure-erased.
     #[default]
     Empty,
-    /// The test span written sequentially first (what a review's read test reads).
+    /// The test span written sequentially first, in the measured job's data (what a review's
+    /// read test reads).
     Written,
     /// The whole drive written sequentially (a suite's prepare fill), analytically.
     Full,
