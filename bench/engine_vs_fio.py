@@ -437,17 +437,21 @@ def reference_columns(runs):
     t/io_uring's IOPS and iolab's ratio to it, where they ran."""
     out = ""
     if "fio again" in runs:
-        ratios = [a["iops"] / b["iops"] for a, b in zip(runs["fio again"], runs["fio"])]
-        low, high = median_interval(ratios)
-        out += f"{statistics.median(ratios):>8.3f}{low:>7.3f}-{high:<5.3f}"
+        out += iops_ratio_cells(runs["fio again"], runs["fio"], 8)
     if "t/io_uring" in runs:
-        ratios = [a["iops"] / b["iops"] for a, b in zip(runs["iolab"], runs["t/io_uring"])]
-        low, high = median_interval(ratios)
         out += (f"{statistics.median(r['iops'] for r in runs['t/io_uring']):>11.0f}"
-                f"{statistics.median(ratios):>7.3f}{low:>7.3f}-{high:<5.3f}")
+                + iops_ratio_cells(runs["iolab"], runs["t/io_uring"], 7))
     elif T_IO_URING:
         out += f"{'—':>11}{'':>7}{'':>13}"
     return out
+
+
+def iops_ratio_cells(tool_runs, reference_runs, width):
+    """The median of each round's IOPS ratio (tool / reference) in `width` columns, and its 95 %
+    interval."""
+    ratios = [a["iops"] / b["iops"] for a, b in zip(tool_runs, reference_runs)]
+    low, high = median_interval(ratios)
+    return f"{statistics.median(ratios):>{width}.3f}{low:>7.3f}-{high:<5.3f}"
 
 
 def median_interval(values, resamples=2000):
