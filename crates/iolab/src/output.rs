@@ -129,10 +129,13 @@ pub fn check(flag: &str, path: &Path, rules: &Rules) -> Result<Destination> {
 /// program's file or a file something else uses is refused, untouched.
 pub fn check_store(path: &Path, from: &str) -> Result<()> {
     let shown = path.display();
+    // The link is looked at before what it leads to, as in `check`: the other order took a
+    // store another run created between the two looks for a symbolic link to nothing.
+    let link = std::fs::symlink_metadata(path).ok();
     let meta = match std::fs::metadata(path) {
         Ok(m) => m,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            if std::fs::symlink_metadata(path).is_ok() {
+            if link.is_some_and(|l| l.file_type().is_symlink()) {
                 bail!("the results store {shown} ({from}) is a symbolic link to nothing: give the database file's own path");
             }
             return Ok(());
@@ -494,5 +497,9 @@ mod tests {
         let db = dir.path().join("db.sqlite");
         std::fs::write(&db, b"SQLite format 3\0rest").unwrap();
         check_store(&db, "IOLAB_DB").unwrap();
+        let dangling = dir.path().join("dangling.sqlite");
+        std::os::unix::fs::symlink(dir.path().join("nowhere"), &dangling).unwrap();
+        let e = format!("{:#}", check_store(&dangling, "--db").unwrap_err());
+        assert!(e.contains("symbolic link to nothing"), "{e}");
     }
 }
