@@ -27,11 +27,12 @@ pub(super) const COPY_SLICE_NS: u64 = 1_000_000;
 
 /// Garbage collection booked on one die: page copies (tR, two transfers, tPROG each), then
 /// erases. They are separate NAND operations, so a host read waits for the one in progress,
-/// not for the whole collection; every read taken in between pushes the rest of the
+/// not for the whole collection, and so does a host program while the die has room for it
+/// ([`Ssd::program_may_start`]); every read or program taken in between pushes the rest of the
 /// collection back.
 #[derive(Clone, Copy, Debug, Default)]
 pub(in crate::model) struct GcWork {
-    /// Start of the first copy (moved back by the reads taken in between).
+    /// Start of the first copy (moved back by the reads and programs taken in between).
     pub(super) start: u64,
     /// One copy: tR, its data-out and data-in over the channel, tPROG.
     pub(super) copy_ns: u64,
@@ -44,6 +45,10 @@ pub(in crate::model) struct GcWork {
     /// Carried from an analytic steady state: charged as it runs ([`Ssd::charge_carried`]),
     /// not when booked.
     pub(super) carried: bool,
+    /// FTL units the collection gives back (erased less copied): the FTL counts them free
+    /// when it books the collection, the die has them as the collection runs (taken as
+    /// linear in its time, see [`GcWork::unreclaimed`]).
+    pub(super) reclaim_units: u64,
 }
 
 impl GcWork {
@@ -61,6 +66,33 @@ impl GcWork {
             return t;
         }
         (from + (t - from).div_ceil(op) * op).min(self.end)
+    }
+
+    /// The units of [`GcWork::reclaim_units`] the die does not have yet at `t`.
+    pub(super) fn unreclaimed(&self, t: u64) -> u64 {
+        if t <= self.start {
+            return self.reclaim_units;
+        }
+        if t >= self.end {
+            return 0;
+        }
+        let left = (self.end - t) as u128;
+        (self.reclaim_units as u128 * left).div_ceil((self.end - self.start) as u128) as u64
+    }
+
+    /// When at least `units` of what is unreclaimed at `t` has been reclaimed (`t` or later).
+    pub(super) fn reclaimed_by(&self, t: u64, units: u64) -> u64 {
+        let have = self.unreclaimed(t);
+        if units == 0 || have == 0 {
+            return t;
+        }
+        if units >= have {
+            return self.end.max(t);
+        }
+        // unreclaimed(x) = reclaim * (end - x) / span <= have - units
+        let span = (self.end - self.start) as u128;
+        let left = ((have - units) as u128 * span / self.reclaim_units as u128) as u64;
+        (self.end - left).max(t)
     }
 
     /// Moves what is left of the collection back by `ns`.
@@ -126,6 +158,7 @@ impl Ssd {
             erase_ns: self.erase_ns,
             end: start + ops * copy_ns + erases * self.erase_ns,
             carried: false,
+            reclaim_units: cost.erased_units.saturating_sub(cost.moved_units),
         };
         let energy = Energy {
             read_ns: ops * read_ns,
@@ -232,6 +265,7 @@ impl Ssd {
                     copies_end: end.saturating_sub(full.end - full.copies_end).max(now),
                     end,
                     carried: true,
+                    reclaim_units: part(full.reclaim_units),
                     ..full
                 };
                 self.gc[d] = gc;

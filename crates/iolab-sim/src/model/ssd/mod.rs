@@ -492,20 +492,42 @@ impl Ssd {
             _ => self.program_ns[(*programs & 1) as usize],
         };
         *programs = programs.wrapping_add(1);
-        // The program needs the space the die's collection is freeing, and room in the power
-        // budget for its load and tPROG.
-        let mut free = unit
-            .ready
-            .max(res[die_res as usize].busy_until)
-            .max(self.gc[unit.die as usize].end);
+        // The program needs space on the die (see [`Ssd::program_may_start`]) and room in the
+        // power budget for its load and tPROG.
+        let d = unit.die as usize;
+        let mut free = self.program_may_start(d, unit.ready.max(res[die_res as usize].busy_until));
         if let Some(l) = &mut self.power_limit {
             let p = &self.power;
             let joules = (xfer as f64 * p.channel_w + t_prog as f64 * p.die_program_w) / 1e9;
-            free = l.admit(res, at, free, joules);
+            let admitted = l.admit(res, at, free, joules);
+            free = self.collection_op_end(d, admitted);
         }
         let loaded = self.load_channel(res, chan, at, free, xfer);
         let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
-        self.die_free.raise(unit.die as usize, end);
+        let start = end - xfer - t_prog;
+        // The program runs between two operations of a collection (or just before one): what
+        // is left of that collection, and of those booked after it, waits for it.
+        let overlap = |g: &GcWork| {
+            if start < g.end && end > g.start {
+                end - start.max(g.start)
+            } else {
+                0
+            }
+        };
+        let delay = self.pending_collections(d, start).map(overlap).max();
+        if let Some(delay) = delay.filter(|&ns| ns > 0) {
+            let replaced = self
+                .gc_replaced
+                .iter_mut()
+                .filter(|(die, _)| *die as usize == d);
+            let latest = std::iter::once(&mut self.gc[d]);
+            for g in replaced.map(|(_, g)| g).chain(latest) {
+                if g.end > start {
+                    g.delay(delay);
+                }
+            }
+        }
+        self.die_free.raise(d, end.max(self.gc[d].end));
         let booked = &mut self.programs_booked[unit.die as usize];
         forget_over(booked, at);
         booked.push_back((end - xfer - t_prog, end));
@@ -513,6 +535,55 @@ impl Ssd {
         self.energy.program_ns += t_prog;
         self.buffer.release_at(end, unit.fill);
         self.buffered.programmed(end);
+    }
+
+    /// When a host program on die `d`, ready at `t`, may start. Firmware collects garbage in
+    /// steps that host work goes between while the die has room for it: MQSim's preemptible
+    /// collection (its default `Preemptible_GC_Enabled`, after Lee et al., "Preemptible I/O
+    /// Scheduling of Garbage Collection for Solid State Drives", IEEE TCAD 2013) gives user
+    /// programs priority over a collection's until the plane's free blocks run out, then the
+    /// collection's go first. Here a program waits for the collection's operation in
+    /// progress, not for the whole collection, when the die has room at `t`: the FTL's free
+    /// space less what the die's collections in progress have still to give back (they give
+    /// it back as they run, see [`GcWork::unreclaimed`]). Without room it waits until they
+    /// have given back enough. Waiting for whole collections held every host program of a
+    /// drive whose dies reach the threshold together (random writes spread them evenly) for
+    /// the length of one: seconds at 0 IOPS as the spare area ran out.
+    fn program_may_start(&self, d: usize, t: u64) -> u64 {
+        let owed: u64 = self
+            .pending_collections(d, t)
+            .map(|g| g.unreclaimed(t))
+            .sum();
+        let mut short = owed.saturating_sub(self.ftl.free_units(d as u32));
+        let mut at = t;
+        // Collections on a die run one after another, so the earlier ones give back first.
+        for g in self.pending_collections(d, t) {
+            if short == 0 {
+                break;
+            }
+            let have = g.unreclaimed(at);
+            at = g.reclaimed_by(at, short);
+            short = short.saturating_sub(have);
+        }
+        self.collection_op_end(d, at)
+    }
+
+    /// Die `d`'s collections that have not ended by `t`, in the order they run: those a later
+    /// one replaced in [`Ssd::gc`] (booked in turn, each after the one before), then the latest.
+    fn pending_collections(&self, d: usize, t: u64) -> impl Iterator<Item = &GcWork> {
+        let replaced = self
+            .gc_replaced
+            .iter()
+            .filter(move |(die, _)| *die as usize == d);
+        replaced
+            .map(|(_, g)| g)
+            .chain(std::iter::once(&self.gc[d]))
+            .filter(move |g| g.end > t)
+    }
+
+    /// `t`, or the end of the collection operation in progress on die `d` at `t`.
+    fn collection_op_end(&self, d: usize, t: u64) -> u64 {
+        self.pending_collections(d, t).fold(t, |t, g| g.op_end(t))
     }
 
     /// The program unit stripe in LPNs (for analytic fills).

@@ -96,6 +96,7 @@ fn a_read_waits_for_the_collection_operation_in_progress_only() {
         erase_ns: 300,
         end: 2_100,
         carried: false,
+        reclaim_units: 0,
     };
     assert_eq!(gc.op_end(900), 900, "before the collection");
     assert_eq!(gc.op_end(1_000), 1_000, "at an operation's boundary");
@@ -230,6 +231,74 @@ fn a_collection_carries_each_copy_through_the_channel_where_other_dies_loads_wai
     let before = res[chan as usize].busy_ns;
     ssd.book_copy_transfers(&mut res, 0, &gc, gc.copies_end - 3 * gc.copy_ns);
     assert_eq!(res[chan as usize].busy_ns - before, 3 * 2 * xfer);
+}
+
+#[test]
+fn a_collection_gives_back_its_space_as_it_runs() {
+    let gc = GcWork {
+        start: 1_000,
+        copy_ns: 100,
+        copies_end: 1_600,
+        erase_ns: 400,
+        end: 2_000,
+        carried: false,
+        reclaim_units: 100,
+    };
+    assert_eq!(gc.unreclaimed(500), 100, "before it starts: all of it owed");
+    assert_eq!(gc.unreclaimed(1_500), 50, "half way: half");
+    assert_eq!(gc.unreclaimed(2_000), 0, "over: none");
+    assert_eq!(
+        gc.reclaimed_by(1_000, 30),
+        1_300,
+        "30 of 100 units: 30 % of its time"
+    );
+    assert_eq!(gc.reclaimed_by(1_500, 10), 1_600, "10 more of the 50 left");
+    assert_eq!(
+        gc.reclaimed_by(1_500, 80),
+        2_000,
+        "more than it owes: its end"
+    );
+    assert_eq!(gc.reclaimed_by(1_200, 0), 1_200, "nothing needed: no wait");
+}
+
+#[test]
+fn a_host_program_goes_between_a_collections_operations_while_the_die_has_room() {
+    let (_, mut ssd) = probe_ssd("ssd750-400");
+    let lpns_per_unit = ssd.unit_bytes / 4096;
+    let cost = crate::ftl::GcCost {
+        moved_units: 40 * lpns_per_unit,
+        erased_units: 0,
+    };
+    let (mut gc, _) = ssd.collection(&cost, 1_000_000);
+    let free = ssd.ftl.free_units(0);
+    assert!(free > 0, "an empty drive has room");
+    // Owing less than the die has free: the program waits for the copy in progress only.
+    gc.reclaim_units = free / 2;
+    ssd.gc[0] = gc;
+    let mid_copy = gc.start + gc.copy_ns / 2;
+    assert_eq!(ssd.program_may_start(0, mid_copy), gc.start + gc.copy_ns);
+    assert!(gc.start + gc.copy_ns < gc.end);
+    // Owing more than the die has free: it waits until the collection has given back the
+    // difference, and then for the operation in progress.
+    gc.reclaim_units = 2 * free;
+    ssd.gc[0] = gc;
+    let room = gc.reclaimed_by(gc.start, free);
+    let start = ssd.program_may_start(0, gc.start);
+    assert_eq!(start, gc.op_end(room));
+    assert!(
+        gc.start < start && start < gc.end,
+        "part way through: {start}"
+    );
+    // A collection booked behind it gives back after it: owing more than both hold waits for
+    // the end of the first.
+    let (mut later, _) = ssd.collection(&cost, gc.end);
+    later.reclaim_units = free;
+    ssd.gc_replaced.push((0, gc));
+    ssd.gc[0] = later;
+    assert_eq!(
+        ssd.program_may_start(0, gc.start),
+        later.op_end(gc.end.max(room))
+    );
 }
 
 /// A catalog drive's model on its own, with its resources.
