@@ -95,6 +95,17 @@ impl GcWork {
         (self.end - left).max(t)
     }
 
+    /// How long work on the die from `start` to `end` holds up what is left of the
+    /// collection: work between two of its operations (or just before its first) pushes the
+    /// rest back by its length; work outside it, not at all.
+    pub(super) fn overlap(&self, start: u64, end: u64) -> u64 {
+        if start < self.end && end > self.start {
+            end - start.max(self.start)
+        } else {
+            0
+        }
+    }
+
     /// Moves what is left of the collection back by `ns`.
     pub(super) fn delay(&mut self, ns: u64) {
         self.start += ns;

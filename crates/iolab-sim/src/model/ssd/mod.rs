@@ -507,14 +507,10 @@ impl Ssd {
         let start = end - xfer - t_prog;
         // The program runs between two operations of a collection (or just before one): what
         // is left of that collection, and of those booked after it, waits for it.
-        let overlap = |g: &GcWork| {
-            if start < g.end && end > g.start {
-                end - start.max(g.start)
-            } else {
-                0
-            }
-        };
-        let delay = self.pending_collections(d, start).map(overlap).max();
+        let delay = self
+            .pending_collections(d, start)
+            .map(|g| g.overlap(start, end))
+            .max();
         if let Some(delay) = delay.filter(|&ns| ns > 0) {
             let replaced = self
                 .gc_replaced
@@ -557,10 +553,9 @@ impl Ssd {
         let mut short = owed.saturating_sub(self.ftl.free_units(d as u32));
         let mut at = t;
         // Collections on a die run one after another, so the earlier ones give back first.
-        for g in self.pending_collections(d, t) {
-            if short == 0 {
-                break;
-            }
+        let mut pending = self.pending_collections(d, t);
+        while short > 0 {
+            let Some(g) = pending.next() else { break };
             let have = g.unreclaimed(at);
             at = g.reclaimed_by(at, short);
             short = short.saturating_sub(have);

@@ -75,11 +75,8 @@ impl Ssd {
         }
         let gc = &mut self.gc[i];
         let end = start + t_r;
-        if start < gc.end && end > gc.start {
-            // The read runs between two of the collection's operations (or just before its
-            // first): what is left of the collection waits for it.
-            gc.delay(end - start.max(gc.start));
-        }
+        // What is left of the collection waits for the read taken between its operations.
+        gc.delay(gc.overlap(start, end));
         self.read_until[i] = go_ahead(res, self.dies[i], booked, start, t_r);
         self.die_free
             .raise(i, res[self.dies[i] as usize].busy_until.max(gc.end));
