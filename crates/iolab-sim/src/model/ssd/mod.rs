@@ -512,22 +512,13 @@ impl Ssd {
             .map(|g| g.overlap(start, end))
             .max();
         if let Some(delay) = delay.filter(|&ns| ns > 0) {
-            let replaced = self
-                .gc_replaced
-                .iter_mut()
-                .filter(|(die, _)| *die as usize == d);
-            let latest = std::iter::once(&mut self.gc[d]);
-            for g in replaced.map(|(_, g)| g).chain(latest) {
-                if g.end > start {
-                    g.delay(delay);
-                }
-            }
+            self.delay_pending_collections(d, start, delay);
         }
         self.die_free.raise(d, end.max(self.gc[d].end));
-        let booked = &mut self.programs_booked[unit.die as usize];
+        let booked = &mut self.programs_booked[d];
         forget_over(booked, at);
-        booked.push_back((end - xfer - t_prog, end));
-        self.replace_register_at(unit.die, end - xfer - t_prog);
+        booked.push_back((start, end));
+        self.replace_register_at(unit.die, start);
         self.energy.program_ns += t_prog;
         self.buffer.release_at(end, unit.fill);
         self.buffered.programmed(end);
@@ -574,6 +565,21 @@ impl Ssd {
             .map(|(_, g)| g)
             .chain(std::iter::once(&self.gc[d]))
             .filter(move |g| g.end > t)
+    }
+
+    /// Moves what is left of die `d`'s collections not ended by `t` back by `ns` (the same
+    /// collections as [`Ssd::pending_collections`], mutably).
+    fn delay_pending_collections(&mut self, d: usize, t: u64, ns: u64) {
+        let replaced = self
+            .gc_replaced
+            .iter_mut()
+            .filter(|(die, _)| *die as usize == d)
+            .map(|(_, g)| g);
+        for g in replaced.chain(std::iter::once(&mut self.gc[d])) {
+            if g.end > t {
+                g.delay(ns);
+            }
+        }
     }
 
     /// `t`, or the end of the collection operation in progress on die `d` at `t`.
