@@ -461,6 +461,7 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
     // side, on one channel as wide as all of them. A way then reads, programs and erases as
     // one, and its energy is that of all its dies.
     let gang = if n.lockstep { n.channels } else { 1 };
+    let chan_bytes_per_transfer = n.bus_bytes.unwrap_or(1) as f64 * gang as f64;
     let mut power = power_of(d);
     for w in [
         &mut power.die_read_w,
@@ -490,7 +491,10 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
         program_ns: n.program_ns,
         mlc_pages: n.bits_per_cell == Some(2),
         erase_ns: n.erase_ns,
-        chan_bps: n.bus_mt_per_s * 1e6 * n.bus_bytes.unwrap_or(1) as f64 * gang as f64,
+        chan_bps: n.bus_mt_per_s * 1e6 * chan_bytes_per_transfer,
+        chan_write_bps: n.bus_write_mt_per_s.unwrap_or(n.bus_mt_per_s)
+            * 1e6
+            * chan_bytes_per_transfer,
         buffer_bytes: b.bytes,
         gc_free_blocks: f.gc_free_blocks.unwrap_or(2),
         compress: f.compression.as_deref() == Some("sandforce"),

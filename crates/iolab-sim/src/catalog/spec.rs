@@ -135,6 +135,10 @@ pub struct NandSpec {
     pub bits_per_cell: Option<u32>,
     /// Channel bus rate in mega-transfers per second.
     pub bus_mt_per_s: f64,
+    /// The rate program data goes into the dies (data-in), where a controller is measured to
+    /// feed it slower than its channels bring data out; `bus_mt_per_s` when left out.
+    #[serde(default)]
+    pub bus_write_mt_per_s: Option<f64>,
     /// Bytes per transfer (bus width, default 1).
     #[serde(default)]
     pub bus_bytes: Option<u32>,

@@ -172,6 +172,13 @@ fn each_drive_rule_refuses_its_key() {
             "nand.bus_mt_per_s",
             "MT/s",
         ),
+        (
+            "sf1200-120.toml",
+            "nand.bus_write_mt_per_s",
+            Some("0.0"),
+            "nand.bus_write_mt_per_s",
+            "MT/s",
+        ),
         ("hdd-7200.toml", "hdd.rpm", Some("10"), "hdd.rpm", ""),
     ];
     for &(entry, path, value, key, says) in cases {

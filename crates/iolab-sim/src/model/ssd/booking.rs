@@ -116,7 +116,7 @@ impl Ssd {
     pub fn booked_ahead(&self, now: u64) -> Ahead {
         let mut ahead = Ahead::default();
         let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
-        let load_ns = self.unit_transfer_ns();
+        let load_ns = self.unit_load_ns();
         let collection = |ahead: &mut Ahead, gc: &GcWork| {
             if gc.carried {
                 return 0;

@@ -179,16 +179,16 @@ impl Ssd {
         (gc, energy)
     }
 
-    /// Channel time of one program unit's transfer between a die and the controller, either
-    /// way: a host write's load, a read's data-out, half of a copy's.
-    pub(super) fn unit_transfer_ns(&self) -> u64 {
-        (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64
+    /// Channel time of one program unit's load into a die: a host write's, a copy's second
+    /// half.
+    pub(super) fn unit_load_ns(&self) -> u64 {
+        (self.unit_bytes as f64 * self.chan_load_ns_per_byte) as u64
     }
 
     /// Channel time of one copied program unit: its data-out to the controller and its
     /// data-in back to the die.
     pub(super) fn copy_transfer_ns(&self) -> u64 {
-        2 * self.unit_transfer_ns()
+        (self.unit_bytes as f64 * self.chan_ns_per_byte) as u64 + self.unit_load_ns()
     }
 
     /// Books the channel transfers of the copies `gc` runs on die `die` from `from` on: a

@@ -72,7 +72,10 @@ pub struct Ssd {
     /// and which frees up first: where the next program unit goes.
     die_free: Earliest,
     erase_ns: u64,
+    /// Channel time per byte of data out of a die (reads, a copy's first half).
     pub(super) chan_ns_per_byte: f64,
+    /// Channel time per byte of data into a die (program loads, a copy's second half).
+    pub(super) chan_load_ns_per_byte: f64,
     /// Bytes in one program unit (page × planes).
     pub unit_bytes: u64,
     block_bytes: u64,
@@ -150,8 +153,10 @@ pub struct SsdParams {
     pub mlc_pages: bool,
     /// tBERS.
     pub erase_ns: u64,
-    /// Channel bytes/s.
+    /// Channel bytes/s out of the dies (read data).
     pub chan_bps: f64,
+    /// Channel bytes/s into the dies (program data).
+    pub chan_write_bps: f64,
     /// Write buffer bytes.
     pub buffer_bytes: u64,
     /// GC threshold in blocks per die.
@@ -336,6 +341,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         die_free: Earliest::new(p.dies as usize),
         erase_ns: p.erase_ns,
         chan_ns_per_byte: 1e9 / p.chan_bps,
+        chan_load_ns_per_byte: 1e9 / p.chan_write_bps,
         unit_bytes,
         block_bytes,
         buffer: WriteBuffer::new(buffer_bytes),
@@ -473,7 +479,7 @@ impl Ssd {
         }
         let die_res = self.dies[unit.die as usize];
         let chan = self.chan_of(unit.die);
-        let xfer = (unit.fill as f64 * self.chan_ns_per_byte) as u64;
+        let xfer = (unit.fill as f64 * self.chan_load_ns_per_byte) as u64;
         // PAGE PROGRAM (80h-10h): the data is clocked into the die's page register, then
         // tPROG; the die takes no new data until tPROG ends, so a load waits for its die and
         // the die is busy for load + tPROG. Dies sharing a channel interleave their loads, and

@@ -112,7 +112,7 @@ impl Ssd {
     pub(super) fn fold_slc(&mut self, at: u64) {
         let idle_from = self.die_free.latest();
         let unit_bytes = self.unit_bytes;
-        let load_ns = self.unit_transfer_ns();
+        let load_ns = self.unit_load_ns();
         let program_ns = mean_of(self.program_ns) + load_ns;
         let dies = self.dies.len() as u64;
         let Some(slc) = &mut self.slc else { return };

@@ -137,7 +137,7 @@ fn an_idle_drive_folds_its_slc_cache_at_the_arrays_sustained_program_rate() {
     ssd.fold_slc(1_000_000_000); // every die idle for a second
     let folded = held * 4096 - ssd.slc.as_ref().unwrap().used();
     let unit = ssd.unit_bytes as f64;
-    let per_unit_ns = mean_of(ssd.program_ns) as f64 + unit * ssd.chan_ns_per_byte;
+    let per_unit_ns = mean_of(ssd.program_ns) as f64 + unit * ssd.chan_load_ns_per_byte;
     let expected = 1e9 / per_unit_ns * unit * ssd.dies.len() as f64;
     assert!(
         (folded as f64 - expected).abs() <= 4096.0,
@@ -161,7 +161,7 @@ fn the_2018_drives_slc_array_keeps_up_with_its_write_datapath() {
     let ssd = build_ssd(&mut res, crate::build::ssd_params(drive), "probe");
     let slc = ssd.slc.as_ref().expect("the 2018 drive has an SLC cache");
     let unit = ssd.unit_bytes as f64;
-    let per_unit_ns = slc.program_ns as f64 + unit * ssd.chan_ns_per_byte;
+    let per_unit_ns = slc.program_ns as f64 + unit * ssd.chan_load_ns_per_byte;
     let dies_bps = ssd.dies.len() as f64 * unit / per_unit_ns * 1e9;
     let datapath_bps = drive
         .controller
@@ -231,6 +231,26 @@ fn a_collection_carries_each_copy_through_the_channel_where_other_dies_loads_wai
     let before = res[chan as usize].busy_ns;
     ssd.book_copy_transfers(&mut res, 0, &gc, gc.copies_end - 3 * gc.copy_ns);
     assert_eq!(res[chan as usize].busy_ns - before, 3 * 2 * xfer);
+}
+
+#[test]
+fn program_data_goes_in_at_the_write_rate_where_a_controller_feeds_it_slower() {
+    // The SF-1200 drives read random data back at 26.55 MB/s per channel and write it at
+    // 18.05 (catalog sf1200-120.toml): a copy takes its data out at the one and back in at
+    // the other, and a host program's load runs at the write rate.
+    let (_, ssd) = probe_ssd("sf1200-120");
+    let unit = ssd.unit_bytes as f64;
+    let (out, load) = (
+        (unit * ssd.chan_ns_per_byte) as u64,
+        (unit * ssd.chan_load_ns_per_byte) as u64,
+    );
+    let at_mb_per_s = |rate: f64| (unit * (1e9 / (rate * 1e6))) as u64;
+    assert_eq!((out, load), (at_mb_per_s(26.55), at_mb_per_s(18.05)));
+    assert_eq!(ssd.unit_load_ns(), load);
+    assert_eq!(ssd.copy_transfer_ns(), out + load);
+    // Where an entry gives no write rate, both ways run at the bus rate.
+    let (_, symmetric) = probe_ssd("ssd750-400");
+    assert_eq!(symmetric.chan_ns_per_byte, symmetric.chan_load_ns_per_byte);
 }
 
 #[test]
