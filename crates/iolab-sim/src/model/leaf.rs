@@ -6,7 +6,7 @@ use super::hdd::HddCmd;
 use super::resource::{
     earliest_free, occupy, reserve, reserve_any, stream_through, transfer_through,
 };
-use super::ssd::{lpn_span, ssd_trim, ssd_write, upper_page, ReadFrom};
+use super::ssd::{lpn_span, ssd_trim, ssd_write, upper_page, DataArrival, ReadFrom};
 use super::{ChunkEv, Dev, Hdd, Io, Pipe, Res, Ssd, World, FROM_HDD_CACHE, INTERNAL, NO_CHAN};
 use crate::timeq::TimeQueue;
 use iolab_core::job::Direction;
@@ -40,7 +40,7 @@ impl World {
             len,
         };
         self.hold_awake(io, t);
-        let (at, command_done) = self.path_down(io, t);
+        let (at, command_done, data_ns) = self.path_down(io, t);
         let status_ns = self.leaves[li as usize].status_ns;
         let share = if tag == INTERNAL {
             1.0
@@ -52,7 +52,11 @@ impl World {
                 let at = ssd_command(ssd, &mut self.res, dir, at, command_done);
                 match dir {
                     Direction::Write => {
-                        let done = ssd_write(ssd, &mut self.res, offset, len, at, share);
+                        let data = DataArrival {
+                            at,
+                            over_ns: data_ns,
+                        };
+                        let done = ssd_write(ssd, &mut self.res, offset, len, data, share);
                         let done = done + status_ns;
                         self.chunk_add(tag, done);
                     }
@@ -93,9 +97,10 @@ impl World {
     }
 
     /// Down the path: the command (and a write's data) crosses every pipe. Returns when it
-    /// reaches the drive and, for a write whose firmware core received the data in line, when
-    /// that core has run the command.
-    fn path_down(&mut self, io: LeafIo, t: u64) -> (u64, Option<u64>) {
+    /// reaches the drive, for a write whose firmware core received the data in line when that
+    /// core has run the command, and how long a write's data took to stream in (its first
+    /// bytes reach the drive that much before the last).
+    fn path_down(&mut self, io: LeafIo, t: u64) -> (u64, Option<u64>, u64) {
         let leaf = &self.leaves[io.li as usize];
         let res = &mut self.res[..];
         let mut at = t + leaf.lat_down_ns;
@@ -119,6 +124,7 @@ impl World {
         }
         // When a firmware core that received a write's data in line has run its command.
         let mut command_done = None;
+        let mut data_ns = 0;
         if io.dir == Direction::Write {
             // The data streams from the host link straight into the drive's write datapath
             // (cut-through: a SATA data FIS is at most 8 KiB, so the drive never holds a whole
@@ -130,7 +136,9 @@ impl World {
                 }
                 Dev::Ssd(ssd) => {
                     let chain = leaf.down.iter().chain(ssd.write_path.as_ref());
+                    let from = at;
                     at = transfer_through(res, chain, at, at, io.len);
+                    data_ns = at - from;
                 }
                 Dev::Hdd(_) => at = transfer_through(res, leaf.down.iter(), at, at, io.len),
             }
@@ -139,7 +147,7 @@ impl World {
                 at += p.hop_ns;
             }
         }
-        (at, command_done)
+        (at, command_done, data_ns)
     }
 }
 
