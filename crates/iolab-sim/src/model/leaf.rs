@@ -97,9 +97,9 @@ impl World {
     }
 
     /// Down the path: the command (and a write's data) crosses every pipe. Returns when it
-    /// reaches the drive, for a write whose firmware core received the data in line when that
-    /// core has run the command, and how long a write's data took to stream in (its first
-    /// bytes reach the drive that much before the last).
+    /// reaches the drive; for a write whose firmware core received the data in line, when that
+    /// core has run the command; and how long a write's data took to stream in (its first
+    /// bytes reach the drive that much before the last; 0 where it is taken in line).
     fn path_down(&mut self, io: LeafIo, t: u64) -> (u64, Option<u64>, u64) {
         let leaf = &self.leaves[io.li as usize];
         let res = &mut self.res[..];
