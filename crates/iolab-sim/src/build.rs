@@ -486,7 +486,10 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
         planes: n.planes,
         page_bytes: n.page_bytes * gang,
         pages_per_block: n.pages_per_block,
-        blocks_per_plane: n.blocks_per_plane,
+        blocks_per_plane: crate::catalog::data_blocks_per_plane(n, f),
+        // One parity unit per stripe of one unit on every die: after every `dies - 1` units of
+        // data (ways of a lockstep array count their dies, as the stripe does).
+        parity_every: if f.parity_die { n.dies - 1 } else { 0 },
         read_ns: n.read_ns,
         program_ns: n.program_ns,
         mlc_pages: n.bits_per_cell == Some(2),

@@ -392,7 +392,8 @@ impl SimSetup {
                     ssd_read += s.read_bytes;
                     buffer_read += s.buffer_read_bytes;
                     nand += (s.ftl.counters.host_units + s.ftl.counters.gc_units)
-                        * s.ftl.unit_bytes as u64;
+                        * s.ftl.unit_bytes as u64
+                        + s.parity_bytes;
                 }
                 Dev::Hdd(h) => {
                     host_waits.push((h.actuator() as usize, h.host_waits));

@@ -465,6 +465,50 @@ fn writes_larger_than_the_buffer_keep_a_collecting_drive_as_busy_as_small_ones()
 }
 
 #[test]
+fn a_parity_die_costs_one_program_in_as_many_as_the_drive_has_dies() {
+    // The Force GT 120 GB keeps RAISE parity on a die's worth of its 16 dies: every 15 units
+    // of data carry one of parity, 16/15 of the data reaches NAND on a fresh drive, and the
+    // array keeps that die's worth less room, so a full drive collects harder than the
+    // same drive without the parity die.
+    let run = |parity: bool, state: &str| {
+        let mut cat = Catalog::load(None).unwrap();
+        let (file, mut drive) = cat.drives["forcegt-120"].clone();
+        drive.ftl.as_mut().unwrap().parity_die = parity;
+        drive.name = format!("forcegt-120-{parity}");
+        let spec = format!("sim:{}@h67/sata", drive.name);
+        cat.drives.insert(drive.name.clone(), (file, drive));
+        let mut sim = open_with(&spec, cat).unwrap();
+        if state == "steady" {
+            sim.precondition_steady();
+        }
+        let w = job("access = \"write\"\nblock_size = \"16m\"\nsize = 400000000");
+        let mb_s = sim.run_job(&w, None).unwrap().result.write.bw_mb_per_s;
+        let wa = sim.tests().last().unwrap().write_amplification.unwrap();
+        (mb_s, wa)
+    };
+    let ((with_mb_s, with_wa), (without_mb_s, without_wa)) =
+        (run(true, "fresh"), run(false, "fresh"));
+    assert!(
+        (without_wa - 1.0).abs() < 0.005,
+        "without parity: write amplification {without_wa}"
+    );
+    assert!(
+        (with_wa - 16.0 / 15.0).abs() < 0.005,
+        "with parity: write amplification {with_wa}"
+    );
+    let ratio = with_mb_s / without_mb_s;
+    assert!(
+        (ratio - 15.0 / 16.0).abs() < 0.02,
+        "fresh: {with_mb_s:.1} against {without_mb_s:.1} MB/s"
+    );
+    let ((with_mb_s, _), (without_mb_s, _)) = (run(true, "steady"), run(false, "steady"));
+    assert!(
+        with_mb_s < 0.8 * without_mb_s,
+        "steady: {with_mb_s:.1} against {without_mb_s:.1} MB/s"
+    );
+}
+
+#[test]
 fn hdd_and_tiers_behave_like_their_mechanisms() {
     let r = |spec: &str, text: &str| {
         let mut sim = open(spec, None).unwrap();

@@ -155,6 +155,16 @@ pub struct NandSpec {
     pub source: String,
 }
 
+/// Blocks per plane that hold data: all of them, less the parity die's worth (spread over the
+/// dies, as the stripes are) where the FTL keeps one (`parity_die`).
+pub fn data_blocks_per_plane(nand: &NandSpec, ftl: &FtlSpec) -> u32 {
+    if ftl.parity_die {
+        nand.blocks_per_plane - nand.blocks_per_plane / nand.dies.max(1)
+    } else {
+        nand.blocks_per_plane
+    }
+}
+
 /// An SLC write cache (Samsung's TurboWrite, Intel's and Micron's "SLC cache"): part of a
 /// multi-bit array programmed one bit per cell, fast, until it is full; the drive folds it into
 /// the array at its normal program speed when idle.
@@ -187,6 +197,11 @@ pub struct FtlSpec {
     /// Smallest stored fraction of a block's size with compression (headers, metadata).
     #[serde(default)]
     pub min_stored_fraction: Option<f64>,
+    /// RAISE-style parity across the dies (SandForce): a die's worth of the raw array holds
+    /// the parity of the others, so every program unit of data carries a share of a parity
+    /// program and the array keeps that much less room for data and spare (default off).
+    #[serde(default)]
+    pub parity_die: bool,
     /// Whether the drive honours TRIM (default true).
     #[serde(default)]
     pub trim: Option<bool>,

@@ -196,11 +196,18 @@ fn check_spare_capacity(
     nand: &NandSpec,
     ftl: &FtlSpec,
 ) -> Result<(), SimError> {
+    if ftl.parity_die && nand.dies < 2 {
+        return Err(bad(
+            file,
+            "ftl.parity_die",
+            "needs at least 2 dies: a die's worth of the array holds the others' parity",
+        ));
+    }
     let raw = [
         nand.planes as u64,
         nand.pages_per_block as u64,
         nand.page_bytes as u64,
-        nand.blocks_per_plane as u64,
+        data_blocks_per_plane(nand, ftl) as u64,
         nand.dies as u64,
     ]
     .iter()
@@ -220,7 +227,7 @@ fn check_spare_capacity(
             "capacity.usable_bytes",
             format!(
                 "{} usable bytes is above the raw NAND capacity of {raw} bytes \
-                 (dies × planes × blocks × pages × page size)",
+                 (dies × planes × blocks × pages × page size, less a parity die's worth)",
                 cap.usable_bytes
             ),
         ));

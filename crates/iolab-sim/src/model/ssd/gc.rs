@@ -161,7 +161,14 @@ impl Ssd {
         let ops = (cost.moved_units * ub).div_ceil(self.unit_bytes);
         let erases = (cost.erased_units * ub).div_ceil(self.block_bytes);
         let (read_ns, program_ns) = (mean_of(self.read_ns), mean_of(self.program_ns));
-        let copy_ns = read_ns + self.copy_transfer_ns() + program_ns;
+        // With a parity die, each copy carries its share of its new stripe's parity program
+        // (load and tPROG), booked here on the collecting die.
+        let (parity_load_ns, parity_program_ns) = match self.parity_every as u64 {
+            0 => (0, 0),
+            n => (self.unit_load_ns() / n, program_ns / n),
+        };
+        let copy_ns =
+            read_ns + self.copy_transfer_ns() + program_ns + parity_load_ns + parity_program_ns;
         let gc = GcWork {
             start,
             copy_ns,
@@ -173,7 +180,7 @@ impl Ssd {
         };
         let energy = Energy {
             read_ns: ops * read_ns,
-            program_ns: ops * program_ns,
+            program_ns: ops * (program_ns + parity_program_ns),
             erase_ns: erases * self.erase_ns,
         };
         (gc, energy)

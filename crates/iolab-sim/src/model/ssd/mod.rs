@@ -76,6 +76,13 @@ pub struct Ssd {
     pub(super) chan_ns_per_byte: f64,
     /// Channel time per byte of data into a die (program loads, a copy's second half).
     pub(super) chan_load_ns_per_byte: f64,
+    /// RAISE: a parity program unit after every this many units of data (0: none), and the
+    /// units of data since the last one.
+    pub(super) parity_every: u32,
+    parity_due: u32,
+    /// Bytes of parity programmed (host stripes and collections' copies), NAND writes beside
+    /// the FTL's.
+    pub parity_bytes: u64,
     /// Bytes in one program unit (page × planes).
     pub unit_bytes: u64,
     block_bytes: u64,
@@ -157,6 +164,8 @@ pub struct SsdParams {
     pub chan_bps: f64,
     /// Channel bytes/s into the dies (program data).
     pub chan_write_bps: f64,
+    /// RAISE: one parity program unit after every this many units of data (0: none).
+    pub parity_every: u32,
     /// Write buffer bytes.
     pub buffer_bytes: u64,
     /// GC threshold in blocks per die.
@@ -376,6 +385,9 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         erase_ns: p.erase_ns,
         chan_ns_per_byte: 1e9 / p.chan_bps,
         chan_load_ns_per_byte: 1e9 / p.chan_write_bps,
+        parity_every: p.parity_every,
+        parity_due: 0,
+        parity_bytes: 0,
         unit_bytes,
         block_bytes,
         buffer: WriteBuffer::new(buffer_bytes),
@@ -445,6 +457,10 @@ impl Ssd {
         if low {
             let die_res = self.dies[die as usize];
             let cost = self.ftl.collect(die);
+            if self.parity_every > 0 {
+                let copied = cost.moved_units * self.ftl.unit_bytes as u64;
+                self.parity_bytes += copied / self.parity_every as u64;
+            }
             let busy_until = res[die_res as usize].busy_until;
             // Booked after the die's earlier collection, whose place this one takes (reads in
             // what is left of that one no longer wait for its operations: a rare overlap).
@@ -506,11 +522,37 @@ impl Ssd {
 
     /// Programs the open unit, from `at` (the write that filled or completed it): first the
     /// rest of its partial LPNs is read, then the data is loaded over the die's channel and
-    /// programmed once the die, its collection and those reads allow.
+    /// programmed once the die, its collection and those reads allow. A drive with a parity die
+    /// then programs a stripe's parity when the unit completes one.
     fn program_unit(&mut self, res: &mut [Res], mut unit: OpenUnit, at: u64) {
         if !self.partial_lpns.is_empty() {
             unit.ready = unit.ready.max(self.read_rest_of_partial_lpns(res, at));
         }
+        let end = self.book_program(res, &unit, at);
+        self.buffer.release_at(end, unit.fill);
+        self.buffered.programmed(end);
+        if self.parity_every > 0 {
+            self.parity_due += 1;
+            if self.parity_due == self.parity_every {
+                // RAISE: the controller computes the stripe's parity from its data and programs
+                // it as one more unit, on the die that frees up first. It maps no LPN: its room
+                // is the die's worth the array keeps for parity (`parity_die`).
+                self.parity_due = 0;
+                let parity = OpenUnit {
+                    die: self.die_free.earliest() as u32,
+                    fill: self.unit_bytes,
+                    ready: unit.ready,
+                    slc: false,
+                };
+                self.book_program(res, &parity, at);
+                self.parity_bytes += self.unit_bytes;
+            }
+        }
+    }
+
+    /// Books `unit`'s load over its die's channel and its program, from `at`, once the die,
+    /// its collection and the power budget allow; returns when the program ends.
+    fn book_program(&mut self, res: &mut [Res], unit: &OpenUnit, at: u64) -> u64 {
         let die_res = self.dies[unit.die as usize];
         let chan = self.chan_of(unit.die);
         let xfer = (unit.fill as f64 * self.chan_load_ns_per_byte) as u64;
@@ -560,8 +602,7 @@ impl Ssd {
         booked.push_back((start, end));
         self.replace_register_at(unit.die, start);
         self.energy.program_ns += t_prog;
-        self.buffer.release_at(end, unit.fill);
-        self.buffered.programmed(end);
+        end
     }
 
     /// When a host program on die `d`, ready at `t`, may start. Firmware collects garbage in
