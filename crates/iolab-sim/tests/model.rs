@@ -471,13 +471,28 @@ fn a_parity_die_costs_one_program_in_as_many_as_the_drive_has_dies() {
     // array keeps that die's worth less room, so a full drive collects harder than the
     // same drive without the parity die.
     let run = |parity: bool, state: &str| {
+        // The drive as built in, or as a user's entry with the parity die off.
         let mut cat = Catalog::load(None).unwrap();
-        let (file, mut drive) = cat.drives["forcegt-120"].clone();
-        drive.ftl.as_mut().unwrap().parity_die = parity;
-        drive.name = format!("forcegt-120-{parity}");
-        let spec = format!("sim:{}@h67/sata", drive.name);
-        cat.drives.insert(drive.name.clone(), (file, drive));
-        let mut sim = open_with(&spec, cat).unwrap();
+        let name = if parity {
+            "forcegt-120"
+        } else {
+            let path = format!(
+                "{}/../../catalog/drives/forcegt-120.toml",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let text = std::fs::read_to_string(path).unwrap();
+            assert!(
+                text.contains("parity_die = true"),
+                "forcegt-120 keeps parity"
+            );
+            let without = text
+                .replace("name = \"forcegt-120\"", "name = \"forcegt-120-no-parity\"")
+                .replace("parity_die = true", "parity_die = false");
+            cat.add_drive("user/drives/forcegt-120-no-parity.toml", &without)
+                .unwrap();
+            "forcegt-120-no-parity"
+        };
+        let mut sim = open_with(&format!("sim:{name}@h67/sata"), cat).unwrap();
         if state == "steady" {
             sim.precondition_steady();
         }
