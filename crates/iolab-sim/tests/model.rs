@@ -1311,6 +1311,26 @@ fn a_steady_state_drive_writes_at_its_collection_limit_from_the_first_second() {
 }
 
 #[test]
+fn a_drive_running_out_of_spare_slows_down_without_stalling() {
+    // Filled sequentially, then written at random: the SM951 takes writes at its command rate
+    // until its spare area runs out (about 120 s), then collects garbage. Each collection
+    // takes one victim (the dies' victims are 88 % valid then); collecting a whole block's
+    // worth at once booked seconds of copies as one lump, and the host's programs, waiting
+    // for their room to come back from it, stalled for a second at a time (0 IOPS, writes
+    // waiting 2.1 s).
+    let mut sim = open("sim:sm951-512@z97/cpu", None).unwrap();
+    sim.precondition_fill();
+    let w = job("access = \"randwrite\"\nqueue_depth = 32\nduration_s = 140");
+    let r = sim.run_job(&w, None).unwrap().result;
+    let per_s = &r.series.write_iops;
+    let (fresh, last) = (per_s[10], per_s[per_s.len() - 1]);
+    assert!(last < 0.7 * fresh, "the spare ran out: {per_s:?}");
+    let mean = per_s.iter().sum::<f64>() / per_s.len() as f64;
+    assert!(per_s.iter().all(|&x| x > 0.2 * mean), "{per_s:?}");
+    assert!(r.write.lat_ns.max < 500_000_000, "{:?}", r.write.lat_ns);
+}
+
+#[test]
 fn an_ssd_750_writing_flat_out_in_steady_state_is_held_at_its_power_limit() {
     // Unlimited, the 1.2 TB's collections and programs draw well over 25 W; the 25 W its
     // controller family specifies as sustained maximum holds it there, at fewer IOPS, and the

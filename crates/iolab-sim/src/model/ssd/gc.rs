@@ -244,13 +244,13 @@ impl Ssd {
     /// one (over a second on the SSD 750), a synchronised start no drive that reached its
     /// steady state by writing has. Die `d` takes phase `d × 0.618…` (mod 1) of its cycle: a
     /// collection (of the cost its next one has) for the share of the cycle collections take
-    /// when the drive writes flat out, then the writing of one block. A die in its collection
-    /// has the FTL state of the collection done and the rest of it booked from `now`, its
-    /// cost carried to the next job ([`Ssd::charge_carried`]); a die writing has part of its
-    /// fresh block taken.
+    /// when the drive writes flat out, then the writing of the room it gave back. A die in its
+    /// collection has the FTL state of the collection done and the rest of it booked from
+    /// `now`, its cost carried to the next job ([`Ssd::charge_carried`]); a die writing has
+    /// part of that room taken.
     pub fn stagger_collections(&mut self, res: &mut [Res], now: u64) {
         let block_units = self.ftl.block_units as u64;
-        let write_ns = self.block_bytes / self.unit_bytes * mean_of(self.program_ns);
+        let block_write_ns = self.block_bytes / self.unit_bytes * mean_of(self.program_ns);
         self.carried = Carried {
             from: now,
             charged_to: now,
@@ -262,7 +262,10 @@ impl Ssd {
             let cost = self.ftl.collect(d as u32);
             let (full, energy) = self.collection(&cost, 0);
             let gc_ns = full.end as f64;
-            let in_gc = gc_ns / (gc_ns + write_ns as f64);
+            // The host writes what the collection gave back before the die collects again.
+            let given_back = cost.erased_units.saturating_sub(cost.moved_units);
+            let write_ns = block_write_ns as f64 * given_back as f64 / block_units as f64;
+            let in_gc = gc_ns / (gc_ns + write_ns);
             let phase = (d as f64 * 0.618_033_988_749_895).fract();
             if phase < in_gc {
                 // The tail of the collection: its last copies, then its erases.
@@ -292,7 +295,7 @@ impl Ssd {
                 r.busy_until = r.busy_until.max(end);
                 self.die_free.raise(d, end);
             } else {
-                let taken = (phase - in_gc) / (1.0 - in_gc) * block_units as f64;
+                let taken = (phase - in_gc) / (1.0 - in_gc) * given_back as f64;
                 self.ftl.take_free(d as u32, taken as u64);
             }
         }
