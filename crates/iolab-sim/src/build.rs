@@ -481,6 +481,7 @@ pub(crate) fn ssd_params(d: &DriveSpec) -> SsdParams {
         latency_ns: c.latency_ns,
         read_bps: c.read_bytes_per_s,
         write_bps: c.write_bytes_per_s,
+        program_bps: c.nand_write_bytes_per_s,
         channels: n.channels / gang,
         dies: n.dies / gang,
         planes: n.planes,

@@ -180,10 +180,6 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "the mover's copies wait behind the benchmark's QD32 reads on the disk, so at 10 MiB/s the file is not all on the SSD by run 4; the rate is not public",
     ),
     (
-        "AnandTech (2011) Agility 3 240 GB / 4K random write QD32 over 8 GB, incompressible: Agility 3 / Vertex 3, 240 GB (a first hint of a deficit, 'not much')",
-        "0.85 with the L74A's 50 MT/s asynchronous bus, 0.83 since the RAISE parity die (one program unit of parity per 31 of data, on OCZ's 240 GB drives): the parity's loads cross the slower bus too. The review's 'not much' deficit would need the SF-2281 to hide loads behind programs, which the 120/240 GB gaps of testbeds.md B say it does not; how it schedules parity is not public",
-    ),
-    (
         "Maximum PC (2010) Barracuda XT 2TB / HD Tach random access time, writes, P55 on-board Marvell (7 ms)",
         "past its first 128 writes (the cache's segments) each write waits for a destage, which the disk chooses shortest-positioning-first among the 32 oldest cached writes: 4.6 ms. How far this drive's firmware looks into its cache, how many write segments it keeps and how long HD Tach's access test runs are not published",
     ),

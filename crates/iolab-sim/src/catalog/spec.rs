@@ -83,6 +83,11 @@ pub struct ControllerSpec {
     /// Internal write datapath ceiling (bytes/s), e.g. the compression engine or DRAM path.
     #[serde(default)]
     pub write_bytes_per_s: Option<f64>,
+    /// Program data the controller hands to its NAND channels at most (bytes/s, after
+    /// compression, parity included): its flash-side write path, where narrower than its
+    /// channels and dies (default: no limit).
+    #[serde(default)]
+    pub nand_write_bytes_per_s: Option<f64>,
     /// Commands the drive accepts at once (AHCI NCQ: 32).
     #[serde(default)]
     pub queue_depth: Option<u32>,

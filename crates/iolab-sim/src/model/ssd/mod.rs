@@ -8,7 +8,7 @@ use crate::buffered::BufferedLpns;
 use crate::earliest::Earliest;
 use crate::ftl::Ftl;
 use crate::model::power::{Awake, Energy, Power, PowerLimit};
-use crate::model::resource::{reserve, Pipe, Res, ResId, ResKind};
+use crate::model::resource::{reserve, transfer_through, Pipe, Res, ResId, ResKind};
 use std::collections::VecDeque;
 
 mod booking;
@@ -44,6 +44,9 @@ pub struct Ssd {
     pub(super) latency_ns: u64,
     pub(super) read_path: Option<Pipe>,
     pub(super) write_path: Option<Pipe>,
+    /// The flash-side write path every program unit's data crosses before its channel load
+    /// ([`ControllerSpec::nand_write_bytes_per_s`](crate::catalog::ControllerSpec)).
+    program_path: Option<Pipe>,
     pub(super) dies: Vec<ResId>,
     chans: Vec<ResId>,
     /// tR of a lower and an upper page (equal for single-level timing).
@@ -140,6 +143,8 @@ pub struct SsdParams {
     pub read_bps: Option<f64>,
     /// Write datapath ceiling.
     pub write_bps: Option<f64>,
+    /// Ceiling of the program data handed to the channels.
+    pub program_bps: Option<f64>,
     /// Channels.
     pub channels: u32,
     /// Dies.
@@ -332,6 +337,12 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
     let write_path = p
         .write_bps
         .map(|r| Pipe::rate(add(ResKind::DataPath, format!("{group} write datapath")), r));
+    let program_path = p.program_bps.map(|r| {
+        Pipe::rate(
+            add(ResKind::DataPath, format!("{group} program datapath")),
+            r,
+        )
+    });
     let chans: Vec<ResId> = (0..p.channels)
         .map(|_| add(ResKind::Channel, format!("{group} NAND channels")))
         .collect();
@@ -369,6 +380,7 @@ pub fn build_ssd(res: &mut Vec<Res>, p: SsdParams, group: &str) -> Ssd {
         latency_ns: p.latency_ns,
         read_path,
         write_path,
+        program_path,
         dies,
         chans,
         read_ns: page_times(p.read_ns, p.mlc_pages, MLC_READ_US),
@@ -583,6 +595,16 @@ impl Ssd {
             let joules = (xfer as f64 * p.channel_w + t_prog as f64 * p.die_program_w) / 1e9;
             let admitted = l.admit(res, at, free, joules);
             free = self.collection_op_end(d, admitted);
+        }
+        // The controller's flash-side path hands the unit's data on once it has passed it
+        // (units in the order they are booked; a collection's copies, booked as a lump, do
+        // not take it), and the load then waits for the collection's operation in progress.
+        if let Some(p) = &self.program_path {
+            let from = at.max(unit.ready);
+            let passed = transfer_through(res, std::iter::once(p), from, from, unit.fill);
+            if passed > free {
+                free = self.collection_op_end(d, passed);
+            }
         }
         let loaded = self.load_channel(res, chan, at, free, xfer);
         let end = reserve(res, die_res, loaded - xfer, xfer + t_prog);
