@@ -246,6 +246,11 @@ fn numbers_out_of_range_are_rejected_naming_the_key() {
             "controller.read_bytes_per_s: 0 must be at least 1 kB/s",
         ),
         (
+            "read_bytes_per_s = 2750000000.0",
+            "read_bytes_per_s = 2750000000.0\nnand_write_bytes_per_s = 10.0",
+            "controller.nand_write_bytes_per_s: 10 must be at least 1 kB/s",
+        ),
+        (
             "bus_mt_per_s = 400.0",
             "bus_mt_per_s = 1e-300",
             "nand.bus_mt_per_s: 1e-300 must be at least 1 MT/s",
