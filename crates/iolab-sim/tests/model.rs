@@ -474,16 +474,19 @@ fn a_controllers_flash_side_write_path_caps_program_data_where_the_dies_could_go
     // The Force GT 240 GB's 32 dies could take a fresh 1 GB sequential write at about
     // 365 MB/s; its SF-2281 hands the channels 327 MB/s of program data, parity included (one
     // unit in 32), so the host writes at 31/32 of that. The 120 GB's 16 dies stay below it.
-    let rate = |name: &str, entry: &str, cap: &str| {
+    // The catalog's rate, or ten times it (the dies and channels alone).
+    let rate = |name: &str, entry: &str, bytes_per_s: &str| {
         let line = "nand_write_bytes_per_s = 327000000.0";
-        let mut sim = probe(name, entry, line, cap, "h67/sata");
+        let changed = format!("nand_write_bytes_per_s = {bytes_per_s}");
+        let mut sim = probe(name, entry, line, &changed, "h67/sata");
         let w = job("access = \"write\"\nblock_size = \"1m\"\nsize = 1000000000");
         sim.run_job(&w, None).unwrap().result.write.bw_mb_per_s
     };
+    let (catalog, unlimited) = ("327000000.0", "3270000000.0");
     let big = include_str!("../../../catalog/drives/forcegt-240.toml");
     let (capped, free) = (
-        rate("forcegt-240", big, "nand_write_bytes_per_s = 327000000.0"),
-        rate("forcegt-240", big, "nand_write_bytes_per_s = 3270000000.0"),
+        rate("forcegt-240", big, catalog),
+        rate("forcegt-240", big, unlimited),
     );
     let parity = 31.0 / 32.0;
     assert!(
@@ -496,12 +499,8 @@ fn a_controllers_flash_side_write_path_caps_program_data_where_the_dies_could_go
     );
     let small = include_str!("../../../catalog/drives/forcegt-120.toml");
     let (capped, free) = (
-        rate("forcegt-120", small, "nand_write_bytes_per_s = 327000000.0"),
-        rate(
-            "forcegt-120",
-            small,
-            "nand_write_bytes_per_s = 3270000000.0",
-        ),
+        rate("forcegt-120", small, catalog),
+        rate("forcegt-120", small, unlimited),
     );
     // (Only the time each unit spends on the path, well under a program, is added.)
     assert!(
