@@ -306,6 +306,32 @@ fn list_and_explain_show_the_catalog_and_the_bottleneck() {
 }
 
 #[test]
+fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = iolab(
+        &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let t = text(&out);
+    // Both SSD 750s' idle-power figures, nothing else, and no validation set.
+    assert_eq!(t.matches("spec idle power").count(), 2, "{t}");
+    assert!(t.contains("2 of 2 figures"), "{t}");
+    assert!(!t.contains("validation set"), "{t}");
+    let out = iolab(
+        &["sim", "calibrate", "--figure", "no-such-figure"],
+        dir.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(
+        text(&out).contains("--figure \"no-such-figure\"")
+            && text(&out).contains("catalog/figures/calibration.toml"),
+        "{}",
+        text(&out)
+    );
+}
+
+#[test]
 fn a_user_catalog_adds_a_drive_and_a_wrong_directory_is_refused() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::create_dir(dir.path().join("drives")).unwrap();

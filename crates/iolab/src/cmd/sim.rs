@@ -2,7 +2,7 @@
 //! how the model compares with every published figure it is calibrated against. Jobs and
 //! suites run on a model through the usual commands with a `sim:DRIVE@PLATFORM[/PORT]` target.
 
-use anyhow::Result;
+use anyhow::{bail, Result};
 use clap::{Args, Subcommand};
 use iolab_sim::catalog::Catalog;
 use std::path::PathBuf;
@@ -42,6 +42,10 @@ enum SimCommand {
         /// Run one set only.
         #[arg(long, value_parser = ["calibration", "validation"])]
         set: Option<String>,
+        /// Run only the figures whose id contains this text (ids are in
+        /// catalog/figures/*.toml); the exit code then judges those figures alone.
+        #[arg(long, value_name = "TEXT")]
+        figure: Option<String>,
     },
 }
 
@@ -118,17 +122,36 @@ pub fn run(args: SimArgs) -> Result<i32> {
             print!("{}", iolab_sim::explain(&spec, catalog.as_deref())?);
             Ok(0)
         }
-        SimCommand::Calibrate { json, set } => {
+        SimCommand::Calibrate { json, set, figure } => {
             let wants = |name: &str| set.as_deref().is_none_or(|s| s == name);
             let mut rows = Vec::new();
-            if wants("calibration") {
+            if let Some(text) = &figure {
+                let keep = |f: &iolab_sim::figures::Figure| f.id.contains(text.as_str());
+                let hint = iolab_engine::sys::CACHE_HINT;
+                for (name, set) in [
+                    ("calibration", iolab_sim::figures::FigureSet::calibration()),
+                    ("validation", iolab_sim::figures::FigureSet::validation()),
+                ] {
+                    if wants(name) {
+                        rows.extend(iolab_sim::run_set(&set, &keep, hint));
+                    }
+                }
+                if rows.is_empty() {
+                    bail!(
+                        "--figure {text:?}: no figure id{} contains it; the ids are the \
+                         `id = ` lines of catalog/figures/calibration.toml and validation.toml",
+                        set.as_deref()
+                            .map_or(String::new(), |s| format!(" of the {s} set"))
+                    );
+                }
+            } else if wants("calibration") {
                 // Under mpirun the ranks share the calibration set; rank 0 prints.
                 let Some(calibration) = crate::mpi::calibration_rows()? else {
                     return Ok(0);
                 };
                 rows.extend(calibration);
             }
-            if wants("validation") {
+            if figure.is_none() && wants("validation") {
                 rows.extend(iolab_sim::validate_with(iolab_engine::sys::CACHE_HINT));
             }
             let out = rows
