@@ -51,6 +51,7 @@ fn link_kind(spec: &LinkSpec) -> LinkKind {
         (None, Some(r)) => LinkKind::Raw {
             bytes_per_s: r,
             half_duplex: spec.half_duplex,
+            bursts: spec.bursts,
         },
         _ => unreachable!("validated"),
     }
@@ -76,9 +77,18 @@ impl Builder<'_> {
         };
         let label = match kind {
             LinkKind::Std(l) => format!("{name} ({l})"),
-            LinkKind::Raw { bytes_per_s, .. } => {
-                format!("{name} ({:.0} MB/s)", bytes_per_s / 1e6)
-            }
+            LinkKind::Raw {
+                bytes_per_s,
+                bursts,
+                ..
+            } => match bursts {
+                None => format!("{name} ({:.0} MB/s)", bytes_per_s / 1e6),
+                Some(b) => format!(
+                    "{name} ({:.0} MB/s in {}-byte bursts)",
+                    bytes_per_s / 1e6,
+                    b.bytes
+                ),
+            },
         };
         // A full-duplex link is two resources, each its own group: a link saturated one way
         // is the bottleneck, not half busy.

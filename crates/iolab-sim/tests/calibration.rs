@@ -156,16 +156,8 @@ const KNOWN_OUT: &[(&str, &str)] = &[
         "OCZ does not say how 'sustained' was measured; modelled in garbage-collection steady state, where compressible data puts a tenth of its bytes on NAND, collection keeps up and the card writes at its peak (544 MB/s): OCZ's 17 % drop from peak to sustained needs the vendor's method",
     ),
     (
-        "E (2011) SF-1200 cards / RevoDrive x2 spec seq read 128K QD32 (MB/s)",
-        "the card stops at PCIe 1.1 x4 after TLP framing (926 MB/s); OCZ's 740 is 70 % of the SiI3124's PCI-X bus, whose 2 KiB port FIFOs (SiI3124 datasheet) make bursts long enough for ~97 %. AnandTech measured ~78 % of a PCIe 2.0 x2 or x4 link for a Marvell SSD controller (~780 / ~1560 MB/s, news 8411), which here would give ~780; but what takes those 20 % beyond TLP framing, and the Pericom PI7C9X130's payload size and buffers, are not public",
-    ),
-    (
-        "E (2011) SF-1200 cards / RevoDrive x2 spec peak seq write, compressible (MB/s)",
-        "as for its read: the same unsourced PCI-X / bridge ceiling",
-    ),
-    (
         "E (2011) SF-1200 cards / RevoDrive x2 spec sustained seq write, compressible (MB/s)",
-        "as for the RevoDrive's sustained write, and above the card's unmodelled ceiling",
+        "as for the RevoDrive's sustained write: modelled at its peak, the card's PCI-X bus (757 MB/s toward the drives in 128-byte bursts and 512-byte read requests)",
     ),
     (
         "Weekly ASCII (2018) StoreMI / StoreMI Tier drive, CrystalDiskMark run 1 Seq Q32T1 read / HDD alone ('about HDD level': 1)",

@@ -1,5 +1,6 @@
 //! Standard links (SATA, PCIe, DMI) by name, and what a port and a drive negotiate.
 
+use super::BurstSpec;
 use iolab_link::{DmiGen, Link, PcieGen, SataGen};
 
 /// A parsed link hop: a standard link (SATA, PCIe, DMI) or a custom pipe.
@@ -13,6 +14,8 @@ pub enum LinkKind {
         bytes_per_s: f64,
         /// One pipe for both directions.
         half_duplex: bool,
+        /// Its bursts and read requests, if they cost bus time of their own.
+        bursts: Option<BurstSpec>,
     },
 }
 

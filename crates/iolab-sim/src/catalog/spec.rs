@@ -372,11 +372,32 @@ pub struct LinkSpec {
     /// Max payload per TLP for PCIe-like links.
     #[serde(default)]
     pub max_payload_bytes: Option<u32>,
+    /// A custom pipe's transactions (a bus such as PCI-X): data crosses in bursts that each
+    /// cost bus time beyond their data, and data toward the drive is the device's reads of
+    /// host memory, each request a transaction of its own. Left out, data flows at
+    /// `bytes_per_s` whole.
+    #[serde(default)]
+    pub bursts: Option<BurstSpec>,
     /// Latency of crossing the hop.
     #[serde(default)]
     pub latency_ns: u64,
     /// Where these values come from.
     pub source: String,
+}
+
+/// How a custom pipe moves data: bursts and read requests (see [`LinkSpec::bursts`]).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BurstSpec {
+    /// Data bytes per burst at most.
+    pub bytes: u32,
+    /// Bus time of a burst that carries no data (its address and attribute phases, the
+    /// target's response, the idle clock before the next).
+    pub overhead_ns: f64,
+    /// Bytes one read request of the device asks for at most (data toward the drive).
+    pub read_request_bytes: u32,
+    /// Bus time of one read request, a transaction without data.
+    pub read_request_ns: f64,
 }
 
 /// A drive entry.

@@ -174,7 +174,41 @@ pub(super) fn check_link_spec(file: &str, key: &str, l: &LinkSpec) -> Result<(),
         file,
         &format!("{key}.max_payload_bytes"),
         l.max_payload_bytes,
-    )
+    )?;
+    check_bursts(file, &format!("{key}.bursts"), l)
+}
+
+/// Bursts frame a custom pipe (`bytes_per_s`); a standard link has its own framing (TLPs,
+/// FISes), which they would silently stand beside. Their sizes count a transfer's bursts
+/// and requests, so they are whole and positive.
+fn check_bursts(file: &str, key: &str, l: &LinkSpec) -> Result<(), SimError> {
+    let Some(b) = l.bursts else {
+        return Ok(());
+    };
+    if l.link.is_some() {
+        return Err(bad(
+            file,
+            key,
+            "a standard link is framed by its standard (PCIe TLPs, SATA FISes): remove bursts, \
+             or give bytes_per_s for a pipe of your own",
+        ));
+    }
+    for (name, bytes) in [
+        ("bytes", b.bytes),
+        ("read_request_bytes", b.read_request_bytes),
+    ] {
+        if bytes == 0 {
+            return Err(bad(
+                file,
+                format!("{key}.{name}"),
+                "0 bytes moves nothing: give the largest transfer in bytes (PCI-X: bursts end \
+                 at the 128-byte disconnect boundary, reads ask for 512 bytes by default)",
+            ));
+        }
+    }
+    // Their times are numbers like every other: refused when negative or not finite before
+    // they get here.
+    Ok(())
 }
 
 /// A payload size counts the TLPs of a PCIe-like link; a SATA link (FISes) or a custom pipe
