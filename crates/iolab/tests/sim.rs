@@ -306,7 +306,7 @@ fn list_and_explain_show_the_catalog_and_the_bottleneck() {
 }
 
 #[test]
-fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none() {
+fn calibrate_runs_only_the_figures_an_id_names_in_one_process_and_refuses_an_id_that_names_none() {
     let dir = tempfile::tempdir().unwrap();
     let out = iolab(
         &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],
@@ -318,6 +318,16 @@ fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none
     assert_eq!(t.matches("spec idle power").count(), 2, "{t}");
     assert!(t.contains("2 of 2 figures"), "{t}");
     assert!(!t.contains("validation set"), "{t}");
+    // Under mpirun every rank would print the same figures.
+    let out = iolab_cmd(
+        &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],
+        dir.path(),
+    )
+    .env("OMPI_COMM_WORLD_SIZE", "3")
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("without mpirun"), "{}", text(&out));
     let out = iolab(
         &["sim", "calibrate", "--figure", "no-such-figure"],
         dir.path(),

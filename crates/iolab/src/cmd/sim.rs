@@ -126,6 +126,13 @@ pub fn run(args: SimArgs) -> Result<i32> {
             let wants = |name: &str| set.as_deref().is_none_or(|s| s == name);
             let mut rows = Vec::new();
             if let Some(text) = &figure {
+                // Every rank would run and print the same few figures.
+                if let Some((var, n)) = crate::mpi::launched_size().filter(|&(_, n)| n > 1) {
+                    bail!(
+                        "--figure runs the figures it names in one process, and {var} says \
+                         mpirun started {n}: run it without mpirun"
+                    );
+                }
                 let keep = |f: &iolab_sim::figures::Figure| f.id.contains(text.as_str());
                 let hint = iolab_engine::sys::CACHE_HINT;
                 for (name, set) in [
