@@ -81,14 +81,11 @@ impl Builder<'_> {
                 bytes_per_s,
                 bursts,
                 ..
-            } => match bursts {
-                None => format!("{name} ({:.0} MB/s)", bytes_per_s / 1e6),
-                Some(b) => format!(
-                    "{name} ({:.0} MB/s in {}-byte bursts)",
-                    bytes_per_s / 1e6,
-                    b.bytes
-                ),
-            },
+            } => format!(
+                "{name} ({:.0} MB/s{})",
+                bytes_per_s / 1e6,
+                bursts.map_or(String::new(), |b| format!(" in {}-byte bursts", b.bytes))
+            ),
         };
         // A full-duplex link is two resources, each its own group: a link saturated one way
         // is the bottleneck, not half busy.

@@ -104,32 +104,25 @@ impl Pipe {
                     link.transfer_ns(packet, &framing) / left - packet as f64 * ns_per_byte;
                 Pipe::with(res, ns_per_byte, packet, per_packet_ns, hop_ns)
             }
-            LinkKind::Raw {
-                bytes_per_s,
-                bursts: None,
-                ..
-            } => Pipe::with(res, 1e9 / bytes_per_s, 4096, 0.0, hop_ns),
-            // Each burst costs its overhead; toward the drive the device also spends a
-            // request transaction per `read_request_bytes`, shared out over the bursts it
+            // Without bursts data flows whole, counted in 4 KiB packets of no overhead. With
+            // them each burst costs its overhead, and toward the drive the device also spends
+            // a request transaction per `read_request_bytes`, shared out over the bursts it
             // brings back.
             LinkKind::Raw {
                 bytes_per_s,
-                bursts: Some(b),
+                bursts,
                 ..
             } => {
-                let requests = match toward {
-                    Toward::Drive => {
-                        b.read_request_ns * b.bytes as f64 / b.read_request_bytes as f64
-                    }
-                    Toward::Host => 0.0,
-                };
-                Pipe::with(
-                    res,
-                    1e9 / bytes_per_s,
-                    b.bytes as u64,
-                    b.overhead_ns + requests,
-                    hop_ns,
-                )
+                let (packet, per_packet_ns) = bursts.map_or((4096, 0.0), |b| {
+                    let requests = match toward {
+                        Toward::Drive => {
+                            b.read_request_ns * b.bytes as f64 / b.read_request_bytes as f64
+                        }
+                        Toward::Host => 0.0,
+                    };
+                    (b.bytes as u64, b.overhead_ns + requests)
+                });
+                Pipe::with(res, 1e9 / bytes_per_s, packet, per_packet_ns, hop_ns)
             }
         }
     }

@@ -135,13 +135,12 @@ pub fn run(args: SimArgs) -> Result<i32> {
                 }
                 let keep = |f: &iolab_sim::figures::Figure| f.id.contains(text.as_str());
                 let hint = iolab_engine::sys::CACHE_HINT;
-                for (name, set) in [
-                    ("calibration", iolab_sim::figures::FigureSet::calibration()),
-                    ("validation", iolab_sim::figures::FigureSet::validation()),
-                ] {
-                    if wants(name) {
-                        rows.extend(iolab_sim::run_set(&set, &keep, hint));
-                    }
+                use iolab_sim::figures::FigureSet;
+                if wants("calibration") {
+                    rows.extend(iolab_sim::run_set(&FigureSet::calibration(), &keep, hint));
+                }
+                if wants("validation") {
+                    rows.extend(iolab_sim::run_set(&FigureSet::validation(), &keep, hint));
                 }
                 if rows.is_empty() {
                     bail!(
@@ -151,15 +150,17 @@ pub fn run(args: SimArgs) -> Result<i32> {
                             .map_or(String::new(), |s| format!(" of the {s} set"))
                     );
                 }
-            } else if wants("calibration") {
-                // Under mpirun the ranks share the calibration set; rank 0 prints.
-                let Some(calibration) = crate::mpi::calibration_rows()? else {
-                    return Ok(0);
-                };
-                rows.extend(calibration);
-            }
-            if figure.is_none() && wants("validation") {
-                rows.extend(iolab_sim::validate_with(iolab_engine::sys::CACHE_HINT));
+            } else {
+                if wants("calibration") {
+                    // Under mpirun the ranks share the calibration set; rank 0 prints.
+                    let Some(calibration) = crate::mpi::calibration_rows()? else {
+                        return Ok(0);
+                    };
+                    rows.extend(calibration);
+                }
+                if wants("validation") {
+                    rows.extend(iolab_sim::validate_with(iolab_engine::sys::CACHE_HINT));
+                }
             }
             let out = rows
                 .iter()
