@@ -393,7 +393,7 @@ impl Runner<'_> {
 
 /// Runs every figure of `set` (or those `keep` accepts), the models prefetching with `hint`
 /// (the engine's prefetch instruction, or none: the same figures, computed more slowly).
-pub fn run_set(
+fn run_set(
     set: &FigureSet,
     keep: &dyn Fn(&Figure) -> bool,
     hint: CacheHint,
@@ -431,29 +431,99 @@ fn modelled(set: &FigureSet, indices: &[usize], hint: CacheHint) -> Vec<(usize, 
         .collect()
 }
 
-/// Parts the calibration set splits into for processes that share it (MPI ranks): contiguous
-/// runs of its figures, so that the parts in order are [`calibrate`]'s figures in order.
-pub const CALIBRATION_PARTS: usize = 16;
-
-/// The modelled values of part `part` of the calibration set: `(figure index, value)`. Every
-/// run is deterministic, so the values are those [`calibrate`] computes.
-pub fn calibrate_part(part: usize, hint: CacheHint) -> Vec<(usize, f64)> {
-    let set = FigureSet::calibration();
-    let n = set.figure.len();
-    let indices: Vec<usize> =
-        (part * n / CALIBRATION_PARTS..(part + 1) * n / CALIBRATION_PARTS).collect();
-    modelled(&set, &indices, hint)
+/// The figures a `sim calibrate` runs: each set it runs (calibration first) with the indices
+/// of the figures it keeps, in the set's order.
+pub struct Selection {
+    sets: Vec<(FigureSet, Vec<usize>)>,
 }
 
-/// The calibration set's rows from every figure's modelled value (`calibrate_part`'s,
-/// gathered), in the set's order.
-pub fn calibration_rows(mut values: Vec<(usize, f64)>) -> Vec<CalibrationRow> {
-    let set = FigureSet::calibration();
-    values.sort_by_key(|&(i, _)| i);
-    values
-        .into_iter()
-        .map(|(i, value)| CalibrationRow::new(&set, &set.figure[i], value))
-        .collect()
+impl Selection {
+    /// Parts a selection splits into for processes that share it (MPI ranks): contiguous runs
+    /// of its figures, so that figures sharing a measurement mostly share a part (it runs once
+    /// there) and the parts in order are the selection's figures in order.
+    pub const PARTS: usize = 16;
+
+    /// The figures of the set named `set` (`calibration` or `validation`; both if `None`)
+    /// whose ids contain `figure` (all if `None`). Only the sets named are read.
+    pub fn new(set: Option<&str>, figure: Option<&str>) -> Selection {
+        let sets = ["calibration", "validation"]
+            .into_iter()
+            .filter(|name| set.is_none_or(|s| s == *name))
+            .map(|name| {
+                let set = if name == "calibration" {
+                    FigureSet::calibration()
+                } else {
+                    FigureSet::validation()
+                };
+                let kept = (0..set.figure.len())
+                    .filter(|&i| figure.is_none_or(|text| set.figure[i].id.contains(text)))
+                    .collect();
+                (set, kept)
+            })
+            .collect();
+        Selection { sets }
+    }
+
+    /// How many figures it holds.
+    pub fn len(&self) -> usize {
+        self.sets.iter().map(|(_, kept)| kept.len()).sum()
+    }
+
+    /// Whether it holds no figure.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Every figure's modelled value, in one process: `(position in the selection, value)`.
+    pub fn modelled(&self, hint: CacheHint) -> Vec<(usize, f64)> {
+        self.modelled_positions(0..self.len(), hint)
+    }
+
+    /// The modelled values of part `part` (of [`PARTS`](Self::PARTS)): `(position in the
+    /// selection, value)`. Every run is deterministic, so the values are those
+    /// [`modelled`](Self::modelled) computes.
+    pub fn modelled_part(&self, part: usize, hint: CacheHint) -> Vec<(usize, f64)> {
+        let n = self.len();
+        self.modelled_positions(part * n / Self::PARTS..(part + 1) * n / Self::PARTS, hint)
+    }
+
+    fn modelled_positions(
+        &self,
+        positions: std::ops::Range<usize>,
+        hint: CacheHint,
+    ) -> Vec<(usize, f64)> {
+        let mut values = Vec::with_capacity(positions.len());
+        let mut first = 0;
+        for (set, kept) in &self.sets {
+            let mine = positions.start.max(first)..positions.end.min(first + kept.len());
+            if !mine.is_empty() {
+                let indices = &kept[mine.start - first..mine.end - first];
+                values.extend(
+                    modelled(set, indices, hint)
+                        .into_iter()
+                        .zip(mine)
+                        .map(|((_, value), position)| (position, value)),
+                );
+            }
+            first += kept.len();
+        }
+        values
+    }
+
+    /// The rows from every figure's value (the parts' values gathered, in any order), in the
+    /// selection's order.
+    pub fn rows(&self, mut values: Vec<(usize, f64)>) -> Vec<CalibrationRow> {
+        debug_assert_eq!(values.len(), self.len(), "a value for every figure");
+        values.sort_by_key(|&(position, _)| position);
+        let figures = self
+            .sets
+            .iter()
+            .flat_map(|(set, kept)| kept.iter().map(move |&i| (set, &set.figure[i])));
+        figures
+            .zip(values)
+            .map(|((set, figure), (_, value))| CalibrationRow::new(set, figure, value))
+            .collect()
+    }
 }
 
 /// Runs every figure of the calibration set (catalog/figures/calibration.toml).
@@ -479,6 +549,34 @@ pub fn validate_with(hint: CacheHint) -> Vec<CalibrationRow> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The parts of a selection hold each of its figures once, with the value one process
+    /// computes for it, whatever part it falls in.
+    #[test]
+    fn a_selections_parts_model_each_figure_once_as_one_process_does() {
+        let selection = Selection::new(None, Some("p55"));
+        assert!(selection.len() >= 3, "{} figures", selection.len());
+        let mut parts: Vec<(usize, u64)> = (0..Selection::PARTS)
+            .flat_map(|part| selection.modelled_part(part, CacheHint::NONE))
+            .map(|(i, v)| (i, v.to_bits()))
+            .collect();
+        parts.sort_unstable();
+        let whole: Vec<(usize, u64)> = selection
+            .modelled(CacheHint::NONE)
+            .into_iter()
+            .map(|(i, v)| (i, v.to_bits()))
+            .collect();
+        assert_eq!(parts, whole);
+        let rows = selection.rows(selection.modelled(CacheHint::NONE));
+        assert!(rows.iter().any(|r| r.set == "calibration"));
+        assert!(rows.iter().any(|r| r.set == "validation"));
+        assert!(rows.iter().all(|r| r.id.contains("p55")));
+        let validation_only = Selection::new(Some("validation"), Some("p55"));
+        assert_eq!(
+            validation_only.len(),
+            rows.iter().filter(|r| r.set == "validation").count()
+        );
+    }
 
     /// A read measured after `Written` reads what the benchmark wrote in its own data: on a
     /// compressing drive, zeros are stored in a fraction of the NAND and read faster than

@@ -44,10 +44,7 @@ mod run_target;
 mod target;
 mod timeq;
 
-pub use calib::{
-    calibrate, calibrate_part, calibrate_with, calibration_rows, run_set, validate, validate_with,
-    CalibrationRow, CALIBRATION_PARTS,
-};
+pub use calib::{calibrate, calibrate_with, validate, validate_with, CalibrationRow, Selection};
 pub use describe::explain;
 pub use target::SimTarget;
 

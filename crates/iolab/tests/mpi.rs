@@ -711,12 +711,11 @@ fn calibration_split_across_ranks_is_byte_identical() {
     }
     let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
-    let single = iolab_cmd(&["sim", "calibrate", "--json"], dir.path())
-        .output()
-        .unwrap();
-    let split = mpirun(3, &["sim", "calibrate", "--json"], dir.path())
-        .output()
-        .unwrap();
+    // Figures of both sets (five, one of them out of tolerance, so both exit 1), dealt over
+    // the parts: the split is the same for any selection (the whole sets take minutes).
+    let args = ["sim", "calibrate", "--figure", "p55", "--json"];
+    let single = iolab_cmd(&args, dir.path()).output().unwrap();
+    let split = mpirun(3, &args, dir.path()).output().unwrap();
     assert_eq!(
         split.status.code(),
         single.status.code(),

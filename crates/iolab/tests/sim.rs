@@ -318,7 +318,7 @@ fn calibrate_runs_only_the_figures_an_id_names_in_one_process_and_refuses_an_id_
     assert_eq!(t.matches("spec idle power").count(), 2, "{t}");
     assert!(t.contains("2 of 2 figures"), "{t}");
     assert!(!t.contains("validation set"), "{t}");
-    // Under mpirun every rank would print the same figures.
+    // Under mpirun a build without MPI refuses: every rank would run and print them all.
     let out = iolab_cmd(
         &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],
         dir.path(),

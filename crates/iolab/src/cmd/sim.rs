@@ -123,45 +123,19 @@ pub fn run(args: SimArgs) -> Result<i32> {
             Ok(0)
         }
         SimCommand::Calibrate { json, set, figure } => {
-            let wants = |name: &str| set.as_deref().is_none_or(|s| s == name);
-            let mut rows = Vec::new();
-            if let Some(text) = &figure {
-                // Every rank would run and print the same few figures.
-                if let Some((var, n)) = crate::mpi::launched_size().filter(|&(_, n)| n > 1) {
-                    bail!(
-                        "--figure runs the figures it names in one process, and {var} says \
-                         mpirun started {n}: run it without mpirun"
-                    );
-                }
-                let keep = |f: &iolab_sim::figures::Figure| f.id.contains(text.as_str());
-                let hint = iolab_engine::sys::CACHE_HINT;
-                use iolab_sim::figures::FigureSet;
-                if wants("calibration") {
-                    rows.extend(iolab_sim::run_set(&FigureSet::calibration(), &keep, hint));
-                }
-                if wants("validation") {
-                    rows.extend(iolab_sim::run_set(&FigureSet::validation(), &keep, hint));
-                }
-                if rows.is_empty() {
-                    bail!(
-                        "--figure {text:?}: no figure id{} contains it; the ids are the \
-                         `id = ` lines of catalog/figures/calibration.toml and validation.toml",
-                        set.as_deref()
-                            .map_or(String::new(), |s| format!(" of the {s} set"))
-                    );
-                }
-            } else {
-                if wants("calibration") {
-                    // Under mpirun the ranks share the calibration set; rank 0 prints.
-                    let Some(calibration) = crate::mpi::calibration_rows()? else {
-                        return Ok(0);
-                    };
-                    rows.extend(calibration);
-                }
-                if wants("validation") {
-                    rows.extend(iolab_sim::validate_with(iolab_engine::sys::CACHE_HINT));
-                }
+            let selection = iolab_sim::Selection::new(set.as_deref(), figure.as_deref());
+            if let (true, Some(text)) = (selection.is_empty(), &figure) {
+                bail!(
+                    "--figure {text:?}: no figure id{} contains it; the ids are the `id = ` \
+                     lines of catalog/figures/calibration.toml and validation.toml",
+                    set.as_deref()
+                        .map_or(String::new(), |s| format!(" of the {s} set"))
+                );
             }
+            // Under mpirun the ranks share the figures; rank 0 prints.
+            let Some(rows) = crate::mpi::calibration_rows(&selection)? else {
+                return Ok(0);
+            };
             let out = rows
                 .iter()
                 .filter(|r| r.set == "calibration" && !r.within_tolerance())

@@ -108,17 +108,26 @@ pub fn run(args: RunArgs) -> Result<i32> {
     }
 }
 
-/// The model's calibration rows: under mpirun (with the feature) its parts split across the
-/// ranks and gathered at rank 0, byte for byte the single process's; else computed here.
-/// `None` on ranks other than 0, which print nothing.
-pub fn calibration_rows() -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
-    #[cfg(feature = "mpi")]
-    if launched_size().is_some() {
-        return sweep::calibrate();
+/// The rows of `sim calibrate`'s `selection`: under mpirun (with the feature) its parts split
+/// across the ranks and gathered at rank 0, byte for byte the single process's; else computed
+/// here. `None` on ranks other than 0, which print nothing.
+pub fn calibration_rows(
+    selection: &iolab_sim::Selection,
+) -> Result<Option<Vec<iolab_sim::CalibrationRow>>> {
+    match launched_size() {
+        #[cfg(feature = "mpi")]
+        Some(_) => return sweep::calibrate(selection),
+        #[cfg(not(feature = "mpi"))]
+        Some((var, n)) if n > 1 => bail!(
+            "iolab sim calibrate was started by mpirun as one of {n} processes ({var}={n}), but \
+             this iolab is built without MPI support: each process would run every figure and \
+             print it. Build it with MPI (`cargo build --release -p iolab --features mpi`), or \
+             run it without mpirun"
+        ),
+        _ => {}
     }
-    Ok(Some(iolab_sim::calibrate_with(
-        iolab_engine::sys::CACHE_HINT,
-    )))
+    let values = selection.modelled(iolab_engine::sys::CACHE_HINT);
+    Ok(Some(selection.rows(values)))
 }
 
 /// A suite ready to run under mpirun: checked and planned by `iolab suite` as for one process.

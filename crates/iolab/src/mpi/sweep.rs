@@ -6,25 +6,25 @@
 use super::comm::Comm;
 use anyhow::{anyhow, bail, Result};
 use iolab_core::result::RunResult;
-use iolab_sim::{calibrate_part, calibration_rows, CalibrationRow, CALIBRATION_PARTS};
+use iolab_sim::{CalibrationRow, Selection};
 use std::path::PathBuf;
 
-/// `iolab sim calibrate`'s rows, the parts dealt round-robin to the ranks; `None` on ranks other
-/// than 0.
-pub fn calibrate() -> Result<Option<Vec<CalibrationRow>>> {
+/// The rows of `iolab sim calibrate`'s `selection`, its parts dealt round-robin to the ranks;
+/// `None` on ranks other than 0.
+pub fn calibrate(selection: &Selection) -> Result<Option<Vec<CalibrationRow>>> {
     let Some(universe) = mpi::initialize() else {
         bail!("MPI could not be initialised (was it initialised already?)");
     };
     let comm = Comm::new(universe.world());
-    // (figure index, modelled value's bits) of this rank's parts.
-    let mine: Vec<(usize, u64)> = (comm.rank as usize..CALIBRATION_PARTS)
+    // (position in the selection, modelled value's bits) of this rank's parts.
+    let mine: Vec<(usize, u64)> = (comm.rank as usize..Selection::PARTS)
         .step_by(comm.size.max(1) as usize)
-        .flat_map(|part| calibrate_part(part, iolab_engine::sys::CACHE_HINT))
+        .flat_map(|part| selection.modelled_part(part, iolab_engine::sys::CACHE_HINT))
         .map(|(i, v)| (i, v.to_bits()))
         .collect();
     let all = comm.gather(&mine)?;
     Ok(all.map(|all| {
-        calibration_rows(
+        selection.rows(
             all.into_iter()
                 .flatten()
                 .map(|(i, bits)| (i, f64::from_bits(bits)))
