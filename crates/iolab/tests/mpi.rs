@@ -71,6 +71,11 @@ fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
 
 /// `mpirun -np N iolab ARGS` in `dir`, with the settings of `common::iolab_cmd`.
 fn mpirun(n: u32, args: &[&str], dir: &Path) -> Command {
+    mpirun_with(n, &[], args, dir)
+}
+
+/// [`mpirun`] with mpirun's own `options`.
+fn mpirun_with(n: u32, options: &[&str], args: &[&str], dir: &Path) -> Command {
     let mut c = Command::new("mpirun");
     c.args([
         "--oversubscribe",
@@ -78,8 +83,7 @@ fn mpirun(n: u32, args: &[&str], dir: &Path) -> Command {
         "-np",
         &n.to_string(),
     ])
-    // A killed rank: the others get SIGTERM, and this long before SIGKILL to save.
-    .args(["--mca", "odls_base_sigkill_timeout", "10"])
+    .args(options)
     .arg(env!("CARGO_BIN_EXE_iolab"))
     .args(args)
     .current_dir(dir)
@@ -413,8 +417,11 @@ fn long_run(dir: &Path, json_name: &str, rank: u32) -> (std::process::Child, u32
     sparse_files(dir, &[64 << 20; 4]);
     let pattern = dir.join("f.{rank}");
     let out_json = dir.join(json_name);
-    let child = mpirun(
+    // A killed rank: the others get SIGTERM, and this long before SIGKILL to save. (Not for
+    // every run: mpirun waits it out whenever a rank exits with an error.)
+    let child = mpirun_with(
         4,
+        &["--mca", "odls_base_sigkill_timeout", "10"],
         &[
             "run",
             "--access",
@@ -711,9 +718,9 @@ fn calibration_split_across_ranks_is_byte_identical() {
     }
     let _one = one_at_a_time();
     let dir = tempfile::tempdir().unwrap();
-    // Figures of both sets (five, one of them out of tolerance, so both exit 1), dealt over
-    // the parts: the split is the same for any selection (the whole sets take minutes).
-    let args = ["sim", "calibrate", "--figure", "p55", "--json"];
+    // Nine figures of both sets, dealt over the parts: the split is the same for any selection
+    // (the whole sets take minutes).
+    let args = ["sim", "calibrate", "--figure", "seq-read-qd", "--json"];
     let single = iolab_cmd(&args, dir.path()).output().unwrap();
     let split = mpirun(3, &args, dir.path()).output().unwrap();
     assert_eq!(
