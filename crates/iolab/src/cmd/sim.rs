@@ -43,7 +43,8 @@ enum SimCommand {
         #[arg(long, value_parser = ["calibration", "validation"])]
         set: Option<String>,
         /// Run only the figures whose id contains this text (ids are in
-        /// catalog/figures/*.toml); the exit code then judges those figures alone.
+        /// catalog/figures/*.toml); the exit code then judges the calibration figures among
+        /// them.
         #[arg(long, value_name = "TEXT")]
         figure: Option<String>,
     },
