@@ -306,7 +306,7 @@ fn list_and_explain_show_the_catalog_and_the_bottleneck() {
 }
 
 #[test]
-fn calibrate_runs_only_the_figures_an_id_names_in_one_process_and_refuses_an_id_that_names_none() {
+fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none() {
     let dir = tempfile::tempdir().unwrap();
     let out = iolab(
         &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],
