@@ -291,60 +291,83 @@ pub fn recorded_state() -> BTreeMap<String, f64> {
 
 /// How well the figures validate a drive family and a platform: for each, the validation
 /// figures that ran on it (from the recorded state), how many are within tolerance, and the
-/// median and largest error of the two-sided ones; "not validated" where there is none.
+/// median and largest error of the two-sided ones; "not validated" where there is none. A
+/// third line does the same for the garbage-collection steady state on every drive.
 pub fn validation_summary(drive: &str, platform: &str) -> Vec<String> {
     let set = FigureSet::validation();
     let state = recorded_state();
     let family = drive_family(drive);
-    let describe = |what: &str, on: &dyn Fn(&str, &str) -> bool| -> String {
-        let mut n = 0;
-        let mut within = 0;
-        let mut errors: Vec<f64> = Vec::new();
-        for f in &set.figure {
-            let runs_on = f.measure.values().any(|m| {
-                let (d, p) = drive_and_platform(&m.target);
-                !m.target.is_empty() && on(&d, &p)
-            });
-            let Some(&modelled) = state.get(&f.id) else {
-                continue;
-            };
-            if !runs_on {
-                continue;
-            }
-            n += 1;
-            let err = (modelled - f.published) / f.published * 100.0;
-            let ok = match f.bound {
-                Some(Bound::AtLeast) => modelled >= f.published,
-                Some(Bound::AtMost) => modelled <= f.published,
-                None => {
-                    errors.push(err.abs());
-                    err.abs() <= f.tolerance_pct
-                }
-            };
-            within += usize::from(ok);
-        }
-        if n == 0 {
-            return format!(
-                "{what}: not validated (no published figure outside the calibration set)"
-            );
-        }
-        errors.sort_by(f64::total_cmp);
-        let spread = match (errors.get(errors.len() / 2), errors.last()) {
-            (Some(median), Some(max)) => {
-                format!(", |error| median {median:.0} %, largest {max:.0} %")
-            }
-            _ => String::new(),
-        };
-        format!("{what}: {within} of {n} validation figures within tolerance{spread}")
+    let runs_on = |f: &Figure, on: &dyn Fn(&str, &str) -> bool| {
+        f.measure.values().any(|m| {
+            let (d, p) = drive_and_platform(&m.target);
+            !m.target.is_empty() && on(&d, &p)
+        })
     };
     vec![
-        describe(&format!("validated, drive family {family}"), &|d, _| {
-            drive_family(d) == family
-        }),
-        describe(&format!("validated, platform {platform}"), &|_, p| {
-            p == platform
-        }),
+        summary_line(
+            &format!("validated, drive family {family}"),
+            &set,
+            &state,
+            &|f| runs_on(f, &|d, _| drive_family(d) == family),
+        ),
+        summary_line(
+            &format!("validated, platform {platform}"),
+            &set,
+            &state,
+            &|f| runs_on(f, &|_, p| p == platform),
+        ),
+        steady_state_validation(),
     ]
+}
+
+/// How well the validation set checks the model in garbage-collection steady state, on every
+/// drive: its steady-state figures (from the recorded state), how many are within tolerance,
+/// and their error. Said with a model's results when collection ran during them.
+pub fn steady_state_validation() -> String {
+    summary_line(
+        "validated in garbage-collection steady state (every drive)",
+        &FigureSet::validation(),
+        &recorded_state(),
+        &|f| f.steady_state,
+    )
+}
+
+/// `what`: how many of the figures of `set` that `pick` takes are within tolerance in the
+/// recorded `state`, and the median and largest error of the two-sided ones.
+fn summary_line(
+    what: &str,
+    set: &FigureSet,
+    state: &BTreeMap<String, f64>,
+    pick: &dyn Fn(&Figure) -> bool,
+) -> String {
+    let mut n = 0;
+    let mut within = 0;
+    let mut errors: Vec<f64> = Vec::new();
+    for f in set.figure.iter().filter(|f| pick(f)) {
+        let Some(&modelled) = state.get(&f.id) else {
+            continue;
+        };
+        n += 1;
+        let err = (modelled - f.published) / f.published * 100.0;
+        let ok = match f.bound {
+            Some(Bound::AtLeast) => modelled >= f.published,
+            Some(Bound::AtMost) => modelled <= f.published,
+            None => {
+                errors.push(err.abs());
+                err.abs() <= f.tolerance_pct
+            }
+        };
+        within += usize::from(ok);
+    }
+    if n == 0 {
+        return format!("{what}: not validated (no published figure outside the calibration set)");
+    }
+    errors.sort_by(f64::total_cmp);
+    let spread = match (errors.get(errors.len() / 2), errors.last()) {
+        (Some(median), Some(max)) => format!(", |error| median {median:.0} %, largest {max:.0} %"),
+        _ => String::new(),
+    };
+    format!("{what}: {within} of {n} validation figures within tolerance{spread}")
 }
 
 /// Evaluates `expr` with `var` giving each name's value.

@@ -276,6 +276,16 @@ impl SimSetup {
             .any(|l| matches!(l.dev, Dev::Ssd(_)))
     }
 
+    /// Whether garbage collection has moved valid data on any SSD of the model since it was
+    /// opened: write figures from then on come from the regime the validation set checks least
+    /// well ([`figures::steady_state_validation`]).
+    pub fn has_collected(&self) -> bool {
+        self.world
+            .leaves
+            .iter()
+            .any(|l| matches!(&l.dev, Dev::Ssd(s) if s.ftl.counters.gc_units > 0))
+    }
+
     /// Puts every SSD in the state a full sequential fill leaves, analytically (seconds, not
     /// hours): every LBA holds data, blocks are full, only the spare area is free.
     pub fn precondition_fill(&mut self) {

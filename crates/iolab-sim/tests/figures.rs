@@ -42,7 +42,7 @@ fn every_figure_names_its_source_and_runs_on_a_catalog_setup() {
 fn explain_says_how_well_a_setup_is_validated() {
     // A family and a platform with validation figures: how many are within tolerance.
     let lines = validation_summary("ssd750-1200", "z97");
-    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert_eq!(lines.len(), 3, "{lines:?}");
     assert!(
         lines[0].starts_with("validated, drive family ssd750: ")
             && lines[0].contains(" validation figures within tolerance"),
@@ -52,9 +52,24 @@ fn explain_says_how_well_a_setup_is_validated() {
         lines[1].starts_with("validated, platform z97: "),
         "{lines:?}"
     );
+    // The garbage-collection steady state, on every drive: the set's steady-state figures.
+    let steady = FigureSet::validation()
+        .figure
+        .iter()
+        .filter(|f| f.steady_state)
+        .count();
+    assert!(steady > 0);
+    assert!(
+        lines[2].starts_with("validated in garbage-collection steady state (every drive): ")
+            && lines[2].contains(&format!(" of {steady} validation figures")),
+        "{lines:?}"
+    );
     // None: said plainly.
     let none = validation_summary("no-such-drive-1", "no-such-platform");
-    assert!(none.iter().all(|l| l.contains("not validated")), "{none:?}");
+    assert!(
+        none[..2].iter().all(|l| l.contains("not validated")),
+        "{none:?}"
+    );
     // And `sim explain` prints it.
     let text = iolab_sim::explain("sim:ssd750-1200@z97/cpu", None).expect("explains");
     assert!(text.contains("validated, drive family ssd750"), "{text}");

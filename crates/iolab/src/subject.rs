@@ -539,6 +539,16 @@ impl Subject {
     pub fn describe_into(&self, result: &mut RunResult) {
         if let Subject::Model(sim) = self {
             result.target.model = Some(sim.describe());
+            // Where the model is least checked, the result says so.
+            if sim.has_collected() {
+                let note = format!(
+                    "garbage collection ran in the model: {}",
+                    iolab_sim::figures::steady_state_validation()
+                );
+                if !result.notes.contains(&note) {
+                    result.notes.push(note);
+                }
+            }
         }
     }
 }

@@ -647,3 +647,42 @@ fn a_users_entry_with_a_built_ins_name_is_said_to_replace_it() {
     let notes = json(&d.join("r.json"))["notes"].to_string();
     assert!(notes.contains(note), "{notes}");
 }
+
+#[test]
+fn a_run_in_which_the_model_collected_garbage_says_how_little_that_regime_is_validated() {
+    let dir = tempfile::tempdir().unwrap();
+    let notes = |state: &str, access: &str| {
+        let out = iolab(
+            &[
+                "run",
+                "sim:ssd750-400@z97/cpu",
+                "--model-state",
+                state,
+                "--access",
+                access,
+                "--bs",
+                "4k",
+                "--qd",
+                "32",
+                "--duration",
+                "0.2",
+                "--json",
+                "r.json",
+            ],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        json(&dir.path().join("r.json"))["notes"].to_string()
+    };
+    let said = "garbage collection ran in the model: validated in garbage-collection steady state";
+    // Random writes in steady state: every write waits for collection.
+    let steady = notes("steady", "randwrite");
+    assert!(steady.contains(said), "{steady}");
+    assert!(
+        steady.contains(" validation figures within tolerance"),
+        "{steady}"
+    );
+    // Reads of a freshly filled drive move nothing.
+    let reads = notes("full", "randread");
+    assert!(!reads.contains("garbage collection ran"), "{reads}");
+}
