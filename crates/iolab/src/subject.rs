@@ -535,7 +535,8 @@ impl Subject {
     }
 
     /// Puts what the model did (power, bottleneck and write amplification per job) into the
-    /// result; nothing for a real target.
+    /// result, with a note of how well the steady state is validated when its garbage
+    /// collection moved data; nothing for a real target.
     pub fn describe_into(&self, result: &mut RunResult) {
         if let Subject::Model(sim) = self {
             result.target.model = Some(sim.describe());
