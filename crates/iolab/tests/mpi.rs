@@ -734,6 +734,23 @@ fn calibration_split_across_ranks_is_byte_identical() {
         single.stdout == split.stdout,
         "the ranks' rows differ from one process's"
     );
+    // An id that names no figure: every rank finds it, rank 0 says it once.
+    let none = mpirun(
+        3,
+        &["sim", "calibrate", "--figure", "no-such-id"],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(none.status.code(), Some(2), "{}", text(&none));
+    assert_eq!(
+        text(&none)
+            .matches("--figure \"no-such-id\": no figure id")
+            .count(),
+        1,
+        "{}",
+        text(&none)
+    );
 }
 
 #[test]

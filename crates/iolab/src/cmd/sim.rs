@@ -2,7 +2,7 @@
 //! how the model compares with every published figure it is calibrated against. Jobs and
 //! suites run on a model through the usual commands with a `sim:DRIVE@PLATFORM[/PORT]` target.
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, Result};
 use clap::{Args, Subcommand};
 use iolab_sim::catalog::Catalog;
 use std::path::PathBuf;
@@ -126,12 +126,13 @@ pub fn run(args: SimArgs) -> Result<i32> {
         SimCommand::Calibrate { json, set, figure } => {
             let selection = iolab_sim::Selection::new(set.as_deref(), figure.as_deref());
             if let (true, Some(text)) = (selection.is_empty(), &figure) {
-                bail!(
+                // Under mpirun every rank finds the same: rank 0 says it.
+                return crate::mpi::said_by_rank_0(Err(anyhow!(
                     "--figure {text:?}: no figure id{} contains it; the ids are the `id = ` \
                      lines of catalog/figures/calibration.toml and validation.toml",
                     set.as_deref()
                         .map_or(String::new(), |s| format!(" of the {s} set"))
-                );
+                )));
             }
             // Under mpirun the ranks share the figures; rank 0 prints.
             let Some(rows) = crate::mpi::calibration_rows(&selection)? else {

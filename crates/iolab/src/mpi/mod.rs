@@ -62,6 +62,21 @@ pub fn launched_size() -> Option<(&'static str, u32)> {
     })
 }
 
+/// A refusal that every rank mpirun started meets alike before MPI is up: with MPI support,
+/// rank 0 (as the launcher's environment says) returns it and the others end quietly with 0,
+/// as the ranks of a coordinated run do, so it is said once and mpirun exits with rank 0's
+/// code; one process, or a build without MPI, returns it.
+pub fn said_by_rank_0(outcome: Result<i32>) -> Result<i32> {
+    let rank = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"]
+        .iter()
+        .find_map(|var| std::env::var(var).ok()?.trim().parse::<u32>().ok());
+    if cfg!(feature = "mpi") && launched_size().is_some() && rank.is_some_and(|r| r > 0) {
+        Ok(0)
+    } else {
+        outcome
+    }
+}
+
 /// Whether `command` runs coordinated across ranks: true when mpirun started it and iolab has
 /// MPI support; refused when mpirun started several copies of a build without it (each would
 /// measure as if alone), and `--stonewall` without mpirun (one process has no one to stop).
