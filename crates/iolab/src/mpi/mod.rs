@@ -54,12 +54,20 @@ pub struct ScaleFlags {
 /// then the PMI of MPICH, Intel MPI and Slurm.
 const SIZE_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_SIZE", "PMI_SIZE"];
 
-/// The number of processes the launcher started, when this process is one of them.
-pub fn launched_size() -> Option<(&'static str, u32)> {
-    SIZE_VARIABLES.iter().find_map(|var| {
+/// Those that tell it its rank, in the same order.
+const RANK_VARIABLES: [&str; 2] = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"];
+
+/// The first of `variables` set to a number, and the number.
+fn launcher_says(variables: &[&'static str]) -> Option<(&'static str, u32)> {
+    variables.iter().find_map(|var| {
         let n = std::env::var(var).ok()?.trim().parse::<u32>().ok()?;
         Some((*var, n))
     })
+}
+
+/// The number of processes the launcher started, when this process is one of them.
+pub fn launched_size() -> Option<(&'static str, u32)> {
+    launcher_says(&SIZE_VARIABLES)
 }
 
 /// A refusal that every rank mpirun started meets alike before MPI is up: with MPI support,
@@ -67,10 +75,8 @@ pub fn launched_size() -> Option<(&'static str, u32)> {
 /// as the ranks of a coordinated run do, so it is said once and mpirun exits with rank 0's
 /// code; one process, or a build without MPI, returns it.
 pub fn said_by_rank_0(outcome: Result<i32>) -> Result<i32> {
-    let rank = ["OMPI_COMM_WORLD_RANK", "PMI_RANK"]
-        .iter()
-        .find_map(|var| std::env::var(var).ok()?.trim().parse::<u32>().ok());
-    if cfg!(feature = "mpi") && launched_size().is_some() && rank.is_some_and(|r| r > 0) {
+    let other_rank = launcher_says(&RANK_VARIABLES).is_some_and(|(_, rank)| rank > 0);
+    if cfg!(feature = "mpi") && launched_size().is_some() && other_rank {
         Ok(0)
     } else {
         outcome
