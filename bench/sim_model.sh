@@ -5,7 +5,8 @@
 # /usr/bin/time -v:
 #   - `iolab sim explain sim:ssd750-1200@z97/cpu` (opens the 1.2 TB model six times and fills it
 #     analytically): peak RSS and wall time;          target: < 300 MB, < 2 s
-#   - `iolab sim calibrate --set calibration`: peak RSS and wall time;   target: < 500 MB
+#   - `iolab sim calibrate --set calibration`: peak RSS and wall time (two models at a time on
+#     any machine);                                   target: < 500 MB
 #   - simulated I/Os per wall second: `iolab run` of 4 KiB random reads and then random writes
 #     at QD32 over the whole filled drive for VSECONDS of virtual time (default 10), I/O count
 #     from the JSON result;                          target: >= 10^6 per second

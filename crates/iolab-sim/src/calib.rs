@@ -341,7 +341,7 @@ impl Runner<'_> {
     }
 
     /// Runs every measurement `figures` need that has not run yet, spread over the machine's
-    /// cores (one model per thread), and keeps their results.
+    /// cores (one model per thread, at most [`MODELS_AT_ONCE`]), and keeps their results.
     fn run_all(&mut self, figures: &[&Figure]) {
         let mut todo: Vec<(String, &Measure)> = Vec::new();
         for f in figures {
@@ -352,8 +352,7 @@ impl Runner<'_> {
                 }
             }
         }
-        let threads = std::thread::available_parallelism()
-            .map_or(1, |n| n.get())
+        let threads = models_at_once(std::thread::available_parallelism().map_or(1, |n| n.get()))
             .min(todo.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let this = &*self;
@@ -389,6 +388,18 @@ impl Runner<'_> {
         let pick = m.pick.unwrap_or(1).clamp(1, figs.len()) - 1;
         figs[pick].get(m.metric)
     }
+}
+
+/// How many models a calibration runs at once in one process. Each takes memory for what its
+/// run writes: The Destroyer on the SM951 or the SSD 750 peaks at about 170 MB, the 970 EVO's
+/// sustained write at 160 MB, every other measurement under 85 MB (each run alone under
+/// `/usr/bin/time`). Two at once keep a calibration under the model's 500 MB target on a machine
+/// of any size (issue 38); more cores are used by more processes, under mpirun.
+const MODELS_AT_ONCE: usize = 2;
+
+/// The threads a calibration runs models on, given the machine's `cores`.
+fn models_at_once(cores: usize) -> usize {
+    cores.clamp(1, MODELS_AT_ONCE)
 }
 
 /// Runs every figure of `set` (or those `keep` accepts), the models prefetching with `hint`
@@ -576,6 +587,16 @@ mod tests {
             validation_only.len(),
             rows.iter().filter(|r| r.set == "validation").count()
         );
+    }
+
+    /// A machine of many cores runs no more models at once than the memory target allows; one
+    /// of one core runs one.
+    #[test]
+    fn a_calibration_runs_at_most_two_models_at_once_however_many_cores() {
+        assert_eq!(models_at_once(64), MODELS_AT_ONCE);
+        assert_eq!(models_at_once(2), 2);
+        assert_eq!(models_at_once(1), 1);
+        assert_eq!(models_at_once(0), 1);
     }
 
     /// A read measured after `Written` reads what the benchmark wrote in its own data: on a
