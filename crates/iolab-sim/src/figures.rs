@@ -332,6 +332,18 @@ pub fn steady_state_validation() -> String {
     )
 }
 
+/// How well the validation set checks the model replaying traces, on every drive: its figures
+/// of AnandTech's Storage Bench replayed on a model (data rates and average latencies). Said
+/// with a replay's results on a model.
+pub fn trace_replay_validation() -> String {
+    summary_line(
+        "validated replaying traces (AnandTech's Storage Bench, every drive)",
+        &FigureSet::validation(),
+        &recorded_state(),
+        &|f| f.measure.values().any(|m| m.kind == Kind::StorageBench),
+    )
+}
+
 /// `what`: how many of the figures of `set` that `pick` takes are within tolerance in the
 /// recorded `state`, and the median and largest error of the two-sided ones.
 fn summary_line(

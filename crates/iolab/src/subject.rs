@@ -552,6 +552,17 @@ impl Subject {
             }
         }
     }
+
+    /// Notes how well the model is validated replaying traces, for a replay on a model
+    /// (nothing for a real target).
+    pub fn note_replay_validation(&self, result: &mut RunResult) {
+        if let Subject::Model(_) = self {
+            result.notes.push(format!(
+                "trace replayed on the model: {}",
+                iolab_sim::figures::trace_replay_validation()
+            ));
+        }
+    }
 }
 
 impl Drop for Subject {

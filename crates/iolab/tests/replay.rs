@@ -85,6 +85,9 @@ fn replay_on_a_temp_file_issues_every_request_once() {
     assert_eq!(s["planned_ios"].as_u64().unwrap(), reads + writes);
     assert!(s["data_rate_mb_per_s"].as_f64().unwrap() > 0.0);
     assert!(s["pct_over_10ms"].as_f64().unwrap() >= 0.0);
+    // A measurement carries no note of the model's validation.
+    let notes = r["notes"].to_string();
+    assert!(!notes.contains("replayed on the model"), "{notes}");
     // Timestamp-faithful at 100× speed replays the same requests.
     let r = replay("t.bin", &["--time-scale", "100"], dir.path());
     let _ = r;

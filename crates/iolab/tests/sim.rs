@@ -159,6 +159,13 @@ fn a_trace_replays_on_a_model() {
         read["lat_ns"]["mean"].as_f64().unwrap() > 30_000.0,
         "{read}"
     );
+    // The result says how well the model replays traces: its Storage Bench validation.
+    let notes = r["notes"].to_string();
+    assert!(
+        notes.contains("trace replayed on the model: validated replaying traces (AnandTech's Storage Bench, every drive): ")
+            && notes.contains(" validation figures within tolerance"),
+        "{notes}"
+    );
 }
 
 #[test]

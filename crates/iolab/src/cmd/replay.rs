@@ -165,6 +165,7 @@ pub fn run(args: ReplayArgs) -> Result<i32> {
         1,
     );
     subject.describe_into(&mut result);
+    subject.note_replay_validation(&mut result);
     session::settle(&mut result);
     // What stopped first says why: the replay after a stopped fill stops too (Ctrl-C), or
     // runs on a target that is not the one asked for.
