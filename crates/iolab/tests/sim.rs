@@ -346,6 +346,10 @@ fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none
         "{}",
         text(&out)
     );
+    // An empty text (an unset shell variable) names every figure: refused, not a whole run.
+    let out = iolab(&["sim", "calibrate", "--figure", ""], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--figure"), "{}", text(&out));
 }
 
 #[test]

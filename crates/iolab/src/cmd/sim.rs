@@ -44,8 +44,8 @@ enum SimCommand {
         set: Option<String>,
         /// Run only the figures whose id contains this text (ids are in
         /// catalog/figures/*.toml); the exit code then judges the calibration figures among
-        /// them.
-        #[arg(long, value_name = "TEXT")]
+        /// them. An empty text is refused (it would name every figure): leave the option out.
+        #[arg(long, value_name = "TEXT", value_parser = clap::builder::NonEmptyStringValueParser::new())]
         figure: Option<String>,
     },
 }
