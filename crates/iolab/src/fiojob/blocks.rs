@@ -156,7 +156,11 @@ pub(super) fn blocks(tr: &mut Tr, reads: bool, writes: bool) {
         }
     }
     if let Some(depth) = tr.number::<u32>("iodepth") {
-        if tr.job.engine.0 == EngineChoice::Psync {
+        if depth == 0 {
+            // fio refuses it whatever the engine (its minimum is 1); a synchronous engine here
+            // would otherwise run one I/O in flight without a word.
+            tr.problem("iodepth", "0 is below fio's minimum of 1; give 1 or more");
+        } else if tr.job.engine.0 == EngineChoice::Psync {
             if depth > 1 {
                 tr.note(
                     "iodepth",

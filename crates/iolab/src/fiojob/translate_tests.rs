@@ -120,6 +120,20 @@ fn rw_modifiers_become_skips_and_runs() {
 }
 
 #[test]
+fn an_iodepth_of_zero_is_refused_as_fio_does_whatever_the_engine() {
+    for engine in ["psync", "io_uring"] {
+        let j = &translate(&format!("[q]\nrw=randread\nioengine={engine}\niodepth=0\n"))[0];
+        assert!(
+            problems(j).contains("iodepth=0: 0 is below fio's minimum of 1"),
+            "{engine}: {}",
+            problems(j)
+        );
+    }
+    let j = &translate("[q]\nrw=randread\nioengine=psync\niodepth=1\n")[0];
+    assert!(j.problems.is_empty(), "{:?}", j.problems);
+}
+
+#[test]
 fn filename_lists_split_on_unescaped_colons() {
     assert_eq!(
         split_filenames("/dev/sdb:/dev/sdc"),
