@@ -415,6 +415,26 @@ fn a_trace_replays_whole_on_every_rank_and_the_aggregate_adds_up() {
     }
     assert!(dir.path().join("own.1.bin").is_file());
     assert!(!dir.path().join("own.2.bin").exists());
+    // On a model, each rank's own, the result says how well the model replays traces.
+    let out_json = dir.path().join("replay-model.json");
+    let out = mpirun(
+        2,
+        &[
+            "trace",
+            "replay",
+            trace.to_str().unwrap(),
+            "sim:ssd750-400@z97/cpu",
+            "--as-fast-as-possible",
+            "--json",
+            out_json.to_str().unwrap(),
+        ],
+        dir.path(),
+    )
+    .output()
+    .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+    let notes = json(&out_json)["notes"].to_string();
+    assert!(notes.contains("trace replayed on the model: "), "{notes}");
 }
 
 #[test]

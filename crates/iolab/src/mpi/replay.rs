@@ -114,6 +114,7 @@ fn replay(steps: &mut Steps, args: &ReplayArgs, plan: &TracePlan) -> Result<Opti
         result.notes.extend(prepared);
         let own = r.run.ok().map(|r| r.result);
         steps.subject.describe_into(&mut result);
+        steps.subject.note_replay_validation(&mut result);
         steps.interrupted_into(&mut result, &full, own);
         show_and_save(&result, args, &rules, &host_lines(&result))?;
         return Ok(Some(crate::session::EXIT_INTERRUPTED));
@@ -136,6 +137,7 @@ fn replay(steps: &mut Steps, args: &ReplayArgs, plan: &TracePlan) -> Result<Opti
         ranks,
     );
     steps.subject.describe_into(&mut result);
+    steps.subject.note_replay_validation(&mut result);
     steps.describe_into(&mut result);
     if let Some(why) = fill_stopped {
         result.complete = false;
