@@ -290,6 +290,8 @@ struct Runner<'a> {
     set: &'a FigureSet,
     done: HashMap<String, Vec<Fig>>,
     hint: CacheHint,
+    /// Models run at once, each on its own thread.
+    models: usize,
 }
 
 impl Runner<'_> {
@@ -340,8 +342,8 @@ impl Runner<'_> {
         }
     }
 
-    /// Runs every measurement `figures` need that has not run yet, spread over the machine's
-    /// cores (one model per thread, at most [`MODELS_AT_ONCE`]), and keeps their results.
+    /// Runs every measurement `figures` need that has not run yet, `models` at once (one per
+    /// thread), and keeps their results.
     fn run_all(&mut self, figures: &[&Figure]) {
         let mut todo: Vec<(String, &Measure)> = Vec::new();
         for f in figures {
@@ -352,8 +354,7 @@ impl Runner<'_> {
                 }
             }
         }
-        let threads = models_at_once(std::thread::available_parallelism().map_or(1, |n| n.get()))
-            .min(todo.len());
+        let threads = self.models.max(1).min(todo.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let this = &*self;
         let results: Vec<(usize, Vec<Fig>)> = std::thread::scope(|scope| {
@@ -390,16 +391,22 @@ impl Runner<'_> {
     }
 }
 
-/// How many models a calibration runs at once in one process. Each takes memory for what its
-/// run writes: The Destroyer on the SM951 or the SSD 750 peaks at about 170 MB, the 970 EVO's
-/// sustained write at 160 MB, every other measurement under 85 MB (each run alone under
-/// `/usr/bin/time`). Two at once keep a calibration under the model's 500 MB target on a machine
-/// of any size (issue 38); more cores are used by more processes, under mpirun.
-const MODELS_AT_ONCE: usize = 2;
+/// How many models a calibration runs at once in one process unless told. Each takes memory
+/// for what its run writes: The Destroyer on the SM951 or the SSD 750 peaks at about 170 MB,
+/// the 970 EVO's sustained write at 160 MB, every other measurement under 85 MB (each run alone
+/// under `/usr/bin/time`). Two at once keep a calibration under the model's 500 MB target on a
+/// machine of any size (issue 38); more cores are used by more processes (mpirun), or by more
+/// models at once where the memory is there ([`Selection::with_models`]).
+pub const MODELS_AT_ONCE: usize = 2;
 
-/// The threads a calibration runs models on, given the machine's `cores`.
+/// The models a calibration runs at once by default, given the machine's `cores`.
 fn models_at_once(cores: usize) -> usize {
     cores.clamp(1, MODELS_AT_ONCE)
+}
+
+/// [`models_at_once`] on this machine.
+fn default_models() -> usize {
+    models_at_once(std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
 /// Runs every figure of `set` (or those `keep` accepts), the models prefetching with `hint`
@@ -412,18 +419,25 @@ fn run_set(
     let indices: Vec<usize> = (0..set.figure.len())
         .filter(|&i| keep(&set.figure[i]))
         .collect();
-    modelled(set, &indices, hint)
+    modelled(set, &indices, hint, default_models())
         .into_iter()
         .map(|(i, value)| CalibrationRow::new(set, &set.figure[i], value))
         .collect()
 }
 
-/// The modelled value of each figure of `set` named by its index, in that order.
-fn modelled(set: &FigureSet, indices: &[usize], hint: CacheHint) -> Vec<(usize, f64)> {
+/// The modelled value of each figure of `set` named by its index, in that order, `models` run
+/// at once.
+fn modelled(
+    set: &FigureSet,
+    indices: &[usize],
+    hint: CacheHint,
+    models: usize,
+) -> Vec<(usize, f64)> {
     let mut runner = Runner {
         set,
         done: HashMap::new(),
         hint,
+        models,
     };
     let figures: Vec<&Figure> = indices.iter().map(|&i| &set.figure[i]).collect();
     runner.run_all(&figures);
@@ -446,6 +460,8 @@ fn modelled(set: &FigureSet, indices: &[usize], hint: CacheHint) -> Vec<(usize, 
 /// of the figures it keeps, in the set's order.
 pub struct Selection {
     sets: Vec<(FigureSet, Vec<usize>)>,
+    /// Models run at once in this process.
+    models: usize,
 }
 
 impl Selection {
@@ -472,7 +488,18 @@ impl Selection {
                 (set, kept)
             })
             .collect();
-        Selection { sets }
+        Selection {
+            sets,
+            models: default_models(),
+        }
+    }
+
+    /// The same selection run `models` models at once in this process (at least one), in
+    /// place of [`MODELS_AT_ONCE`] (or one on a machine of one core): faster on a machine of
+    /// more cores, at up to about 170 MB of memory per model. The values do not change.
+    pub fn with_models(mut self, models: usize) -> Selection {
+        self.models = models.max(1);
+        self
     }
 
     /// How many figures it holds.
@@ -510,7 +537,7 @@ impl Selection {
             if !mine.is_empty() {
                 let indices = &kept[mine.start - first..mine.end - first];
                 values.extend(
-                    modelled(set, indices, hint)
+                    modelled(set, indices, hint, self.models)
                         .into_iter()
                         .zip(mine)
                         .map(|((_, value), position)| (position, value)),
@@ -578,6 +605,14 @@ mod tests {
             .map(|(i, v)| (i, v.to_bits()))
             .collect();
         assert_eq!(parts, whole);
+        // However many models run at once, the values are the same.
+        let one_at_a_time: Vec<(usize, u64)> = Selection::new(None, Some("p55"))
+            .with_models(1)
+            .modelled(CacheHint::NONE)
+            .into_iter()
+            .map(|(i, v)| (i, v.to_bits()))
+            .collect();
+        assert_eq!(one_at_a_time, whole);
         let rows = selection.rows(selection.modelled(CacheHint::NONE));
         assert!(rows.iter().any(|r| r.set == "calibration"));
         assert!(rows.iter().any(|r| r.set == "validation"));

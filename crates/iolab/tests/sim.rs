@@ -325,6 +325,25 @@ fn calibrate_runs_only_the_figures_an_id_names_and_refuses_an_id_that_names_none
     assert_eq!(t.matches("spec idle power").count(), 2, "{t}");
     assert!(t.contains("2 of 2 figures"), "{t}");
     assert!(!t.contains("validation set"), "{t}");
+    // More models at once (or one) compute the same figures; none at once is refused.
+    for models in ["1", "3"] {
+        let out = iolab(
+            &[
+                "sim",
+                "calibrate",
+                "--figure",
+                "d-spec-idle-power-w",
+                "--models",
+                models,
+            ],
+            dir.path(),
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out));
+        assert_eq!(text(&out), t, "--models {models}");
+    }
+    let out = iolab(&["sim", "calibrate", "--models", "0"], dir.path());
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--models"), "{}", text(&out));
     // Under mpirun a build without MPI refuses: every rank would run and print them all.
     let out = iolab_cmd(
         &["sim", "calibrate", "--figure", "d-spec-idle-power-w"],

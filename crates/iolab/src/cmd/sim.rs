@@ -47,6 +47,11 @@ enum SimCommand {
         /// them. An empty text is refused (it would name every figure): leave the option out.
         #[arg(long, value_name = "TEXT", value_parser = clap::builder::NonEmptyStringValueParser::new())]
         figure: Option<String>,
+        /// Models run at once (default 2, 1 on a machine of one core): each takes up to about
+        /// 170 MB, so 2 keep a calibration under 500 MB; more run faster on more cores, in more
+        /// memory. Under mpirun, per process. The figures do not change.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u16).range(1..))]
+        models: Option<u16>,
     },
 }
 
@@ -123,8 +128,16 @@ pub fn run(args: SimArgs) -> Result<i32> {
             print!("{}", iolab_sim::explain(&spec, catalog.as_deref())?);
             Ok(0)
         }
-        SimCommand::Calibrate { json, set, figure } => {
-            let selection = iolab_sim::Selection::new(set.as_deref(), figure.as_deref());
+        SimCommand::Calibrate {
+            json,
+            set,
+            figure,
+            models,
+        } => {
+            let mut selection = iolab_sim::Selection::new(set.as_deref(), figure.as_deref());
+            if let Some(n) = models {
+                selection = selection.with_models(usize::from(n));
+            }
             if let (true, Some(text)) = (selection.is_empty(), &figure) {
                 // Under mpirun every rank finds the same: rank 0 says it.
                 return crate::mpi::said_by_rank_0(Err(anyhow!(
