@@ -397,7 +397,7 @@ impl Runner<'_> {
 /// under `/usr/bin/time`). Two at once keep a calibration under the model's 500 MB target on a
 /// machine of any size (issue 38); more cores are used by more processes (mpirun), or by more
 /// models at once where the memory is there ([`Selection::with_models`]).
-pub const MODELS_AT_ONCE: usize = 2;
+const MODELS_AT_ONCE: usize = 2;
 
 /// The models a calibration runs at once by default, given the machine's `cores`.
 fn models_at_once(cores: usize) -> usize {
@@ -495,7 +495,7 @@ impl Selection {
     }
 
     /// The same selection run `models` models at once in this process (at least one), in
-    /// place of [`MODELS_AT_ONCE`] (or one on a machine of one core): faster on a machine of
+    /// place of two (or one on a machine of one core): faster on a machine of
     /// more cores, at up to about 170 MB of memory per model. The values do not change.
     pub fn with_models(mut self, models: usize) -> Selection {
         self.models = models.max(1);
