@@ -354,7 +354,7 @@ impl Runner<'_> {
                 }
             }
         }
-        let threads = self.models.max(1).min(todo.len());
+        let threads = self.models.min(todo.len());
         let next = std::sync::atomic::AtomicUsize::new(0);
         let this = &*self;
         let results: Vec<(usize, Vec<Fig>)> = std::thread::scope(|scope| {
@@ -409,24 +409,8 @@ fn default_models() -> usize {
     models_at_once(std::thread::available_parallelism().map_or(1, |n| n.get()))
 }
 
-/// Runs every figure of `set` (or those `keep` accepts), the models prefetching with `hint`
-/// (the engine's prefetch instruction, or none: the same figures, computed more slowly).
-fn run_set(
-    set: &FigureSet,
-    keep: &dyn Fn(&Figure) -> bool,
-    hint: CacheHint,
-) -> Vec<CalibrationRow> {
-    let indices: Vec<usize> = (0..set.figure.len())
-        .filter(|&i| keep(&set.figure[i]))
-        .collect();
-    modelled(set, &indices, hint, default_models())
-        .into_iter()
-        .map(|(i, value)| CalibrationRow::new(set, &set.figure[i], value))
-        .collect()
-}
-
 /// The modelled value of each figure of `set` named by its index, in that order, `models` run
-/// at once.
+/// at once (at least one).
 fn modelled(
     set: &FigureSet,
     indices: &[usize],
@@ -564,24 +548,21 @@ impl Selection {
     }
 }
 
-/// Runs every figure of the calibration set (catalog/figures/calibration.toml).
-pub fn calibrate() -> Vec<CalibrationRow> {
-    calibrate_with(CacheHint::NONE)
+/// Runs every figure of the set named `set`, without the engine's prefetch instruction (the
+/// same figures, computed more slowly).
+fn run_whole_set(set: &str) -> Vec<CalibrationRow> {
+    let selection = Selection::new(Some(set), None);
+    selection.rows(selection.modelled(CacheHint::NONE))
 }
 
-/// [`calibrate`], the models prefetching with `hint` (the same figures, sooner).
-pub fn calibrate_with(hint: CacheHint) -> Vec<CalibrationRow> {
-    run_set(&FigureSet::calibration(), &|_| true, hint)
+/// Runs every figure of the calibration set (catalog/figures/calibration.toml).
+pub fn calibrate() -> Vec<CalibrationRow> {
+    run_whole_set("calibration")
 }
 
 /// Runs every figure of the validation set (figures no parameter was chosen on).
 pub fn validate() -> Vec<CalibrationRow> {
-    validate_with(CacheHint::NONE)
-}
-
-/// [`validate`], the models prefetching with `hint` (the same figures, sooner).
-pub fn validate_with(hint: CacheHint) -> Vec<CalibrationRow> {
-    run_set(&FigureSet::validation(), &|_| true, hint)
+    run_whole_set("validation")
 }
 
 #[cfg(test)]

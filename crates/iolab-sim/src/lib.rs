@@ -44,7 +44,7 @@ mod run_target;
 mod target;
 mod timeq;
 
-pub use calib::{calibrate, calibrate_with, validate, validate_with, CalibrationRow, Selection};
+pub use calib::{calibrate, validate, CalibrationRow, Selection};
 pub use describe::explain;
 pub use target::SimTarget;
 
