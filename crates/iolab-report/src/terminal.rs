@@ -548,11 +548,9 @@ mod tests {
         );
         // Figures that fit keep the table's columns.
         let fits = DirectionResult {
-            ios: 1788,
-            iops: 26_596.0,
             bw_mb_per_s: 108.94,
             bw_mib_per_s: 103.89,
-            ..DirectionResult::default()
+            ..trims
         };
         assert!(
             direction_row("read", &fits)
